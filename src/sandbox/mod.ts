@@ -1,0 +1,9 @@
+/**
+ * The sandbox: the path guard, verified file operations, walks, and the tool Worker.
+ *
+ * @module
+ */
+
+export * from "./path_guard.ts";
+export * from "./safe_file.ts";
+export * from "./walk.ts";

@@ -1,0 +1,445 @@
+/**
+ * The path guard (ARCHITECTURE §6): the one place that turns a path from a tool call into a real
+ * path and the facts the policy decides on. Every tool uses it, walks included.
+ *
+ * Rules, in order:
+ * 1. A path is a non-empty string under 4,096 bytes without NUL; `~` and `~/` mean the home folder,
+ *    `~user` is refused; a relative path is relative to the workspace.
+ * 2. Resolution is physical, one component at a time: `..` goes to the parent of the real path so
+ *    far (never a lexical collapse), symlinks are followed by reading them (dangling ones too), at
+ *    most 40 links (the Linux `MAXSYMLINKS`). Components after a missing one are appended as text.
+ * 3. Anything that passes through `/proc`, `/sys` or `/dev` is outside.
+ * 4. Containment compares path components against the roots (realpath'd once at start): reads and
+ *    lists need a read root or a write root, writes and deletes need a write root.
+ * 5. The facts the policy needs are reported, not decided: `protected` (writes into the runs folder,
+ *    config, permissions, skill scripts or any `.git` folder) and `sensitive` (patterns such as
+ *    `~/.ssh/**`, `*.pem`, `.env`), the latter checked on the requested and on the real path.
+ *
+ * The guard reads metadata only (lstat, readlink, realpath); it never opens files. Handlers open
+ * through `safe_file.ts`, which re-verifies what the guard saw.
+ *
+ * @module
+ */
+
+import * as nodePath from "node:path";
+import * as nodeFs from "node:fs";
+import picomatch from "picomatch";
+import type { ToolError } from "../tools/tool_result.ts";
+import type { PathAccess } from "../tools/tool_definition.ts";
+
+/** Longest path accepted, in bytes (Linux `PATH_MAX`). */
+export const MAX_PATH_BYTES = 4096;
+/** Most symlinks followed while resolving one path (Linux `MAXSYMLINKS`). */
+export const MAX_SYMLINK_HOPS = 40;
+
+/** Sensitive path patterns every run has (ARCHITECTURE §6, issue 2). `~/` is the home folder. */
+export const DEFAULT_SENSITIVE_PATTERNS: readonly string[] = [
+  "~/.ssh",
+  "~/.gnupg",
+  "~/.aws",
+  "~/.config/gcloud",
+  "*.pem",
+  "*.key",
+  ".env",
+  ".env.*",
+];
+
+/** Folders that are outside the sandbox whatever the roots say. */
+const SPECIAL_FILESYSTEMS = ["/proc", "/sys", "/dev"];
+
+/** Options of {@linkcode PathGuard.create}. Every path is absolute. */
+export interface PathGuardOptions {
+  /** The sandbox root: readable and writable. */
+  workspace: string;
+  /** Extra read-only roots. @default [] */
+  readRoots?: readonly string[];
+  /** Extra writable (and readable) roots, e.g. the run's `workspace/` and `deliverables/`. @default [] */
+  writeRoots?: readonly string[];
+  /** Files or folders never writable, even inside a write root. @default [] */
+  protectedPaths?: readonly string[];
+  /** Folders inside a protected path that stay writable (the current run's workspace). @default [] */
+  writableExceptions?: readonly string[];
+  /**
+   * Sensitive patterns: with a `/` they match the whole absolute path (`~/` expands to `home`), a
+   * folder pattern also covers everything below it; without a `/` they match the file name.
+   * @default DEFAULT_SENSITIVE_PATTERNS
+   */
+  sensitivePatterns?: readonly string[];
+  /** The home folder for `~`; `null` refuses `~` paths. */
+  home: string | null;
+  /** Folders recursive walks never enter (the runs folder); `.git` folders are always skipped. @default [] */
+  walkExclusions?: readonly string[];
+}
+
+/** What a path resolves to. Everything a policy decision needs. */
+export interface ResolvedPath {
+  /** As given. */
+  requested: string;
+  /** The real path: every existing component resolved, missing ones appended. */
+  real: string;
+  /** The real path relative to the workspace (`.` for the workspace), or the real path if outside it. */
+  display: string;
+  access: PathAccess;
+  /** What is at `real` (after following links): `other` is a FIFO, socket or device. */
+  type: "file" | "directory" | "missing" | "other";
+  /** The requested path itself is a symlink (its target is `real`). */
+  via_symlink: boolean;
+  /** The root that contains `real`. */
+  root: string;
+  /** The protected path `real` falls in (writes and deletes only), or null. */
+  protected: string | null;
+  /** The sensitive pattern matched by the requested or the real path, or null. */
+  sensitive: string | null;
+  /** Identity of an existing file or folder, to re-verify after open (`null` when missing). */
+  identity: { dev: number; ino: number } | null;
+  /** Size of an existing file in bytes (0 otherwise). */
+  size: number;
+}
+
+/** The guard's answer: facts, or why the path is refused before any policy is consulted. */
+export type PathCheck =
+  | { ok: true; path: ResolvedPath }
+  | { ok: false; requested: string; error: ToolError };
+
+/**
+ * Resolves and checks paths against canonical roots. Create once per run with
+ * {@linkcode PathGuard.create}; the same options give the same guard in the main thread and in the
+ * tool Worker.
+ *
+ * @example
+ * ```ts
+ * import { PathGuard } from "./path_guard.ts";
+ * const guard = await PathGuard.create({ workspace: Deno.cwd(), home: null });
+ * const check = await guard.check("/etc/passwd", "read");
+ * console.assert(!check.ok && check.error.type === "path_outside_sandbox");
+ * ```
+ */
+export class PathGuard {
+  readonly workspace: string;
+  readonly readRoots: readonly string[];
+  readonly writeRoots: readonly string[];
+  readonly protectedPaths: readonly string[];
+  readonly writableExceptions: readonly string[];
+  readonly sensitivePatterns: readonly string[];
+  readonly home: string | null;
+  readonly walkExclusions: readonly string[];
+  readonly #matchers: { pattern: string; test: (path: string) => boolean }[];
+
+  private constructor(options: Required<PathGuardOptions>) {
+    this.workspace = options.workspace;
+    this.readRoots = options.readRoots;
+    this.writeRoots = options.writeRoots;
+    this.protectedPaths = options.protectedPaths;
+    this.writableExceptions = options.writableExceptions;
+    this.sensitivePatterns = options.sensitivePatterns;
+    this.home = options.home;
+    this.walkExclusions = options.walkExclusions;
+    this.#matchers = options.sensitivePatterns.map((pattern) => sensitiveMatcher(pattern, options.home));
+  }
+
+  /**
+   * Canonicalises the roots (realpath) and builds the guard.
+   *
+   * @throws {TypeError} when a root is not absolute, does not exist or is not a directory, or a
+   * root lies in /proc, /sys or /dev.
+   */
+  static async create(options: PathGuardOptions): Promise<PathGuard> {
+    const home = options.home === null ? null : await realOrSelf(options.home);
+    const workspace = await canonicalRoot(options.workspace, "workspace");
+    const readRoots = await Promise.all(
+      (options.readRoots ?? []).map((root) => canonicalRoot(root, "read root")),
+    );
+    const writeRoots = await Promise.all(
+      (options.writeRoots ?? []).map((root) => canonicalRoot(root, "write root")),
+    );
+    const protectedPaths = await Promise.all(
+      (options.protectedPaths ?? []).map((path) => canonicalLoose(path)),
+    );
+    const writableExceptions = await Promise.all(
+      (options.writableExceptions ?? []).map((path) => canonicalLoose(path)),
+    );
+    const walkExclusions = await Promise.all(
+      (options.walkExclusions ?? []).map((path) => canonicalLoose(path)),
+    );
+    return new PathGuard({
+      walkExclusions,
+      workspace,
+      readRoots,
+      writeRoots,
+      protectedPaths,
+      writableExceptions,
+      sensitivePatterns: options.sensitivePatterns ?? DEFAULT_SENSITIVE_PATTERNS,
+      home,
+    });
+  }
+
+  /** The options that rebuild this guard (for the tool Worker). */
+  toOptions(): PathGuardOptions {
+    return {
+      workspace: this.workspace,
+      readRoots: this.readRoots,
+      writeRoots: this.writeRoots,
+      protectedPaths: this.protectedPaths,
+      writableExceptions: this.writableExceptions,
+      sensitivePatterns: this.sensitivePatterns,
+      home: this.home,
+      walkExclusions: this.walkExclusions,
+    };
+  }
+
+  /** Tells whether a recursive walk skips the folder `real`: a `.git` folder or a walk exclusion. */
+  excludedFromWalks(real: string): boolean {
+    return nodePath.basename(real) === ".git" ||
+      this.walkExclusions.some((exclusion) => isWithin(real, exclusion));
+  }
+
+  /** Every root a read may use: the workspace, read roots and write roots. */
+  get allReadRoots(): string[] {
+    return unique([this.workspace, ...this.readRoots, ...this.writeRoots]);
+  }
+
+  /** Every root a write may use: the workspace and write roots. */
+  get allWriteRoots(): string[] {
+    return unique([this.workspace, ...this.writeRoots]);
+  }
+
+  /**
+   * Resolves `requested` and reports the facts, or refuses it.
+   *
+   * Refusals: `invalid_arguments` (empty, NUL, too long, `~user`, a file used as a folder, a
+   * symlink loop), `path_outside_sandbox` (outside the roots for this access, or through /proc,
+   * /sys, /dev), `not_a_regular_file` (a FIFO, socket or device for any access).
+   *
+   * @param requested Relative to the workspace, absolute, or `~/…`.
+   * @param access What the tool will do with it.
+   */
+  async check(requested: string, access: PathAccess): Promise<PathCheck> {
+    const refuse = (type: ToolError["type"], reason: string, details: Record<string, unknown> = {}) =>
+      ({
+        ok: false,
+        requested,
+        error: { type, message: `Cannot use path "${printable(requested)}": ${reason}`, details: { path: requested, access, ...details } },
+      }) as const;
+
+    if (typeof requested !== "string" || requested.length === 0) {
+      return refuse("invalid_arguments", "the path is empty");
+    }
+    if (requested.includes("\0")) return refuse("invalid_arguments", "the path contains a NUL byte");
+    if (new TextEncoder().encode(requested).byteLength > MAX_PATH_BYTES) {
+      return refuse("invalid_arguments", `the path is longer than ${MAX_PATH_BYTES} bytes`);
+    }
+
+    let start: string;
+    let rest: string;
+    if (requested === "~" || requested.startsWith("~/")) {
+      if (this.home === null) return refuse("path_outside_sandbox", "there is no home folder");
+      start = "/";
+      rest = this.home + requested.slice(1);
+    } else if (requested.startsWith("~")) {
+      return refuse("path_outside_sandbox", "home folders of other users are outside the sandbox");
+    } else if (nodePath.isAbsolute(requested)) {
+      start = "/";
+      rest = requested;
+    } else {
+      start = this.workspace;
+      rest = requested;
+    }
+
+    const resolution = await resolvePhysically(start, rest);
+    if ("error" in resolution) return refuse("invalid_arguments", resolution.error);
+    const { real, viaSpecial, leafWasSymlink } = resolution;
+
+    if (viaSpecial || SPECIAL_FILESYSTEMS.some((special) => isWithin(real, special))) {
+      return refuse("path_outside_sandbox", "/proc, /sys and /dev are outside the sandbox", { real });
+    }
+    const writing = access === "write" || access === "delete";
+    const roots = writing ? this.allWriteRoots : this.allReadRoots;
+    const root = roots.find((candidate) => isWithin(real, candidate));
+    if (root === undefined) {
+      const where = writing && this.allReadRoots.some((candidate) => isWithin(real, candidate))
+        ? "it resolves to a read-only root"
+        : "it resolves outside the workspace and every root";
+      return refuse("path_outside_sandbox", `${where} ("${printable(real)}")`, { real });
+    }
+
+    const stat = await lstatOrNull(real);
+    let type: ResolvedPath["type"] = "missing";
+    if (stat !== null) type = stat.isFile() ? "file" : stat.isDirectory() ? "directory" : "other";
+    if (type === "other") {
+      return refuse("not_a_regular_file", "it is not a regular file or folder (FIFO, socket or device)", { real });
+    }
+
+    const lexical = nodePath.resolve(start, rest);
+    return {
+      ok: true,
+      path: {
+        requested,
+        real,
+        display: this.display(real),
+        access,
+        type,
+        via_symlink: leafWasSymlink,
+        root,
+        protected: writing ? this.protectedMatch(real) : null,
+        sensitive: this.sensitiveMatch(lexical) ?? this.sensitiveMatch(real),
+        identity: stat === null ? null : { dev: stat.dev, ino: stat.ino },
+        size: stat !== null && stat.isFile() ? stat.size : 0,
+      },
+    };
+  }
+
+  /** The protected path `real` falls in, unless a writable exception covers it. `.git` folders are protected wherever they are. */
+  protectedMatch(real: string): string | null {
+    if (this.writableExceptions.some((exception) => isWithin(real, exception))) return null;
+    const match = this.protectedPaths.find((path) => isWithin(real, path));
+    if (match !== undefined) return match;
+    const components = real.split("/");
+    const gitIndex = components.indexOf(".git");
+    return gitIndex === -1 ? null : components.slice(0, gitIndex + 1).join("/");
+  }
+
+  /** The first sensitive pattern matching an absolute path, or null. */
+  sensitiveMatch(absolute: string): string | null {
+    return this.#matchers.find((matcher) => matcher.test(absolute))?.pattern ?? null;
+  }
+
+  /** `real` relative to the workspace when inside it, else `real`. */
+  display(real: string): string {
+    if (!isWithin(real, this.workspace)) return real;
+    return nodePath.relative(this.workspace, real) || ".";
+  }
+}
+
+/**
+ * Tells whether `path` is `parent` or below it, comparing whole components (so `/w/project2` is not
+ * within `/w/project`). Both must be normalised absolute paths.
+ */
+export function isWithin(path: string, parent: string): boolean {
+  if (parent === "/") return path.startsWith("/");
+  return path === parent || path.startsWith(parent.endsWith("/") ? parent : parent + "/");
+}
+
+type Resolution = { real: string; viaSpecial: boolean; leafWasSymlink: boolean } | { error: string };
+
+/**
+ * Walks `rest` from `start` one component at a time, the way the kernel would, reading symlinks
+ * itself so that dangling links are followed too. Missing components end the physical walk; what
+ * follows is appended as text (a `..` there steps back over the text, which names nothing real).
+ */
+async function resolvePhysically(start: string, rest: string): Promise<Resolution> {
+  let current = start;
+  // Components still to walk; `original` marks those of the requested path (not of a link target).
+  let pending = splitComponents(rest).map((name) => ({ name, original: true }));
+  let hops = 0;
+  let viaSpecial = false;
+  let leafWasSymlink = false;
+  // How many text components past the last existing one `current` is (0: `current` exists).
+  let missingDepth = 0;
+  while (pending.length > 0) {
+    const { name, original } = pending.shift() as { name: string; original: boolean };
+    const isLastOriginal = original && !pending.some((item) => item.original);
+    if (name === ".") continue;
+    if (name === "..") {
+      current = nodePath.dirname(current);
+      if (missingDepth > 0) missingDepth -= 1;
+      continue;
+    }
+    const candidate = current === "/" ? "/" + name : current + "/" + name;
+    if (missingDepth > 0) {
+      missingDepth += 1;
+      current = candidate;
+      continue;
+    }
+    const stat = await lstatOrNull(candidate);
+    if (stat === null) {
+      missingDepth = 1;
+      current = candidate;
+      continue;
+    }
+    if (stat.isSymbolicLink()) {
+      hops += 1;
+      if (hops > MAX_SYMLINK_HOPS) return { error: `more than ${MAX_SYMLINK_HOPS} symlinks (a loop?)` };
+      const target = await nodeFs.promises.readlink(candidate);
+      if (isLastOriginal) leafWasSymlink = true;
+      if (nodePath.isAbsolute(target)) current = "/";
+      pending = [...splitComponents(target).map((part) => ({ name: part, original: false })), ...pending];
+      continue;
+    }
+    if (pending.some((item) => item.name !== ".") && !stat.isDirectory()) {
+      return { error: `"${candidate}" is not a folder` };
+    }
+    current = candidate;
+    if (SPECIAL_FILESYSTEMS.some((special) => isWithin(current, special))) viaSpecial = true;
+  }
+  return { real: current, viaSpecial, leafWasSymlink };
+}
+
+function splitComponents(path: string): string[] {
+  return path.split("/").filter((part) => part.length > 0);
+}
+
+async function lstatOrNull(path: string): Promise<nodeFs.Stats | null> {
+  try {
+    return await nodeFs.promises.lstat(path);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return null;
+    throw error;
+  }
+}
+
+async function canonicalRoot(path: string, what: string): Promise<string> {
+  if (!nodePath.isAbsolute(path)) throw new TypeError(`Cannot use ${what} "${path}": it must be an absolute path`);
+  let real: string;
+  try {
+    real = await nodeFs.promises.realpath(path);
+  } catch {
+    throw new TypeError(`Cannot use ${what} "${path}": it does not exist`);
+  }
+  if (!(await nodeFs.promises.stat(real)).isDirectory()) {
+    throw new TypeError(`Cannot use ${what} "${path}": it is not a folder`);
+  }
+  if (real === "/" || SPECIAL_FILESYSTEMS.some((special) => isWithin(real, special))) {
+    throw new TypeError(`Cannot use ${what} "${path}": "/", /proc, /sys and /dev cannot be roots`);
+  }
+  return real;
+}
+
+/** Real path of a path that may not exist yet (protected files are often created later). */
+async function canonicalLoose(path: string): Promise<string> {
+  const resolution = await resolvePhysically("/", nodePath.resolve(path));
+  return "error" in resolution ? nodePath.resolve(path) : resolution.real;
+}
+
+async function realOrSelf(path: string): Promise<string> {
+  try {
+    return await nodeFs.promises.realpath(path);
+  } catch {
+    return nodePath.resolve(path);
+  }
+}
+
+function sensitiveMatcher(pattern: string, home: string | null): { pattern: string; test: (path: string) => boolean } {
+  if (!pattern.includes("/")) {
+    const matchName = picomatch(pattern, { dot: true });
+    return { pattern, test: (path) => matchName(nodePath.basename(path)) };
+  }
+  let absolute = pattern;
+  if (pattern.startsWith("~/")) {
+    if (home === null) return { pattern, test: () => false };
+    absolute = home + pattern.slice(1);
+  }
+  const matchPath = picomatch([absolute, `${absolute.replace(/\/+$/, "")}/**`], { dot: true });
+  return { pattern, test: (path) => matchPath(path) };
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values)];
+}
+
+/** A path shortened and stripped of control characters for messages. */
+export function printable(path: string): string {
+  // deno-lint-ignore no-control-regex
+  const clean = path.replace(/[\u0000-\u001f]/g, "?");
+  return clean.length > 200 ? `${clean.slice(0, 120)}…${clean.slice(-60)}` : clean;
+}

@@ -1,0 +1,173 @@
+/**
+ * The tool contract (ARCHITECTURE §4): what a tool declares and how its handler is called.
+ *
+ * A tool is data the main thread reads (name, schema, permission, tags, annotations, targets) plus
+ * a handler that runs inside the tool Worker. Both sides import the same definitions.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import type { PathGuard } from "../sandbox/path_guard.ts";
+
+/** `readonly` tools never change anything; `write` tools may. */
+export type Permission = "readonly" | "write";
+
+/** Risk levels 0–4, named after the MCP risk vocabulary: Safe, Low, Medium, High, Critical. */
+export type RiskLevel = 0 | 1 | 2 | 3 | 4;
+
+/** Names of {@linkcode RiskLevel} values, indexed by level. */
+export const RISK_LEVEL_NAMES = ["Safe", "Low", "Medium", "High", "Critical"] as const;
+
+/**
+ * Behaviour hints. The names follow the MCP tool annotations (`readOnlyHint`, `destructiveHint`,
+ * `idempotentHint`, `openWorldHint`) in snake_case, plus kagent-run's risk level and category.
+ */
+export interface ToolAnnotations {
+  /** The tool never modifies its environment. */
+  read_only: boolean;
+  /** The tool may delete or overwrite data irreversibly; off by default in every policy. */
+  destructive: boolean;
+  /** Calling twice with the same arguments has no further effect. */
+  idempotent: boolean;
+  /** The tool reaches outside the sandbox (network, other systems). */
+  open_world: boolean;
+  /** 0 Safe, 1 Low, 2 Medium, 3 High, 4 Critical. */
+  risk_level: RiskLevel;
+  /** Free-form grouping for listings, e.g. `filesystem`. */
+  category: string;
+  /** A person should confirm each call even when the policy allows it (the policy reads it as ask). */
+  requires_confirmation: boolean;
+}
+
+/** What a tool call touches, declared from its validated arguments before it runs. */
+export type TargetRequest = PathTargetRequest;
+
+/** A filesystem path the call reads, writes, lists or deletes. */
+export interface PathTargetRequest {
+  kind: "path";
+  /** As the model gave it: relative to the workspace, or absolute. */
+  path: string;
+  /** `list` reads a directory (walks), `read` reads a file, `write` creates or changes, `delete` removes. */
+  access: PathAccess;
+}
+
+/** How a tool uses a path. */
+export type PathAccess = "read" | "list" | "write" | "delete";
+
+/** The run folders a handler may write into besides the write roots (absolute real paths). */
+export interface RunLocations {
+  run_id: string;
+  /** `runs/<id>/workspace/`: scratch space for the run. */
+  workspace: string;
+  /** `runs/<id>/deliverables/`: what the run hands over. */
+  deliverables: string;
+}
+
+/** What a handler receives besides its arguments. Everything it touches comes through here. */
+export interface ToolContext {
+  /** The one path guard: every path a handler touches goes through it, walks included. */
+  guard: PathGuard;
+  /** Canonical (real) path of the workspace. */
+  workspace: string;
+  run: RunLocations;
+  tool_call_id: string;
+  /** Aborted when the run is interrupted; handlers stop early and return `aborted`. */
+  signal: AbortSignal;
+}
+
+/** JSON Schema object as data (the supported subset is checked by the registry). */
+export type JsonSchema = Record<string, unknown>;
+
+/**
+ * A registered tool. `input_schema` is JSON Schema; typed tools get it from zod through
+ * {@linkcode defineTool}.
+ */
+export interface ToolDefinition<Args = Record<string, unknown>> {
+  /** Canonical dotted name, `<toolset>.<verb>_<noun>` in snake_case, e.g. `fs.read_file`. */
+  name: string;
+  /** What the tool does, for the model: one or two sentences plus limits. */
+  description: string;
+  /** JSON Schema of the arguments object; every object in it is closed (no unknown keys). */
+  input_schema: JsonSchema;
+  permission: Permission;
+  /** Free labels that policy rules match, e.g. `filesystem`, `write`, `destructive`, `dangerous`. */
+  tags: readonly string[];
+  annotations: ToolAnnotations;
+  /**
+   * The paths (later: commands, hosts) the call touches, from validated arguments. The main thread
+   * resolves them through the path guard and the policy decides on the result. Default: none.
+   */
+  targets?: (args: Args) => TargetRequest[];
+  /**
+   * Does the work inside the tool Worker. May return a {@linkcode ToolOutcome} or a plain value
+   * (wrapped by the runtime). Throwing is allowed but discouraged: the Worker turns a throw into
+   * `internal_error`, or `sandbox_violation` when Deno's permissions stopped it.
+   */
+  handler: (args: Args, context: ToolContext) => unknown | Promise<unknown>;
+}
+
+/** Options of {@linkcode defineTool}: a definition with a zod schema instead of JSON Schema. */
+export interface TypedToolOptions<Schema extends z.ZodObject> extends
+  Omit<ToolDefinition<z.infer<Schema>>, "input_schema" | "annotations"> {
+  /** A `z.strictObject`; its JSON Schema becomes `input_schema`. */
+  parameters: Schema;
+  /** Partial annotations; the rest are derived from `permission` (see {@linkcode defineTool}). */
+  annotations?: Partial<ToolAnnotations>;
+}
+
+/**
+ * Defines a typed tool from a zod schema. Annotations default from the permission: readonly tools
+ * are `read_only`, idempotent, risk 0; write tools risk 2.
+ *
+ * @example
+ * ```ts
+ * import { z } from "zod";
+ * import { defineTool } from "./tool_definition.ts";
+ * const echo = defineTool({
+ *   name: "demo.echo",
+ *   description: "Returns its text",
+ *   parameters: z.strictObject({ text: z.string() }),
+ *   permission: "readonly",
+ *   tags: ["demo"],
+ *   handler: (args) => args.text,
+ * });
+ * ```
+ */
+export function defineTool<Schema extends z.ZodObject>(
+  options: TypedToolOptions<Schema>,
+): ToolDefinition<z.infer<Schema>> {
+  const readOnly = options.permission === "readonly";
+  const { parameters, annotations, ...rest } = options;
+  const schema = z.toJSONSchema(parameters, { io: "input", unrepresentable: "throw" }) as JsonSchema;
+  delete schema.$schema;
+  return {
+    ...rest,
+    input_schema: schema,
+    annotations: {
+      read_only: readOnly,
+      destructive: false,
+      idempotent: readOnly,
+      open_world: false,
+      risk_level: readOnly ? 0 : 2,
+      category: "general",
+      requires_confirmation: false,
+      ...annotations,
+    },
+  };
+}
+
+/** A tool definition without its handler: what the main thread, `tools` and `policy` show. */
+export type ToolDescriptor = Omit<ToolDefinition, "handler" | "targets">;
+
+/** Strips the functions of a definition, for listings, snapshots and providers. */
+export function describeTool(tool: ToolDefinition<never>): ToolDescriptor {
+  return {
+    name: tool.name,
+    description: tool.description,
+    input_schema: tool.input_schema,
+    permission: tool.permission,
+    tags: tool.tags,
+    annotations: tool.annotations,
+  };
+}
