@@ -124,6 +124,8 @@ export class PathGuard {
   readonly home: string | null;
   readonly walkExclusions: readonly string[];
   readonly #matchers: { pattern: string; test: (path: string) => boolean }[];
+  /** Every root, split into components, longest first (see `resolvePhysically`). */
+  readonly #rootsByLength: string[][];
 
   private constructor(options: Required<PathGuardOptions>) {
     this.workspace = options.workspace;
@@ -135,6 +137,26 @@ export class PathGuard {
     this.home = options.home;
     this.walkExclusions = options.walkExclusions;
     this.#matchers = options.sensitivePatterns.map((pattern) => sensitiveMatcher(pattern, options.home));
+    this.#rootsByLength = unique([options.workspace, ...options.readRoots, ...options.writeRoots])
+      .map(splitComponents)
+      .sort((a, b) => b.length - a.length);
+  }
+
+  /**
+   * Builds a guard from options that are already canonical (from {@linkcode PathGuard.toOptions}),
+   * without touching the filesystem: the tool Worker cannot read the roots' parents.
+   */
+  static fromCanonical(options: PathGuardOptions): PathGuard {
+    return new PathGuard({
+      workspace: options.workspace,
+      readRoots: options.readRoots ?? [],
+      writeRoots: options.writeRoots ?? [],
+      protectedPaths: options.protectedPaths ?? [],
+      writableExceptions: options.writableExceptions ?? [],
+      sensitivePatterns: options.sensitivePatterns ?? DEFAULT_SENSITIVE_PATTERNS,
+      home: options.home,
+      walkExclusions: options.walkExclusions ?? [],
+    });
   }
 
   /**
@@ -245,8 +267,8 @@ export class PathGuard {
       rest = requested;
     }
 
-    const resolution = await resolvePhysically(start, rest);
-    if ("error" in resolution) return refuse("invalid_arguments", resolution.error);
+    const resolution = await resolvePhysically(start, rest, this.#rootsByLength);
+    if ("error" in resolution) return refuse(resolution.type, resolution.error);
     const { real, viaSpecial, leafWasSymlink } = resolution;
 
     if (viaSpecial || SPECIAL_FILESYSTEMS.some((special) => isWithin(real, special))) {
@@ -262,7 +284,12 @@ export class PathGuard {
       return refuse("path_outside_sandbox", `${where} ("${printable(real)}")`, { real });
     }
 
-    const stat = await lstatOrNull(real);
+    let stat: nodeFs.Stats | null;
+    try {
+      stat = await lstatOrNull(real);
+    } catch (error) {
+      return refuse("io_error", `it cannot be inspected (${String(error)})`, { real });
+    }
     let type: ResolvedPath["type"] = "missing";
     if (stat !== null) type = stat.isFile() ? "file" : stat.isDirectory() ? "directory" : "other";
     if (type === "other") {
@@ -319,14 +346,20 @@ export function isWithin(path: string, parent: string): boolean {
   return path === parent || path.startsWith(parent.endsWith("/") ? parent : parent + "/");
 }
 
-type Resolution = { real: string; viaSpecial: boolean; leafWasSymlink: boolean } | { error: string };
+type Resolution =
+  | { real: string; viaSpecial: boolean; leafWasSymlink: boolean }
+  | { error: string; type: "invalid_arguments" | "path_outside_sandbox" | "io_error" };
 
 /**
  * Walks `rest` from `start` one component at a time, the way the kernel would, reading symlinks
  * itself so that dangling links are followed too. Missing components end the physical walk; what
  * follows is appended as text (a `..` there steps back over the text, which names nothing real).
  */
-async function resolvePhysically(start: string, rest: string): Promise<Resolution> {
+async function resolvePhysically(
+  start: string,
+  rest: string,
+  roots: readonly string[][] = [],
+): Promise<Resolution> {
   let current = start;
   // Components still to walk; `original` marks those of the requested path (not of a link target).
   let pending = splitComponents(rest).map((name) => ({ name, original: true }));
@@ -336,6 +369,17 @@ async function resolvePhysically(start: string, rest: string): Promise<Resolutio
   // How many text components past the last existing one `current` is (0: `current` exists).
   let missingDepth = 0;
   while (pending.length > 0) {
+    if (current === "/" && missingDepth === 0) {
+      // A root is a real path (no symlink in it), so a walk that spells a root out from "/" may
+      // jump straight to it. Besides saving work, this keeps the guard usable in the Worker, which
+      // may not read the roots' parents.
+      const root = roots.find((parts) => parts.every((part, index) => pending[index]?.name === part));
+      if (root !== undefined && root.length > 0) {
+        current = "/" + root.join("/");
+        pending = pending.slice(root.length);
+        continue;
+      }
+    }
     const { name, original } = pending.shift() as { name: string; original: boolean };
     const isLastOriginal = original && !pending.some((item) => item.original);
     if (name === ".") continue;
@@ -350,7 +394,15 @@ async function resolvePhysically(start: string, rest: string): Promise<Resolutio
       current = candidate;
       continue;
     }
-    const stat = await lstatOrNull(candidate);
+    let stat: nodeFs.Stats | null;
+    try {
+      stat = await lstatOrNull(candidate);
+    } catch (error) {
+      if (isPermissionRefusal(error)) {
+        return { type: "path_outside_sandbox", error: `"${printable(candidate)}" is outside what this process may read` };
+      }
+      return { type: "io_error", error: `"${printable(candidate)}" cannot be inspected (${String(error)})` };
+    }
     if (stat === null) {
       missingDepth = 1;
       current = candidate;
@@ -358,7 +410,9 @@ async function resolvePhysically(start: string, rest: string): Promise<Resolutio
     }
     if (stat.isSymbolicLink()) {
       hops += 1;
-      if (hops > MAX_SYMLINK_HOPS) return { error: `more than ${MAX_SYMLINK_HOPS} symlinks (a loop?)` };
+      if (hops > MAX_SYMLINK_HOPS) {
+        return { type: "invalid_arguments", error: `more than ${MAX_SYMLINK_HOPS} symlinks (a loop?)` };
+      }
       const target = await nodeFs.promises.readlink(candidate);
       if (isLastOriginal) leafWasSymlink = true;
       if (nodePath.isAbsolute(target)) current = "/";
@@ -366,12 +420,18 @@ async function resolvePhysically(start: string, rest: string): Promise<Resolutio
       continue;
     }
     if (pending.some((item) => item.name !== ".") && !stat.isDirectory()) {
-      return { error: `"${candidate}" is not a folder` };
+      return { type: "invalid_arguments", error: `"${printable(candidate)}" is not a folder` };
     }
     current = candidate;
     if (SPECIAL_FILESYSTEMS.some((special) => isWithin(current, special))) viaSpecial = true;
   }
   return { real: current, viaSpecial, leafWasSymlink };
+}
+
+/** Deno's `NotCapable` (its permissions) or the OS's EACCES/EPERM. */
+function isPermissionRefusal(error: unknown): boolean {
+  const code = (error as { code?: string }).code;
+  return (error instanceof Error && error.name === "NotCapable") || code === "EACCES" || code === "EPERM";
 }
 
 function splitComponents(path: string): string[] {

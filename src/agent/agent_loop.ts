@@ -1,0 +1,113 @@
+/**
+ * The agent loop: ask the model, run its tool calls through the runtime, answer every call with
+ * its result paired by id, repeat until a final message, the turn limit, an abort, or a model error.
+ *
+ * @module
+ */
+
+import type { AuditRecorder } from "../audit/mod.ts";
+import type { ToolRuntime } from "../runtime/tool_runtime.ts";
+import type { ToolDescriptor } from "../tools/tool_definition.ts";
+import type { ToolResult } from "../tools/tool_result.ts";
+import { eventTypeOf } from "../runtime/record.ts";
+import { type ModelMessage, type ModelProvider, type RunContext, ModelError } from "./model_provider.ts";
+
+/** Why a run ended. `completed` is the only success. */
+export type EndReason = "completed" | "max_turns" | "model_error" | "aborted";
+
+/** Options of {@linkcode runAgent}. */
+export interface AgentOptions {
+  provider: ModelProvider;
+  runtime: ToolRuntime;
+  recorder: AuditRecorder;
+  /** The run's effective tool set, sent to the model. */
+  tools: ToolDescriptor[];
+  system: string;
+  task: string;
+  run: RunContext;
+  /** Model turns before the run stops with `max_turns`. */
+  maxTurns: number;
+  signal?: AbortSignal;
+  /** Called after each tool call (progress lines). */
+  onToolResult?: (result: ToolResult) => void;
+  /** @default () => new Date() */
+  now?: () => Date;
+}
+
+/** What a run produced. */
+export interface AgentOutcome {
+  end_reason: EndReason;
+  /** The model's final message, or null. */
+  final_text: string | null;
+  turns: number;
+  results: ToolResult[];
+  /** The model error message when `end_reason` is `model_error`. */
+  error: string | null;
+  duration_ms: number;
+}
+
+/** Runs the loop. Never rejects for model or tool failures; they end the run with a reason. */
+export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
+  const now = options.now ?? (() => new Date());
+  const started = now();
+  const messages: ModelMessage[] = [{ role: "user", content: options.task }];
+  const results: ToolResult[] = [];
+  let turns = 0;
+  const finish = (end_reason: EndReason, final_text: string | null, error: string | null): AgentOutcome => ({
+    end_reason,
+    final_text,
+    turns,
+    results,
+    error,
+    duration_ms: now().getTime() - started.getTime(),
+  });
+
+  while (turns < options.maxTurns) {
+    if (options.signal?.aborted) return finish("aborted", null, null);
+    turns += 1;
+    let turn;
+    try {
+      turn = await options.provider.complete(
+        { system: options.system, messages, tools: options.tools, run: options.run },
+        options.signal,
+      );
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      await options.recorder.error({
+        source: "model",
+        provider: options.provider.name,
+        code: error instanceof ModelError ? error.code : "provider_failed",
+        message,
+      });
+      return finish("model_error", null, message);
+    }
+    await options.recorder.event("model.turn", {
+      turn,
+      provider: options.provider.name,
+      tool_calls: turn.tool_calls.map((call) => ({ id: call.id, name: call.name })),
+      text: turn.text,
+      usage: turn.usage,
+    });
+    messages.push({ role: "assistant", content: turn.text, tool_calls: turn.tool_calls });
+    if (turn.tool_calls.length === 0) return finish("completed", turn.text, null);
+    for (const call of turn.tool_calls) {
+      const result = await options.runtime.call(call, options.signal);
+      results.push(result);
+      options.onToolResult?.(result);
+      messages.push({ role: "tool", tool_call_id: call.id, name: call.name, content: result.output, result });
+    }
+  }
+  return finish("max_turns", null, null);
+}
+
+/** Counts of an outcome's results, for summaries and `run.completed`. */
+export function countResults(results: ToolResult[]): { calls: number; denied: number; failed: number } {
+  let denied = 0;
+  let failed = 0;
+  for (const result of results) {
+    const type = eventTypeOf(result);
+    if (type === "tool.denied") denied += 1;
+    else if (type === "tool.failed") failed += 1;
+  }
+  return { calls: results.length, denied, failed };
+}

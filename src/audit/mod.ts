@@ -1,0 +1,31 @@
+/**
+ * Auditing: the run folder, append-only JSONL logs, content-addressed artifacts, redaction of
+ * secrets and summaries of large values. Everything here runs on the main thread.
+ *
+ * @example
+ * ```ts
+ * import { AuditRecorder, Redactor, RunFolder } from "./mod.ts";
+ * const runsDir = await Deno.makeTempDir();
+ * const folder = await RunFolder.create(runsDir);
+ * const redactor = Redactor.fromEnvironment(["MY_TOKEN"], () => undefined);
+ * const recorder = new AuditRecorder({ folder, redactor });
+ * await recorder.event("run.started", {});
+ * await recorder.close();
+ * await Deno.remove(runsDir, { recursive: true });
+ * ```
+ *
+ * @module
+ */
+
+export { ArtifactStore, type ArtifactStoreOptions, type StoredArtifact } from "./artifact_store.ts";
+export { AuditRecorder, type AuditRecorderOptions } from "./audit_recorder.ts";
+export { createRunId } from "./create_run_id.ts";
+export { JsonlWriter } from "./jsonl_writer.ts";
+export {
+  MIN_SECRET_LENGTH,
+  type RedactionKind,
+  Redactor,
+  type RedactorOptions,
+} from "./redactor.ts";
+export { RunFolder, type RunFolderOptions, type RunFolderPaths } from "./run_folder.ts";
+export { MAX_SUMMARY_ITEMS, type SummariseOptions, summariseValue } from "./summarise_value.ts";

@@ -1,0 +1,54 @@
+/**
+ * `kagent-run call <tool> '<json args>' --config F`: one call through the whole pipeline, its
+ * ToolResult JSON on stdout. Exit 0 ok, 1 tool error or denial, 2 usage or config error.
+ *
+ * @module
+ */
+
+import { countResults } from "../agent/mod.ts";
+import { openRunSession } from "../runtime/mod.ts";
+import { type CommandIo, EXIT, guarded, loadConfigFromOptions, parseOptions, UsageError } from "./_common.ts";
+
+/** Help text of the call command. */
+export const CALL_HELP = `Usage: kagent-run call <tool> '<json arguments>' --config FILE [--workspace DIR]
+
+Runs one tool call through the whole pipeline (lookup, schema, policy, sandbox, audit) and prints
+its ToolResult as JSON. The call is recorded in a new run folder like any other.
+
+Example:
+  kagent-run call fs.read_file '{"path": "README.md", "max_lines": 5}' --config agent.jsonc
+
+Exit status: 0 ok, 1 tool error or denial, 2 usage or config error.
+`;
+
+/** Runs the `call` command. @returns the exit status. */
+export function callCommand(args: string[], io: CommandIo): Promise<number> {
+  return guarded(io, async () => {
+    const { values, positionals } = parseOptions("call", args, {
+      config: { type: "string" },
+      workspace: { type: "string" },
+      "non-interactive": { type: "boolean" },
+    });
+    if (values.help) {
+      io.stdout(CALL_HELP);
+      return EXIT.ok;
+    }
+    const [tool, json = "{}", ...extra] = positionals;
+    if (tool === undefined) throw new UsageError(`Cannot call a tool: name one, e.g. kagent-run call fs.read_file '{"path": "README.md"}'`);
+    if (extra.length > 0) throw new UsageError(`Cannot call "${tool}": unexpected argument "${extra[0]}" (quote the JSON arguments as one argument)`);
+    const config = await loadConfigFromOptions(values);
+    const session = await openRunSession(config, { env: io.env });
+    try {
+      const result = await session.runtime.call({ id: "call-1", name: tool, arguments: json });
+      await session.recorder.event("run.completed", {
+        end_reason: "completed",
+        ...countResults([result]),
+        duration_ms: result.duration_ms,
+      });
+      io.stdout(`${JSON.stringify(result, null, 2)}\n`);
+      return result.ok ? EXIT.ok : EXIT.failed;
+    } finally {
+      await session.close();
+    }
+  });
+}

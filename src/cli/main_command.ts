@@ -1,0 +1,62 @@
+/**
+ * The command line: dispatches to a subcommand.
+ *
+ * @module
+ */
+
+import { callCommand } from "./call_command.ts";
+import { policyCommand } from "./policy_command.ts";
+import { RUN_HELP, runCommand } from "./run_command.ts";
+import { toolsCommand } from "./tools_command.ts";
+import { type CommandIo, EXIT } from "./_common.ts";
+
+/** The version printed by `--version`. */
+export const VERSION = "0.1.0";
+
+/** Help text of `kagent-run --help`. */
+export const MAIN_HELP = `kagent-run ${VERSION}: a sandboxed tool runtime and agent runner for LLM agents
+
+Usage:
+  kagent-run [run] --config FILE [--task T] [--workspace DIR] [--non-interactive] [--quiet]
+  kagent-run call <tool> '<json arguments>' --config FILE
+  kagent-run tools --config FILE [--json]
+  kagent-run policy --config FILE [--json]
+  kagent-run --version
+
+"kagent-run <command> --help" explains each command. Without --config, agent.jsonc in the current
+folder is used.
+
+${RUN_HELP}`;
+
+const COMMANDS: Record<string, (args: string[], io: CommandIo) => Promise<number>> = {
+  run: runCommand,
+  call: callCommand,
+  tools: toolsCommand,
+  policy: policyCommand,
+};
+
+/**
+ * Runs the command line `args` (without the program name).
+ *
+ * @returns the exit status: 0 ok, 1 failed, 2 usage or config error.
+ */
+export async function main(args: string[], io: CommandIo): Promise<number> {
+  const [first, ...rest] = args;
+  if (first === "--help" || first === "-h" || first === "help") {
+    io.stdout(MAIN_HELP);
+    return EXIT.ok;
+  }
+  if (first === "--version") {
+    io.stdout(`kagent-run ${VERSION}\n`);
+    return EXIT.ok;
+  }
+  if (first !== undefined && !first.startsWith("-")) {
+    const command = COMMANDS[first];
+    if (command === undefined) {
+      io.stderr(`kagent-run: Cannot run command "${first}": it is not a command; use run, call, tools or policy (see kagent-run --help)\n`);
+      return EXIT.usage;
+    }
+    return await command(rest, io);
+  }
+  return await runCommand(args, io);
+}

@@ -1,0 +1,67 @@
+/**
+ * `kagent-run policy --config F [--json]`: for every registered tool, the decision and which layer
+ * and rule made it, plus the rules that may change it per call (paths, commands).
+ *
+ * @module
+ */
+
+import { preparePolicy } from "../runtime/mod.ts";
+import { formatTable } from "./_table.ts";
+import { type CommandIo, EXIT, guarded, loadConfigFromOptions, parseOptions } from "./_common.ts";
+
+/** Help text of the policy command. */
+export const POLICY_HELP = `Usage: kagent-run policy --config FILE [--workspace DIR] [--json]
+
+Explains the effective permission policy: for every registered tool, the decision for a call (allow,
+ask, deny), the layer (runtime, sandbox, skill, config, default) and the rule that made it, and the
+path rules that can change it per call. --json prints the policy.json snapshot a run would write.
+`;
+
+/** Runs the `policy` command. @returns the exit status. */
+export function policyCommand(args: string[], io: CommandIo): Promise<number> {
+  return guarded(io, async () => {
+    const { values } = parseOptions("policy", args, {
+      config: { type: "string" },
+      workspace: { type: "string" },
+      json: { type: "boolean" },
+    });
+    if (values.help) {
+      io.stdout(POLICY_HELP);
+      return EXIT.ok;
+    }
+    const config = await loadConfigFromOptions(values);
+    const { policy, guard, workerPermissions } = await preparePolicy(config, { env: io.env });
+    if (values.json) {
+      io.stdout(`${JSON.stringify(policy.snapshot(), null, 2)}\n`);
+      return EXIT.ok;
+    }
+    const lines = [
+      `Policy ${policy.hash.slice(0, 16)} for config "${config.configPath}"`,
+      `  workspace:    ${guard.workspace}`,
+      `  read roots:   ${guard.readRoots.join(", ") || "(none besides the workspace)"}`,
+      `  write roots:  ${guard.writeRoots.join(", ") || "(none besides the workspace)"}`,
+      `  protected:    ${[...guard.protectedPaths, "any .git folder"].join(", ")}`,
+      `  sensitive:    ${guard.sensitivePatterns.join(", ")}`,
+      `  permissions:  ${config.permissionsPath ?? (config.permissions.rules.length > 0 ? "inline" : "none (runtime defaults only)")}`,
+      `  tool Worker:  read ${workerPermissions.read.join(", ")}; write ${workerPermissions.write.join(", ")}; no net, env, run, ffi, sys`,
+      "",
+    ];
+    io.stdout(lines.join("\n") + "\n");
+    io.stdout(formatTable(
+      ["TOOL", "DECISION", "LAYER", "RULE", "PER-CALL RULES", "REASON"],
+      policy.tools.map((tool) => [
+        tool.tool,
+        tool.available ? tool.decision : `${tool.decision} (removed)`,
+        tool.layer,
+        tool.rule,
+        tool.conditional_rules.join(",") || "-",
+        tool.reason,
+      ]),
+    ));
+    io.stdout(
+      "\nEvery call also passes the path guard first (outside the roots: deny, sandbox layer), protected paths\n" +
+        "are never written (deny, sandbox layer), and sensitive paths ask (runtime layer).\n",
+    );
+    return EXIT.ok;
+  });
+}

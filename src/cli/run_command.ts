@@ -1,0 +1,122 @@
+/**
+ * `kagent-run [run] --config F [--task T] [--workspace DIR] [--non-interactive] [--quiet]`: runs
+ * an agent with the config's model, prints a line per tool call on stderr and a summary at the end.
+ *
+ * @module
+ */
+
+import { buildSystemPrompt, countResults, ModelError, runAgent, ScriptProvider } from "../agent/mod.ts";
+import type { ModelProvider, RunContext } from "../agent/mod.ts";
+import { displayRunDir, openRunSession } from "../runtime/mod.ts";
+import { describeTool } from "../tools/tool_definition.ts";
+import type { ToolResult } from "../tools/tool_result.ts";
+import { eventTypeOf } from "../runtime/record.ts";
+import { type CommandIo, EXIT, guarded, loadConfigFromOptions, parseOptions, UsageError } from "./_common.ts";
+
+/** Help text of the run command. */
+export const RUN_HELP = `Usage: kagent-run [run] --config FILE [options]
+
+Runs an agent: the config's model proposes tool calls, kagent-run checks, runs and records each.
+
+Options:
+  --config FILE       Config file (JSONC). Default: agent.jsonc
+  --task TEXT         The task; overrides the config's "task"
+  --workspace DIR     Sandbox root; overrides the config's "workspace" (relative to the current folder)
+  --non-interactive   Never ask a person (the default until approvals exist: asks become approval_required)
+  --quiet             No per-call progress lines on stderr
+  -h, --help          This help
+
+Exit status: 0 the run completed, 1 it failed (model error, turn limit, abort), 2 usage or config error.
+The run folder (runs/<run-id>/) holds events.jsonl, logs/, artifacts/, deliverables/ and policy.json.
+`;
+
+/** Runs the `run` command. @returns the exit status. */
+export function runCommand(args: string[], io: CommandIo): Promise<number> {
+  return guarded(io, async () => {
+    const { values, positionals } = parseOptions("run", args, {
+      config: { type: "string" },
+      task: { type: "string" },
+      workspace: { type: "string" },
+      "non-interactive": { type: "boolean" },
+      quiet: { type: "boolean" },
+    });
+    if (values.help) {
+      io.stdout(RUN_HELP);
+      return EXIT.ok;
+    }
+    if (positionals.length > 0) throw new UsageError(`Cannot run: unexpected argument "${positionals[0]}"; see "kagent-run --help"`);
+    const config = await loadConfigFromOptions(values);
+    if (config.model === null) {
+      throw new UsageError(`Cannot run an agent with config "${config.configPath}": it has no "model"; add for example {"provider": "script", "script": "plan.jsonl"}`);
+    }
+    const task = typeof values.task === "string" ? values.task : config.task;
+    if (task === null || task.trim() === "") {
+      throw new UsageError(`Cannot run an agent with config "${config.configPath}": there is no task; pass --task or set "task"`);
+    }
+    let provider: ModelProvider;
+    try {
+      provider = await ScriptProvider.fromFile(config.model.script);
+    } catch (error) {
+      if (error instanceof ModelError) throw new UsageError(error.message);
+      throw error;
+    }
+
+    const session = await openRunSession(config, { env: io.env });
+    const controller = new AbortController();
+    const onSignal = () => controller.abort("interrupted by a signal");
+    const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
+    for (const signal of signals) Deno.addSignalListener(signal, onSignal);
+    try {
+      const run: RunContext = {
+        run_id: session.folder.id,
+        workspace: session.guard.workspace,
+        deliverables: session.folder.paths.deliverables,
+        scratch: session.folder.paths.workspace,
+      };
+      const tools = session.registry.list()
+        .map((registered) => describeTool(registered.definition))
+        .filter((tool) => session.policy.isAvailable(tool.name));
+      if (!values.quiet) io.stderr(`kagent-run: run ${session.folder.id} in ${displayRunDir(session.folder.dir)}\n`);
+      const outcome = await runAgent({
+        provider,
+        runtime: session.runtime,
+        recorder: session.recorder,
+        tools,
+        system: buildSystemPrompt(run),
+        task,
+        run,
+        maxTurns: config.agent.max_turns,
+        signal: controller.signal,
+        ...(values.quiet ? {} : { onToolResult: (result: ToolResult) => io.stderr(progressLine(result)) }),
+      });
+      const counts = countResults(outcome.results);
+      await session.recorder.event("run.completed", {
+        end_reason: outcome.end_reason,
+        turns: outcome.turns,
+        ...counts,
+        duration_ms: outcome.duration_ms,
+        final_text: outcome.final_text,
+        error: outcome.error,
+      });
+      const seconds = (outcome.duration_ms / 1000).toFixed(2);
+      io.stderr(
+        `kagent-run: run ${outcome.end_reason} in ${seconds} s: ${counts.calls} tool calls, ${counts.denied} denied, ` +
+          `${counts.failed} failed; run folder ${displayRunDir(session.folder.dir)}\n`,
+      );
+      if (outcome.error !== null) io.stderr(`kagent-run: ${outcome.error}\n`);
+      if (outcome.final_text !== null) io.stdout(`${outcome.final_text}\n`);
+      return outcome.end_reason === "completed" ? EXIT.ok : EXIT.failed;
+    } finally {
+      for (const signal of signals) Deno.removeSignalListener(signal, onSignal);
+      await session.close();
+    }
+  });
+}
+
+/** One stderr line per call: status, tool, duration, summary. */
+export function progressLine(result: ToolResult): string {
+  const kind = eventTypeOf(result);
+  const status = kind === "tool.completed" ? "ok    " : kind === "tool.denied" ? "denied" : "failed";
+  const type = result.error === null ? "" : ` [${result.error.type}]`;
+  return `  ${status} ${result.tool} (${result.duration_ms} ms)${type} ${result.summary.split("\n")[0]}\n`;
+}

@@ -1,0 +1,55 @@
+/**
+ * `kagent-run tools --config F [--json]`: the run's effective tool set with annotations; a table on
+ * a terminal, JSON otherwise.
+ *
+ * @module
+ */
+
+import { preparePolicy } from "../runtime/mod.ts";
+import { describeTool, RISK_LEVEL_NAMES } from "../tools/tool_definition.ts";
+import { formatTable } from "./_table.ts";
+import { type CommandIo, EXIT, guarded, loadConfigFromOptions, parseOptions } from "./_common.ts";
+
+/** Help text of the tools command. */
+export const TOOLS_HELP = `Usage: kagent-run tools --config FILE [--workspace DIR] [--json] [--all]
+
+Lists the tools of the run's effective tool set: name, permission, risk, tags and the tool-level
+policy decision. A table on a terminal, JSON otherwise (or with --json). --all includes tools the
+policy removed.
+`;
+
+/** Runs the `tools` command. @returns the exit status. */
+export function toolsCommand(args: string[], io: CommandIo): Promise<number> {
+  return guarded(io, async () => {
+    const { values } = parseOptions("tools", args, {
+      config: { type: "string" },
+      workspace: { type: "string" },
+      json: { type: "boolean" },
+      all: { type: "boolean" },
+    });
+    if (values.help) {
+      io.stdout(TOOLS_HELP);
+      return EXIT.ok;
+    }
+    const { registry, policy } = await preparePolicy(await loadConfigFromOptions(values), { env: io.env });
+    const tools = registry.list()
+      .map((registered) => ({ ...describeTool(registered.definition), policy: policy.toolPolicy(registered.definition.name) }))
+      .filter((tool) => values.all || tool.policy?.available);
+    if (values.json || !io.stdoutIsTerminal) {
+      io.stdout(`${JSON.stringify(tools, null, 2)}\n`);
+      return EXIT.ok;
+    }
+    io.stdout(formatTable(
+      ["TOOL", "PERMISSION", "RISK", "DECISION", "TAGS", "DESCRIPTION"],
+      tools.map((tool) => [
+        tool.name,
+        tool.permission,
+        `${tool.annotations.risk_level} ${RISK_LEVEL_NAMES[tool.annotations.risk_level]}`,
+        tool.policy?.available ? tool.policy.decision : "removed",
+        tool.tags.join(","),
+        (tool.description.split(/(?<=\.)\s/)[0] ?? "").slice(0, 60),
+      ]),
+    ));
+    return EXIT.ok;
+  });
+}

@@ -1,0 +1,41 @@
+/**
+ * Default values of the optional config keys. Each is what a config without the key gets.
+ *
+ * @module
+ */
+
+/** `agent.max_turns`: model turns before the run stops. Range 1..1000. */
+export const DEFAULT_MAX_TURNS = 50;
+
+/** `limits.*`, in bytes (and levels of nesting for `max_argument_depth`). */
+export const DEFAULT_LIMITS: Readonly<{
+  /** Largest tool-call argument JSON text accepted: 1 MiB. */
+  max_argument_bytes: number;
+  /** Deepest nesting of arrays and objects in tool-call arguments. */
+  max_argument_depth: number;
+  /** Largest tool output kept inline in a result; above it the full output goes to an artifact. */
+  max_output_bytes: number;
+  /** Largest artifact stored; above it the artifact is cut and marked truncated: 100 MiB. */
+  max_artifact_bytes: number;
+}> = Object.freeze({
+  max_argument_bytes: 1_048_576,
+  max_argument_depth: 32,
+  max_output_bytes: 65_536,
+  max_artifact_bytes: 104_857_600,
+});
+
+/**
+ * `audit.secret_env`: environment variables whose values are always redacted from logs, results and
+ * artifacts. The names listed in a config file are added to these.
+ */
+export const DEFAULT_SECRET_ENV: readonly string[] = Object.freeze([
+  "ANTHROPIC_API_KEY",
+  "OPENAI_API_KEY",
+  "GITHUB_TOKEN",
+  "GH_TOKEN",
+  "AWS_SECRET_ACCESS_KEY",
+  "AWS_SESSION_TOKEN",
+]);
+
+/** `runs_dir`: the folder, beside the config file, that holds one folder per run. */
+export const DEFAULT_RUNS_DIR = "runs";

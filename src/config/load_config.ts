@@ -1,0 +1,270 @@
+/**
+ * Loads a config file: JSONC parsing, validation, defaults, path resolution, permissions.
+ *
+ * @module
+ */
+
+import { dirname, resolve } from "node:path";
+import { ConfigError } from "./config_error.ts";
+import { ConfigFileSchema, type ModelConfigInput } from "./config_schema.ts";
+import {
+  DEFAULT_LIMITS,
+  DEFAULT_MAX_TURNS,
+  DEFAULT_RUNS_DIR,
+  DEFAULT_SECRET_ENV,
+} from "./defaults.ts";
+import { formatIssues, type IssueText } from "./_format_issues.ts";
+import { homeFromEnvironment } from "./_home.ts";
+import { isPathInside, type PathKind, pathKind, resolveWrittenPath } from "./_paths.ts";
+import { readJsoncFile } from "./_read_jsonc_file.ts";
+import { loadPermissionsFile } from "./load_permissions_file.ts";
+import { type LoadedPermissions, withRuleIds } from "./permissions_schema.ts";
+
+/** Values given on the command line that replace the file's. */
+export interface LoadConfigOverrides {
+  /**
+   * From `--workspace DIR`: replaces the file's `workspace`. Resolved against the current directory
+   * (where the user typed it), not the config file's folder. Must be an existing directory.
+   */
+  workspace?: string;
+}
+
+/** How {@linkcode loadConfig} reaches the environment; tests pass fakes. */
+export interface LoadConfigOptions {
+  /**
+   * Reads the home folder for `~/` paths; called only when a path starts with `~`.
+   * @default reads `$HOME` (`undefined` when unset or not permitted)
+   */
+  home?: () => string | undefined;
+}
+
+/** `model` after loading: paths absolute. */
+export type ModelConfig = ModelConfigInput;
+
+/**
+ * A config after loading: every optional key filled with its default, every path absolute and
+ * normalised (not realpath'd: the sandbox canonicalises roots itself), permissions loaded with rule
+ * ids filled. File keys keep their snake_case names; the camelCase fields are added by loading.
+ */
+export interface LoadedConfig {
+  /** Absolute path of the config file. */
+  configPath: string;
+  /** Absolute path of the folder holding the config file; relative paths resolve against it. */
+  configDir: string;
+  /** The sandbox root, an existing directory. Default: {@linkcode LoadedConfig.configDir}. */
+  workspace: string;
+  /** Folder of run folders; may not exist yet (the audit module creates it). Default: `<configDir>/runs`. */
+  runs_dir: string;
+  sandbox: {
+    /** Extra read-only roots, each existing. Default `[]`. */
+    read_roots: string[];
+    /** Writable roots besides the workspace, each inside it. Default `[]`. */
+    write_roots: string[];
+    /** Glob patterns added to the runtime's sensitive paths, as written. Default `[]`. */
+    sensitive_paths: string[];
+  };
+  /** Absolute path of the permissions file, or `null` when the rules are inline or absent. */
+  permissionsPath: string | null;
+  /** The config layer's rules, ids filled. Default: `{ rules: [] }`. */
+  permissions: LoadedPermissions;
+  /** The model, or `null` when the config has none. */
+  model: ModelConfig | null;
+  /** The task text, or `null` when the config has none. */
+  task: string | null;
+  agent: {
+    /** Model turns before the run stops, 1..1000. Default 50. */
+    max_turns: number;
+  };
+  /** Sizes in bytes (`max_argument_depth` in nesting levels); see {@linkcode DEFAULT_LIMITS}. */
+  limits: {
+    max_argument_bytes: number;
+    max_argument_depth: number;
+    max_output_bytes: number;
+    max_artifact_bytes: number;
+  };
+  audit: {
+    /** Names of environment variables whose values are redacted: the defaults, then the file's. */
+    secret_env: string[];
+  };
+}
+
+/**
+ * Loads, validates and resolves a config file.
+ *
+ * The file is JSONC (comments and trailing commas allowed; a repeated key is an error). Unknown keys
+ * are errors at every level and nothing is coerced. Relative paths resolve against the config file's
+ * folder; `~/` expands to `$HOME`. The workspace and read roots must exist, write roots must lie
+ * inside the workspace (compared by path components), the model script must be an existing file.
+ * Nothing is created: the runs folder is created by the audit module.
+ *
+ * @param path The config file, absolute or relative to the current directory. Messages quote it as
+ *   given.
+ * @param overrides Command-line values; see {@linkcode LoadConfigOverrides}.
+ * @param options Environment access; see {@linkcode LoadConfigOptions}.
+ * @returns The fully defaulted {@linkcode LoadedConfig}.
+ * @throws {ConfigError} `config_not_found`, `config_syntax` (line and column), `config_invalid`
+ *   (`key` names the first bad key, `issues` lists every problem), or, when `permissions` names a
+ *   file, `permissions_not_found`, `permissions_syntax`, `permissions_invalid` naming that file.
+ * @example
+ * ```ts ignore
+ * import { loadConfig } from "./load_config.ts";
+ * const config = await loadConfig("agent.jsonc", { workspace: "." });
+ * console.log(config.workspace, config.permissions.rules.length);
+ * ```
+ */
+export async function loadConfig(
+  path: string,
+  overrides: LoadConfigOverrides = {},
+  options: LoadConfigOptions = {},
+): Promise<LoadedConfig> {
+  const configPath = resolve(path);
+  const configDir = dirname(configPath);
+  const home = options.home ?? homeFromEnvironment;
+  const invalid = (issues: IssueText[]): ConfigError => {
+    const first = issues[0];
+    return new ConfigError({
+      code: "config_invalid",
+      file: configPath,
+      key: first?.key ?? null,
+      message: `Cannot load config "${path}": ${first?.text ?? "the file is not valid"}`,
+      issues: issues.map((issue) => issue.text),
+    });
+  };
+
+  const read = await readJsoncFile(configPath);
+  if (!read.ok) {
+    throw new ConfigError({
+      code: read.stage === "read" ? "config_not_found" : "config_syntax",
+      file: configPath,
+      key: null,
+      message: `Cannot load config "${path}": ${read.reason}`,
+    });
+  }
+  const parsed = ConfigFileSchema.safeParse(read.value, { reportInput: true });
+  if (!parsed.success) throw invalid(formatIssues(parsed.error.issues, read.value));
+  const file = parsed.data;
+
+  const issues: IssueText[] = [];
+  const resolvePath = (written: string, key: string, baseDir = configDir): string => {
+    const absolute = resolveWrittenPath(written, baseDir, home);
+    if (absolute !== null) return absolute;
+    issues.push({ key, text: `key "${key}" cannot be resolved: HOME is not set` });
+    return resolve(baseDir, written);
+  };
+
+  let workspace = configDir;
+  if (overrides.workspace !== undefined) {
+    workspace = resolvePath(overrides.workspace, "workspace", resolve("."));
+    const problem = await describeMismatch(workspace, "directory");
+    if (problem !== null) {
+      issues.push({
+        key: "workspace",
+        text: `--workspace "${overrides.workspace}" must be an existing directory: ${problem}`,
+      });
+    }
+  } else if (file.workspace !== undefined) {
+    workspace = resolvePath(file.workspace, "workspace");
+    await requireKind(issues, "workspace", workspace, "directory");
+  }
+
+  const runsDir = resolvePath(file.runs_dir ?? DEFAULT_RUNS_DIR, "runs_dir");
+
+  const readRoots: string[] = [];
+  for (const [index, written] of (file.sandbox?.read_roots ?? []).entries()) {
+    const key = `sandbox.read_roots[${index}]`;
+    const root = resolvePath(written, key);
+    await requireKind(issues, key, root, "any");
+    readRoots.push(root);
+  }
+
+  const writeRoots: string[] = [];
+  for (const [index, written] of (file.sandbox?.write_roots ?? []).entries()) {
+    const key = `sandbox.write_roots[${index}]`;
+    const root = resolvePath(written, key);
+    if (!isPathInside(root, workspace)) {
+      issues.push({
+        key,
+        text: `key "${key}" must be a path inside the workspace: "${root}" is not inside ` +
+          `"${workspace}"`,
+      });
+    }
+    writeRoots.push(root);
+  }
+
+  let model: ModelConfig | null = null;
+  if (file.model !== undefined) {
+    const script = resolvePath(file.model.script, "model.script");
+    await requireKind(issues, "model.script", script, "file");
+    model = { ...file.model, script };
+  }
+
+  if (issues.length > 0) throw invalid(issues);
+
+  let permissionsPath: string | null = null;
+  let permissions: LoadedPermissions = { rules: [] };
+  if (typeof file.permissions === "string") {
+    permissions = await loadPermissionsFile(file.permissions, "permissions", path, { home });
+    permissionsPath = resolvePath(file.permissions, "permissions");
+  } else if (file.permissions !== undefined) {
+    permissions = withRuleIds(file.permissions);
+  }
+
+  return {
+    configPath,
+    configDir,
+    workspace,
+    runs_dir: runsDir,
+    sandbox: {
+      read_roots: readRoots,
+      write_roots: writeRoots,
+      sensitive_paths: [...(file.sandbox?.sensitive_paths ?? [])],
+    },
+    permissionsPath,
+    permissions,
+    model,
+    task: file.task ?? null,
+    agent: { max_turns: file.agent?.max_turns ?? DEFAULT_MAX_TURNS },
+    limits: {
+      max_argument_bytes: file.limits?.max_argument_bytes ?? DEFAULT_LIMITS.max_argument_bytes,
+      max_argument_depth: file.limits?.max_argument_depth ?? DEFAULT_LIMITS.max_argument_depth,
+      max_output_bytes: file.limits?.max_output_bytes ?? DEFAULT_LIMITS.max_output_bytes,
+      max_artifact_bytes: file.limits?.max_artifact_bytes ?? DEFAULT_LIMITS.max_artifact_bytes,
+    },
+    audit: {
+      secret_env: [...new Set([...DEFAULT_SECRET_ENV, ...(file.audit?.secret_env ?? [])])],
+    },
+  };
+}
+
+type Wanted = "directory" | "file" | "any";
+
+async function requireKind(
+  issues: IssueText[],
+  key: string,
+  path: string,
+  wanted: Wanted,
+): Promise<void> {
+  const problem = await describeMismatch(path, wanted);
+  if (problem === null) return;
+  const what = wanted === "directory"
+    ? "an existing directory"
+    : wanted === "file"
+    ? "an existing file"
+    : "an existing path";
+  issues.push({ key, text: `key "${key}" must be ${what}: ${problem}` });
+}
+
+/** Why `path` is not what is wanted, or `null` when it is. */
+async function describeMismatch(path: string, wanted: Wanted): Promise<string | null> {
+  let kind: PathKind;
+  try {
+    kind = await pathKind(path);
+  } catch (error: unknown) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return `"${path}" cannot be checked (${reason})`;
+  }
+  if (kind === "missing") return `"${path}" does not exist`;
+  if (wanted === "directory" && kind !== "directory") return `"${path}" is not a directory`;
+  if (wanted === "file" && kind !== "file") return `"${path}" is a directory`;
+  return null;
+}

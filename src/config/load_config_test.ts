@@ -1,0 +1,474 @@
+import assert from "node:assert/strict";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ConfigError } from "./config_error.ts";
+import { DEFAULT_LIMITS, DEFAULT_SECRET_ENV } from "./defaults.ts";
+import { loadConfig } from "./load_config.ts";
+
+const TESTDATA = join(
+  dirname(fileURLToPath(import.meta.url)),
+  "..",
+  "..",
+  "tests",
+  "testdata",
+  "config",
+);
+const fixture = (...parts: string[]) => join(TESTDATA, ...parts);
+
+/** Runs `body` in a fresh temporary folder, removed afterwards. */
+async function withTempDir(body: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "kagent_config_test_" }));
+  try {
+    await body(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/** Writes `value` (an object, serialised as JSON, or raw text) to `dir/name` and returns the path. */
+async function writeConfig(dir: string, name: string, value: unknown): Promise<string> {
+  const path = join(dir, name);
+  await Deno.writeTextFile(path, typeof value === "string" ? value : JSON.stringify(value));
+  return path;
+}
+
+/** Asserts that `promise` rejects with a ConfigError and returns it for further checks. */
+async function configError(promise: Promise<unknown>): Promise<ConfigError> {
+  try {
+    await promise;
+  } catch (error: unknown) {
+    assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${error}`);
+    return error;
+  }
+  assert.fail("expected a ConfigError, but loading succeeded");
+}
+
+Deno.test("loadConfig fills every default when the file sets only the workspace", async () => {
+  const config = await loadConfig(fixture("minimal.jsonc"));
+  assert.deepEqual(config, {
+    configPath: fixture("minimal.jsonc"),
+    configDir: TESTDATA,
+    workspace: TESTDATA,
+    runs_dir: join(TESTDATA, "runs"),
+    sandbox: { read_roots: [], write_roots: [], sensitive_paths: [] },
+    permissionsPath: null,
+    permissions: { rules: [] },
+    model: null,
+    task: null,
+    agent: { max_turns: 50 },
+    limits: { ...DEFAULT_LIMITS },
+    audit: { secret_env: [...DEFAULT_SECRET_ENV] },
+  });
+  assert.equal(config.limits.max_argument_bytes, 1_048_576);
+  assert.equal(config.limits.max_output_bytes, 65_536);
+});
+
+Deno.test("loadConfig uses the config folder as workspace when the file is empty", async () => {
+  const config = await loadConfig(fixture("empty.jsonc"));
+  assert.equal(config.workspace, TESTDATA);
+  assert.equal(config.runs_dir, join(TESTDATA, "runs"));
+  assert.deepEqual(config.permissions, { rules: [] });
+});
+
+Deno.test("loadConfig resolves relative paths against the config folder when run from elsewhere", async () => {
+  const base = fixture("relative");
+  const config = await loadConfig(fixture("relative", "agent.jsonc"));
+  assert.equal(config.configDir, base);
+  assert.equal(config.workspace, join(base, "ws"));
+  assert.equal(config.runs_dir, fixture("relative_runs"));
+  assert.deepEqual(config.sandbox.read_roots, [join(base, "docs")]);
+  assert.deepEqual(config.sandbox.write_roots, [join(base, "ws", "build")]);
+  assert.equal(config.permissionsPath, join(base, "perms", "permissions.json"));
+  assert.deepEqual(config.model, { provider: "script", script: join(base, "plan.jsonl") });
+  assert.deepEqual(config.permissions.rules.map((rule) => rule.id), [
+    "config:0",
+    "ask-commands",
+    "config:2",
+  ]);
+  assert.deepEqual(config.permissions.rules[1]?.commands, ["git"]);
+});
+
+Deno.test("loadConfig does not create the runs folder when loading", async () => {
+  await loadConfig(fixture("relative", "agent.jsonc"));
+  await assert.rejects(Deno.stat(fixture("relative_runs")), Deno.errors.NotFound);
+});
+
+Deno.test("loadConfig accepts comments and trailing commas when the file is JSONC", async () => {
+  const config = await loadConfig(fixture("commented.jsonc"));
+  assert.deepEqual(config.sandbox.sensitive_paths, ["**/*.pem"]);
+  assert.equal(config.task, "Summarise the README");
+  assert.equal(config.permissionsPath, null);
+  assert.deepEqual(config.permissions.rules, [
+    { id: "config:0", tools: ["fs.read_file", "fs.list_files"], decision: "allow" },
+    { id: "no-exec", tools: ["exec.*"], decision: "deny", reason: "no commands here" },
+  ]);
+});
+
+Deno.test("loadConfig names the file, line and column when the JSONC is malformed", async () => {
+  const error = await configError(loadConfig(fixture("syntax_error.jsonc")));
+  assert.equal(error.code, "config_syntax");
+  assert.equal(error.file, fixture("syntax_error.jsonc"));
+  assert.equal(error.key, null);
+  assert.equal(
+    error.message,
+    `Cannot load config "${fixture("syntax_error.jsonc")}": line 3, column 10: expected ":"`,
+  );
+});
+
+Deno.test("loadConfig refuses a key given twice when a later value would override", async () => {
+  const error = await configError(loadConfig(fixture("repeated_key.jsonc")));
+  assert.equal(error.code, "config_syntax");
+  assert.match(error.message, /: line 4, column 3: key "task" is repeated$/);
+});
+
+Deno.test("loadConfig reports a syntax error when the file holds only a comment", async () => {
+  await withTempDir(async (dir) => {
+    const path = await writeConfig(dir, "agent.jsonc", "  // nothing\n");
+    const error = await configError(loadConfig(path));
+    assert.equal(error.code, "config_syntax");
+    assert.match(error.message, /: line \d+, column \d+: expected a value$/);
+  });
+});
+
+Deno.test("loadConfig names the file and the key when a key is unknown", async () => {
+  const path = fixture("unknown_key.jsonc");
+  const error = await configError(loadConfig(path));
+  assert.equal(error.code, "config_invalid");
+  assert.equal(error.file, path);
+  assert.equal(error.key, "sandbox.read_root");
+  assert.equal(
+    error.message,
+    `Cannot load config "${path}": key "sandbox.read_root" is not a known key`,
+  );
+});
+
+Deno.test("loadConfig lists every issue when several keys are wrong", async () => {
+  await withTempDir(async (dir) => {
+    const path = await writeConfig(dir, "agent.jsonc", {
+      task: 3,
+      agent: { max_turns: 0 },
+      limits: { max_output_bytes: 1.5 },
+      extra: true,
+      audit: { secret_env: ["MY-TOKEN"] },
+    });
+    const error = await configError(loadConfig(path));
+    assert.equal(error.code, "config_invalid");
+    assert.deepEqual([...error.issues].sort(), [
+      'key "agent.max_turns" must be at least 1',
+      'key "audit.secret_env[0]" must be an environment variable name (letters, digits and ' +
+      "underscores)",
+      'key "extra" is not a known key',
+      'key "limits.max_output_bytes" must be an integer',
+      'key "task" must be a string',
+    ]);
+    assert.ok(error.message.endsWith(error.issues[0] ?? "missing"));
+  });
+});
+
+Deno.test("loadConfig refuses a non-object document when the file holds an array", async () => {
+  await withTempDir(async (dir) => {
+    const path = await writeConfig(dir, "agent.jsonc", "[]");
+    const error = await configError(loadConfig(path));
+    assert.equal(error.key, null);
+    assert.equal(error.message, `Cannot load config "${path}": the file must be an object`);
+  });
+});
+
+Deno.test("loadConfig reports config_not_found when the file does not exist", async () => {
+  await withTempDir(async (dir) => {
+    const path = join(dir, "absent.jsonc");
+    const error = await configError(loadConfig(path));
+    assert.equal(error.code, "config_not_found");
+    assert.equal(error.file, path);
+    assert.equal(error.message, `Cannot load config "${path}": file does not exist`);
+  });
+});
+
+Deno.test("loadConfig refuses a write root outside the workspace when it is a sibling", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.mkdir(join(dir, "project"));
+    await Deno.mkdir(join(dir, "project2"));
+    const path = await writeConfig(dir, "agent.jsonc", {
+      workspace: "project",
+      sandbox: { write_roots: ["project2", "project/../project2/out", "/tmp"] },
+    });
+    const error = await configError(loadConfig(path));
+    assert.equal(error.code, "config_invalid");
+    assert.equal(error.key, "sandbox.write_roots[0]");
+    assert.equal(
+      error.message,
+      `Cannot load config "${path}": key "sandbox.write_roots[0]" must be a path inside the ` +
+        `workspace: "${join(dir, "project2")}" is not inside "${join(dir, "project")}"`,
+    );
+    assert.deepEqual(error.issues.map((issue) => issue.split(" must")[0]), [
+      'key "sandbox.write_roots[0]"',
+      'key "sandbox.write_roots[1]"',
+      'key "sandbox.write_roots[2]"',
+    ]);
+  });
+});
+
+Deno.test("loadConfig accepts a write root inside the workspace when its name starts with dots", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.mkdir(join(dir, "project"));
+    const path = await writeConfig(dir, "agent.jsonc", {
+      workspace: "project",
+      sandbox: { write_roots: ["project", "project/..build", "project/out/../dist"] },
+    });
+    const config = await loadConfig(path);
+    assert.deepEqual(config.sandbox.write_roots, [
+      join(dir, "project"),
+      join(dir, "project", "..build"),
+      join(dir, "project", "dist"),
+    ]);
+  });
+});
+
+Deno.test("loadConfig refuses the workspace when the directory does not exist", async () => {
+  await withTempDir(async (dir) => {
+    const path = await writeConfig(dir, "agent.jsonc", { workspace: "missing" });
+    const error = await configError(loadConfig(path));
+    assert.equal(error.code, "config_invalid");
+    assert.equal(error.key, "workspace");
+    assert.equal(
+      error.message,
+      `Cannot load config "${path}": key "workspace" must be an existing directory: ` +
+        `"${join(dir, "missing")}" does not exist`,
+    );
+  });
+});
+
+Deno.test("loadConfig refuses the workspace when it is a file", async () => {
+  await withTempDir(async (dir) => {
+    const path = await writeConfig(dir, "agent.jsonc", { workspace: "agent.jsonc" });
+    const error = await configError(loadConfig(path));
+    assert.equal(error.key, "workspace");
+    assert.match(
+      error.message,
+      /must be an existing directory: ".*agent\.jsonc" is not a directory$/,
+    );
+  });
+});
+
+Deno.test("loadConfig refuses a read root when it does not exist", async () => {
+  await withTempDir(async (dir) => {
+    const path = await writeConfig(dir, "agent.jsonc", {
+      sandbox: { read_roots: ["agent.jsonc", "gone"] },
+    });
+    const error = await configError(loadConfig(path));
+    assert.equal(error.key, "sandbox.read_roots[1]");
+    assert.match(
+      error.message,
+      /key "sandbox\.read_roots\[1\]" must be an existing path: ".*gone"/,
+    );
+  });
+});
+
+Deno.test("loadConfig refuses a model script when the file does not exist", async () => {
+  await withTempDir(async (dir) => {
+    const path = await writeConfig(dir, "agent.jsonc", {
+      model: { provider: "script", script: "plan.jsonl" },
+    });
+    const error = await configError(loadConfig(path));
+    assert.equal(error.key, "model.script");
+    assert.match(error.message, /key "model\.script" must be an existing file: ".*plan\.jsonl"/);
+  });
+});
+
+Deno.test("loadConfig names the allowed providers when the provider is unknown", async () => {
+  await withTempDir(async (dir) => {
+    const path = await writeConfig(dir, "agent.jsonc", { model: { provider: "openia" } });
+    const error = await configError(loadConfig(path));
+    assert.equal(error.key, "model.provider");
+    assert.equal(
+      error.message,
+      `Cannot load config "${path}": key "model.provider" must be "script"`,
+    );
+  });
+});
+
+Deno.test("loadConfig says a key is required when a model omits its script", async () => {
+  await withTempDir(async (dir) => {
+    const path = await writeConfig(dir, "agent.jsonc", { model: { provider: "script" } });
+    const error = await configError(loadConfig(path));
+    assert.equal(error.message, `Cannot load config "${path}": key "model.script" is required`);
+  });
+});
+
+Deno.test("loadConfig resolves --workspace against the current directory when overridden", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.mkdir(join(dir, "elsewhere"));
+    const path = await writeConfig(dir, "agent.jsonc", { workspace: "missing-but-overridden" });
+    const config = await loadConfig(path, { workspace: join(dir, "elsewhere") });
+    assert.equal(config.workspace, join(dir, "elsewhere"));
+
+    const relative = await loadConfig(fixture("minimal.jsonc"), { workspace: "." });
+    assert.equal(relative.workspace, Deno.cwd());
+  });
+});
+
+Deno.test("loadConfig checks write roots against the overriding workspace when --workspace is given", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.mkdir(join(dir, "a"));
+    await Deno.mkdir(join(dir, "b"));
+    const path = await writeConfig(dir, "agent.jsonc", {
+      workspace: "a",
+      sandbox: { write_roots: ["a/out"] },
+    });
+    const error = await configError(loadConfig(path, { workspace: join(dir, "b") }));
+    assert.equal(error.key, "sandbox.write_roots[0]");
+  });
+});
+
+Deno.test("loadConfig refuses --workspace when the directory does not exist", async () => {
+  await withTempDir(async (dir) => {
+    const path = await writeConfig(dir, "agent.jsonc", {});
+    const error = await configError(loadConfig(path, { workspace: join(dir, "nope") }));
+    assert.equal(error.code, "config_invalid");
+    assert.equal(error.key, "workspace");
+    assert.match(
+      error.message,
+      /--workspace ".*nope" must be an existing directory: .* does not exist$/,
+    );
+  });
+});
+
+Deno.test("loadConfig expands ~/ to the home folder when a path starts with it", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.mkdir(join(dir, "home", "shared"), { recursive: true });
+    const path = await writeConfig(dir, "agent.jsonc", {
+      runs_dir: "~/runs",
+      sandbox: { read_roots: ["~/shared"] },
+    });
+    const config = await loadConfig(path, {}, { home: () => join(dir, "home") });
+    assert.equal(config.runs_dir, join(dir, "home", "runs"));
+    assert.deepEqual(config.sandbox.read_roots, [join(dir, "home", "shared")]);
+
+    const error = await configError(loadConfig(path, {}, { home: () => undefined }));
+    assert.equal(error.key, "runs_dir");
+    assert.match(error.message, /key "runs_dir" cannot be resolved: HOME is not set$/);
+  });
+});
+
+Deno.test("loadConfig adds the file's secret_env names to the defaults when listed", async () => {
+  await withTempDir(async (dir) => {
+    const path = await writeConfig(dir, "agent.jsonc", {
+      audit: { secret_env: ["MY_SERVICE_TOKEN", "GITHUB_TOKEN"] },
+      limits: { max_output_bytes: 1024 },
+      agent: { max_turns: 7 },
+    });
+    const config = await loadConfig(path);
+    assert.deepEqual(config.audit.secret_env, [...DEFAULT_SECRET_ENV, "MY_SERVICE_TOKEN"]);
+    assert.deepEqual(config.limits, { ...DEFAULT_LIMITS, max_output_bytes: 1024 });
+    assert.equal(config.agent.max_turns, 7);
+  });
+});
+
+Deno.test("loadConfig refuses max_turns when it is above 1000", async () => {
+  await withTempDir(async (dir) => {
+    const path = await writeConfig(dir, "agent.jsonc", { agent: { max_turns: 1001 } });
+    const error = await configError(loadConfig(path));
+    assert.equal(
+      error.message,
+      `Cannot load config "${path}": key "agent.max_turns" must be at most 1000`,
+    );
+  });
+});
+
+Deno.test("loadConfig reports permissions_not_found naming the permissions file when it is missing", async () => {
+  const path = fixture("permissions_missing.jsonc");
+  const error = await configError(loadConfig(path));
+  assert.equal(error.code, "permissions_not_found");
+  assert.equal(error.file, fixture("does_not_exist.json"));
+  assert.equal(error.key, "permissions");
+  assert.equal(
+    error.message,
+    `Cannot load permissions "does_not_exist.json" (from key "permissions" of "${path}"): file ` +
+      "does not exist",
+  );
+});
+
+Deno.test("loadConfig reports permissions_syntax when the permissions file is malformed", async () => {
+  const error = await configError(loadConfig(fixture("permissions_malformed.jsonc")));
+  assert.equal(error.code, "permissions_syntax");
+  assert.equal(error.file, fixture("malformed_permissions.json"));
+  assert.equal(error.key, null);
+  assert.equal(
+    error.message,
+    'Cannot load permissions "malformed_permissions.json": line 3, column 25: expected ","',
+  );
+});
+
+Deno.test("loadConfig reports permissions_invalid with the key when a decision is unknown", async () => {
+  const error = await configError(loadConfig(fixture("permissions_bad_decision.jsonc")));
+  assert.equal(error.code, "permissions_invalid");
+  assert.equal(error.file, fixture("bad_decision_permissions.json"));
+  assert.equal(error.key, "rules[2].decision");
+  assert.equal(
+    error.message,
+    'Cannot load permissions "bad_decision_permissions.json": key "rules[2].decision" must be ' +
+      'one of "allow", "ask", "deny"',
+  );
+});
+
+Deno.test("loadConfig refuses inline permissions when a value would need coercion", async () => {
+  await withTempDir(async (dir) => {
+    const path = await writeConfig(dir, "agent.jsonc", {
+      permissions: {
+        rules: [
+          { tools: ["fs.*"], decision: "allow " },
+          { tools: "fs.*", decision: "allow" },
+        ],
+      },
+    });
+    const error = await configError(loadConfig(path));
+    assert.equal(error.code, "config_invalid");
+    assert.equal(error.file, path);
+    assert.equal(error.key, "permissions.rules[0].decision");
+    assert.deepEqual(error.issues, [
+      'key "permissions.rules[0].decision" must be one of "allow", "ask", "deny"',
+      'key "permissions.rules[1].tools" must be an array',
+    ]);
+  });
+});
+
+Deno.test("loadConfig refuses inline permissions when rule ids repeat", async () => {
+  await withTempDir(async (dir) => {
+    const path = await writeConfig(dir, "agent.jsonc", {
+      permissions: {
+        rules: [
+          { id: "config:1", tools: ["fs.read_file"], decision: "allow" },
+          { tools: ["fs.write_file"], decision: "deny" },
+        ],
+      },
+    });
+    const error = await configError(loadConfig(path));
+    assert.equal(error.key, "permissions.rules[1].id");
+    assert.equal(
+      error.message,
+      `Cannot load config "${path}": key "permissions.rules[1].id" must be unique: "config:1" ` +
+        "is also the id of rules[0]",
+    );
+  });
+});
+
+Deno.test("loadConfig names both types when permissions is neither a path nor an object", async () => {
+  await withTempDir(async (dir) => {
+    const path = await writeConfig(dir, "agent.jsonc", { permissions: 42 });
+    const error = await configError(loadConfig(path));
+    assert.equal(
+      error.message,
+      `Cannot load config "${path}": key "permissions" must be a string or an object`,
+    );
+  });
+});
+
+Deno.test("loadConfig treats __proto__ as an unknown key when a file sets it", async () => {
+  await withTempDir(async (dir) => {
+    const path = await writeConfig(dir, "agent.jsonc", '{ "__proto__": { "task": "injected" } }');
+    const error = await configError(loadConfig(path));
+    assert.equal(error.key, "__proto__");
+    assert.match(error.message, /key "__proto__" is not a known key$/);
+    assert.equal(({} as Record<string, unknown>).task, undefined);
+  });
+});

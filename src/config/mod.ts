@@ -1,0 +1,57 @@
+/**
+ * Config loading: the JSONC config file and the permissions format, validated by zod, defaulted and
+ * resolved, with JSON Schemas for editors.
+ *
+ * @example
+ * ```ts ignore
+ * import { ConfigError, loadConfig } from "./mod.ts";
+ * try {
+ *   const config = await loadConfig("agent.jsonc");
+ *   console.log(config.workspace);
+ * } catch (error) {
+ *   if (error instanceof ConfigError) console.error(error.message); // exit status 2
+ *   else throw error;
+ * }
+ * ```
+ *
+ * @module
+ */
+
+export { ConfigError, type ConfigErrorCode, type ConfigErrorOptions } from "./config_error.ts";
+export {
+  AgentConfigSchema,
+  AuditConfigSchema,
+  type ConfigFile,
+  ConfigFileSchema,
+  LimitsConfigSchema,
+  type ModelConfigInput,
+  ModelConfigSchema,
+  SandboxConfigSchema,
+  ScriptModelConfigSchema,
+} from "./config_schema.ts";
+export {
+  DEFAULT_LIMITS,
+  DEFAULT_MAX_TURNS,
+  DEFAULT_RUNS_DIR,
+  DEFAULT_SECRET_ENV,
+} from "./defaults.ts";
+export { configJsonSchema, permissionsJsonSchema } from "./json_schema.ts";
+export {
+  loadConfig,
+  type LoadConfigOptions,
+  type LoadConfigOverrides,
+  type LoadedConfig,
+  type ModelConfig,
+} from "./load_config.ts";
+export { loadPermissionsFile, type LoadPermissionsFileOptions } from "./load_permissions_file.ts";
+export {
+  type LoadedPermissions,
+  PERMISSION_DECISIONS,
+  type PermissionDecision,
+  type PermissionRule,
+  type PermissionRuleInput,
+  PermissionRuleSchema,
+  type PermissionsFile,
+  PermissionsFileSchema,
+  ruleId,
+} from "./permissions_schema.ts";

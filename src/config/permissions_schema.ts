@@ -1,0 +1,102 @@
+/**
+ * The permissions format (ARCHITECTURE §4): the `permissions.json` file, or the inline `permissions`
+ * object of a config file.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+
+/** The three decisions a rule can give, in increasing strength: deny beats ask beats allow. */
+export const PERMISSION_DECISIONS = ["allow", "ask", "deny"] as const;
+
+/** One of {@linkcode PERMISSION_DECISIONS}. */
+export type PermissionDecision = typeof PERMISSION_DECISIONS[number];
+
+const patternList = (description: string) => z.array(z.string().min(1)).describe(description);
+
+/**
+ * One rule as written in a permissions file. `id` is optional here; loading fills it (see
+ * {@linkcode PermissionRule}).
+ */
+export const PermissionRuleSchema = z.strictObject({
+  id: z.string().min(1).optional().describe(
+    'Unique name of the rule, shown in decisions and audit logs. Default: "config:<index>".',
+  ),
+  tools: patternList(
+    'Glob patterns over canonical dotted tool names, e.g. "fs.*", "fs.read_file", "*".',
+  ).min(1),
+  tags: patternList("The rule applies only to tools carrying one of these tags.").optional(),
+  paths: patternList(
+    "Glob patterns over target paths, relative to the workspace or absolute.",
+  ).optional(),
+  commands: patternList("The rule applies only to these executables.").optional(),
+  decision: z.enum(PERMISSION_DECISIONS).describe(
+    "What a matching call gets. Across layers, deny beats ask beats allow.",
+  ),
+  reason: z.string().optional().describe("Why, shown to the user and recorded."),
+});
+
+/**
+ * A whole permissions file: `{ "$schema"?, "rules": [...] }`. Unknown keys are errors, nothing is
+ * coerced (`"decision": "allow "` and `"tools": "fs.*"` are refused), and rule ids (given or
+ * defaulted to `config:<index>`) must be unique.
+ */
+export const PermissionsFileSchema = z.strictObject({
+  $schema: z.string().optional().describe("JSON Schema of this file, for editors; ignored."),
+  rules: z.array(PermissionRuleSchema).describe("Rules, checked together: the strongest wins."),
+}).superRefine((file, context) => {
+  const firstIndexOfId = new Map<string, number>();
+  file.rules.forEach((rule, index) => {
+    const id = ruleId(rule, index);
+    const earlier = firstIndexOfId.get(id);
+    if (earlier === undefined) firstIndexOfId.set(id, index);
+    else {
+      context.addIssue({
+        code: "custom",
+        path: ["rules", index, "id"],
+        message: `must be unique: "${id}" is also the id of rules[${earlier}]`,
+        input: rule.id,
+      });
+    }
+  });
+});
+
+/** A permissions file as written (rule ids optional), the input of {@linkcode PermissionsFileSchema}. */
+export type PermissionsFile = z.infer<typeof PermissionsFileSchema>;
+
+/** One rule as written, ids optional. */
+export type PermissionRuleInput = z.infer<typeof PermissionRuleSchema>;
+
+/**
+ * One rule after loading: like {@linkcode PermissionRuleInput}, with `id` always set (the given id,
+ * or `config:<index>`). Absent `tags`, `paths`, `commands` and `reason` stay absent: an absent filter
+ * means "any", which an empty list would not.
+ */
+export type PermissionRule = PermissionRuleInput & { id: string };
+
+/** Loaded permissions: the rules with their ids filled. */
+export interface LoadedPermissions {
+  rules: PermissionRule[];
+}
+
+/**
+ * The id a rule gets: its own, or `config:<index>` (0-based position in `rules`).
+ *
+ * @example
+ * ```ts
+ * import { ruleId } from "./permissions_schema.ts";
+ * console.assert(ruleId({ tools: ["*"], decision: "deny" }, 2) === "config:2");
+ * ```
+ */
+export function ruleId(rule: { id?: string | undefined }, index: number): string {
+  return rule.id ?? `config:${index}`;
+}
+
+/**
+ * Fills rule ids of a parsed permissions file (uniqueness is checked by
+ * {@linkcode PermissionsFileSchema}).
+ */
+export function withRuleIds(file: PermissionsFile): LoadedPermissions {
+  return { rules: file.rules.map((rule, index) => ({ ...rule, id: ruleId(rule, index) })) };
+}

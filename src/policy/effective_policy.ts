@@ -1,0 +1,318 @@
+/**
+ * The effective permission policy of a run: runtime safe defaults + config + skill requests +
+ * sandbox constraints, computed once, snapshotted to `policy.json`, and asked for every call.
+ *
+ * Order of a decision:
+ * 1. Sandbox constraints: a path the guard refused, or a write into a protected path → deny.
+ * 2. Every matching rule of the runtime, sandbox, skill and config layers is collected; deny beats
+ *    ask beats allow; within the same decision the earlier layer names the rule
+ *    (runtime, sandbox, skill, config).
+ * 3. No rule matched → the default layer: readonly tools allow, write tools ask.
+ *
+ * Runtime rules kagent-run always has: sensitive paths ask; tools with `requires_confirmation` ask;
+ * destructive or `dangerous`-tagged tools are off (deny) unless a config rule names them exactly
+ * (no wildcard) with allow or ask — `fs.*: allow` never turns on `fs.delete_file`.
+ * A skill rule can only ask or deny (its allow counts as ask), and a skill's `allowed_tools`
+ * narrows the tool set; neither can widen anything.
+ *
+ * @module
+ */
+
+import { createHash } from "node:crypto";
+import type { ToolDescriptor } from "../tools/tool_definition.ts";
+import {
+  type Decision,
+  matchesCall,
+  matchesTool,
+  NO_TARGETS,
+  type PolicyDecision,
+  type PolicyLayer,
+  type PolicyRule,
+  type TargetScope,
+} from "./policy_rule.ts";
+import picomatch from "picomatch";
+import { isWithin } from "../sandbox/path_guard.ts";
+
+/** A permissions.json rule as loaded from config (ids filled in). */
+export interface ConfigRule {
+  id: string;
+  tools: string[];
+  tags?: string[] | undefined;
+  paths?: string[] | undefined;
+  commands?: string[] | undefined;
+  decision: Decision;
+  reason?: string | undefined;
+}
+
+/** What a skill asks for: rules (ask/deny only) and a narrowing of the tool set. */
+export interface SkillRequest {
+  skill: string;
+  /** Tool-name patterns the skill may use; the run's tool set becomes the intersection. */
+  allowed_tools?: string[];
+  rules?: Omit<ConfigRule, "id">[];
+}
+
+/** Inputs of {@linkcode EffectivePolicy.compute}. */
+export interface PolicyInputs {
+  /** Every registered tool. */
+  tools: ToolDescriptor[];
+  /** Canonical workspace path, for path rules. */
+  workspace: string;
+  /** Rules from permissions.json, in file order. */
+  configRules: ConfigRule[];
+  /** Where they came from: a file path, `inline`, or null when none. */
+  configSource: string | null;
+  skillRequests?: SkillRequest[];
+  /** Roots and protected paths, recorded in the snapshot. */
+  sandbox: Record<string, unknown>;
+  /**
+   * The current run's own folders (`workspace/`, `deliverables/`, real paths): writes that stay
+   * inside them are allowed by default, since they exist to be written. @default []
+   */
+  runFolders?: string[];
+}
+
+/** The tool-level view of one tool, for `kagent-run policy` and the snapshot. */
+export interface ToolPolicy {
+  tool: string;
+  /** The decision for a call that touches no path. */
+  decision: Decision;
+  rule: string;
+  layer: PolicyLayer;
+  reason: string;
+  /** In the run's effective tool set (a tool-level deny removes it). */
+  available: boolean;
+  /** Rules with paths or commands that may change the decision per call. */
+  conditional_rules: string[];
+}
+
+/** Runtime rule ids, stable for users' scripts and audits. */
+export const RUNTIME_RULES = {
+  pathGuard: "sandbox:path-guard",
+  protectedPath: "sandbox:protected-path",
+  sensitivePath: "runtime:sensitive-path",
+  requiresConfirmation: "runtime:requires-confirmation",
+  destructiveOff: "runtime:destructive-off",
+  skillNarrowing: "skill:allowed-tools",
+  defaultReadonly: "default:readonly-allow",
+  defaultWrite: "default:write-ask",
+  defaultRunFolders: "default:run-folders-allow",
+} as const;
+
+const LAYER_ORDER: PolicyLayer[] = ["runtime", "sandbox", "skill", "config", "default"];
+const DECISION_RANK: Record<Decision, number> = { allow: 0, ask: 1, deny: 2 };
+
+/**
+ * The computed policy. Immutable; {@linkcode EffectivePolicy.decide} is pure apart from reading
+ * the scope the guard produced.
+ */
+export class EffectivePolicy {
+  readonly rules: readonly PolicyRule[];
+  readonly tools: readonly ToolPolicy[];
+  readonly hash: string;
+  readonly #inputs: PolicyInputs;
+  readonly #narrowedOut: Map<string, string>;
+
+  private constructor(inputs: PolicyInputs, rules: PolicyRule[], narrowedOut: Map<string, string>) {
+    this.#inputs = inputs;
+    this.rules = rules;
+    this.#narrowedOut = narrowedOut;
+    this.tools = inputs.tools.map((tool) => this.#toolPolicy(tool));
+    this.hash = createHash("sha256").update(JSON.stringify(this.#body())).digest("hex");
+  }
+
+  /** Computes the policy from its layers. */
+  static compute(inputs: PolicyInputs): EffectivePolicy {
+    const rules: PolicyRule[] = [];
+    const narrowedOut = new Map<string, string>();
+    for (const request of inputs.skillRequests ?? []) {
+      (request.rules ?? []).forEach((rule, index) => {
+        const decision: Decision = rule.decision === "deny" ? "deny" : "ask";
+        rules.push(definedOnly({
+          ...rule,
+          id: `skill:${request.skill}:${index}`,
+          layer: "skill",
+          decision,
+          reason: rule.reason ?? `requested by skill "${request.skill}"${rule.decision === "allow" ? " (a skill cannot allow: asked instead)" : ""}`,
+        }));
+      });
+      if (request.allowed_tools !== undefined) {
+        const allowed = request.allowed_tools;
+        for (const tool of inputs.tools) {
+          if (!picomatch.isMatch(tool.name, allowed) && !narrowedOut.has(tool.name)) {
+            narrowedOut.set(tool.name, request.skill);
+          }
+        }
+      }
+    }
+    for (const rule of inputs.configRules) rules.push(definedOnly({ ...rule, layer: "config" }));
+    return new EffectivePolicy(inputs, rules, narrowedOut);
+  }
+
+  /**
+   * Decides one call.
+   *
+   * @param tool The tool called.
+   * @param scope Its targets as the path guard resolved them.
+   */
+  decide(tool: ToolDescriptor, scope: TargetScope): PolicyDecision {
+    // 1. Sandbox constraints, before any rule: nothing can allow past them.
+    for (const path of scope.paths) {
+      if (path.protected !== null) {
+        return {
+          decision: "deny",
+          rule: RUNTIME_RULES.protectedPath,
+          layer: "sandbox",
+          reason: `"${path.display}" is inside the protected path "${path.protected}", which tools never write`,
+          error_type: "permission_denied",
+        };
+      }
+    }
+    const candidates: PolicyDecision[] = [];
+    const narrowedBy = this.#narrowedOut.get(tool.name);
+    if (narrowedBy !== undefined) {
+      candidates.push({
+        decision: "deny",
+        rule: RUNTIME_RULES.skillNarrowing,
+        layer: "skill",
+        reason: `skill "${narrowedBy}" does not list "${tool.name}" in its allowed tools`,
+        error_type: "permission_denied",
+      });
+    }
+    // 2. Runtime rules.
+    if (this.#isDestructive(tool) && !this.#enabledExplicitly(tool)) {
+      candidates.push({
+        decision: "deny",
+        rule: RUNTIME_RULES.destructiveOff,
+        layer: "runtime",
+        reason: `"${tool.name}" is destructive or dangerous and off by default; enable it with a permissions rule whose "tools" names it exactly`,
+        error_type: "permission_denied",
+      });
+    }
+    for (const path of scope.paths) {
+      if (path.sensitive !== null) {
+        candidates.push({
+          decision: "ask",
+          rule: RUNTIME_RULES.sensitivePath,
+          layer: "runtime",
+          reason: `"${path.display}" matches the sensitive pattern "${path.sensitive}"`,
+          error_type: "sensitive_path",
+        });
+      }
+    }
+    if (tool.annotations.requires_confirmation) {
+      candidates.push({
+        decision: "ask",
+        rule: RUNTIME_RULES.requiresConfirmation,
+        layer: "runtime",
+        reason: `"${tool.name}" requires confirmation for every call`,
+        error_type: null,
+      });
+    }
+    // 3. Skill and config rules.
+    for (const rule of this.rules) {
+      if (!matchesCall(rule, tool, scope, this.#inputs.workspace)) continue;
+      candidates.push({
+        decision: rule.decision,
+        rule: rule.id,
+        layer: rule.layer,
+        reason: rule.reason ?? `rule "${rule.id}" (${rule.layer}) says ${rule.decision}`,
+        error_type: rule.decision === "deny" ? "permission_denied" : null,
+      });
+    }
+    if (candidates.length > 0) return strongest(candidates);
+    // 4. Defaults.
+    const runFolders = this.#inputs.runFolders ?? [];
+    if (
+      tool.permission === "write" && scope.paths.length > 0 &&
+      scope.paths.every((path) => runFolders.some((folder) => isWithin(path.real, folder)))
+    ) {
+      return {
+        decision: "allow",
+        rule: RUNTIME_RULES.defaultRunFolders,
+        layer: "default",
+        reason: "writes into the run's own workspace/ and deliverables/ are allowed by default",
+        error_type: null,
+      };
+    }
+    return tool.permission === "readonly"
+      ? { decision: "allow", rule: RUNTIME_RULES.defaultReadonly, layer: "default", reason: "readonly tools are allowed by default", error_type: null }
+      : { decision: "ask", rule: RUNTIME_RULES.defaultWrite, layer: "default", reason: "write tools ask by default", error_type: null };
+  }
+
+  /** The tool-level view of `name`, or undefined for an unknown tool. */
+  toolPolicy(name: string): ToolPolicy | undefined {
+    return this.tools.find((tool) => tool.tool === name);
+  }
+
+  /** Tells whether `name` is in the run's effective tool set. */
+  isAvailable(name: string): boolean {
+    return this.toolPolicy(name)?.available ?? false;
+  }
+
+  /** The `policy.json` snapshot: layers, rules, per-tool decisions, and the hash of all of it. */
+  snapshot(): Record<string, unknown> {
+    return { ...this.#body(), hash: this.hash };
+  }
+
+  #body(): Record<string, unknown> {
+    return {
+      format: "kagent-run/policy@1",
+      precedence: "sandbox constraints first; then deny > ask > allow across runtime, sandbox, skill and config rules; defaults last",
+      layers: {
+        runtime: {
+          rules: Object.values(RUNTIME_RULES).filter((id) => id.startsWith("runtime:")),
+          defaults: [RUNTIME_RULES.defaultReadonly, RUNTIME_RULES.defaultRunFolders, RUNTIME_RULES.defaultWrite],
+          run_folders: this.#inputs.runFolders ?? [],
+        },
+        sandbox: this.#inputs.sandbox,
+        config: { source: this.#inputs.configSource, rules: this.rules.filter((rule) => rule.layer === "config") },
+        skill: {
+          requests: this.#inputs.skillRequests ?? [],
+          rules: this.rules.filter((rule) => rule.layer === "skill"),
+          narrowed_out: Object.fromEntries(this.#narrowedOut),
+        },
+      },
+      tools: this.tools,
+    };
+  }
+
+  #toolPolicy(tool: ToolDescriptor): ToolPolicy {
+    const decision = this.decide(tool, NO_TARGETS);
+    const conditional = this.rules
+      .filter((rule) => matchesTool(rule, tool) && ((rule.paths?.length ?? 0) > 0 || (rule.commands?.length ?? 0) > 0))
+      .map((rule) => rule.id);
+    return {
+      tool: tool.name,
+      decision: decision.decision,
+      rule: decision.rule,
+      layer: decision.layer,
+      reason: decision.reason,
+      // A tool-level deny matches every call of the tool (deny beats any path rule): remove it.
+      available: decision.decision !== "deny",
+      conditional_rules: conditional,
+    };
+  }
+
+  #isDestructive(tool: ToolDescriptor): boolean {
+    return tool.annotations.destructive || tool.tags.includes("dangerous") || tool.tags.includes("destructive");
+  }
+
+  #enabledExplicitly(tool: ToolDescriptor): boolean {
+    return this.#inputs.configRules.some((rule) => rule.decision !== "deny" && rule.tools.includes(tool.name));
+  }
+}
+
+function strongest(candidates: PolicyDecision[]): PolicyDecision {
+  return candidates.reduce((best, candidate) => {
+    const rank = DECISION_RANK[candidate.decision] - DECISION_RANK[best.decision];
+    if (rank > 0) return candidate;
+    if (rank === 0 && LAYER_ORDER.indexOf(candidate.layer) < LAYER_ORDER.indexOf(best.layer)) return candidate;
+    return best;
+  });
+}
+
+/** Drops keys whose value is undefined (exactOptionalPropertyTypes). */
+function definedOnly<T extends object>(value: T): PolicyRule {
+  return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as unknown as PolicyRule;
+}

@@ -1,0 +1,8 @@
+/**
+ * The application policy: rules, layers, the effective policy of a run, and its decisions.
+ *
+ * @module
+ */
+
+export * from "./policy_rule.ts";
+export * from "./effective_policy.ts";

@@ -1,0 +1,94 @@
+/**
+ * Policy rules and decisions: the shapes every layer shares, and how a rule matches a call.
+ *
+ * @module
+ */
+
+import picomatch from "picomatch";
+import * as nodePath from "node:path";
+import type { ErrorType } from "../tools/tool_result.ts";
+import type { ToolDescriptor } from "../tools/tool_definition.ts";
+import type { ResolvedPath } from "../sandbox/path_guard.ts";
+
+/** The three decisions. Across layers: deny beats ask beats allow. */
+export type Decision = "allow" | "ask" | "deny";
+
+/**
+ * Where a rule comes from. `runtime` rules are kagent-run's own and cannot be overridden; `sandbox`
+ * comes from the roots and protected paths; `config` from permissions.json; `skill` from loaded
+ * skills (ask or narrow only); `default` applies when no other rule matched.
+ */
+export type PolicyLayer = "runtime" | "sandbox" | "config" | "skill" | "default";
+
+/** A rule in the permissions.json format (ARCHITECTURE §4), with the layer it belongs to. */
+export interface PolicyRule {
+  /** Unique within the effective policy, e.g. `config:0` or `runtime:protected-path`. */
+  id: string;
+  layer: PolicyLayer;
+  /** Glob patterns over canonical tool names: `fs.*`, `*`, `fs.read_file`. */
+  tools: readonly string[];
+  /** The tool must carry every listed tag. */
+  tags?: readonly string[];
+  /** Glob patterns over paths relative to the workspace (or absolute). */
+  paths?: readonly string[];
+  /** Program names for command tools (argv[0] basename). Matches no call without a command. */
+  commands?: readonly string[];
+  decision: Decision;
+  reason?: string;
+}
+
+/** The outcome of a decision: what, which rule, which layer, why. */
+export interface PolicyDecision {
+  decision: Decision;
+  /** The id of the rule that decided. */
+  rule: string;
+  layer: PolicyLayer;
+  /** A sentence for people: why this decision. */
+  reason: string;
+  /** For deny: the `error.type` the result carries (`permission_denied`, `path_outside_sandbox`…); null otherwise. */
+  error_type: ErrorType | null;
+}
+
+/** What a call touches, after the path guard resolved every path. */
+export interface TargetScope {
+  paths: ResolvedPath[];
+}
+
+/** An empty {@linkcode TargetScope}: the tool-level view used by `tools` and `policy`. */
+export const NO_TARGETS: TargetScope = { paths: [] };
+
+/** Tells whether `rule` names `tool` and carries its tags (ignoring paths and commands). */
+export function matchesTool(rule: PolicyRule, tool: ToolDescriptor): boolean {
+  if (!picomatch.isMatch(tool.name, [...rule.tools], { dot: true })) return false;
+  return (rule.tags ?? []).every((tag) => tool.tags.includes(tag));
+}
+
+/**
+ * Tells whether `rule` applies to a call of `tool` on `scope`. A rule with `paths` applies when a
+ * path target matches: for allow every path target must match (an allow never covers a path it
+ * does not name); for ask and deny one is enough. A rule with `commands` never matches a call
+ * without a command target (commands come with command tools).
+ */
+export function matchesCall(rule: PolicyRule, tool: ToolDescriptor, scope: TargetScope, workspace: string): boolean {
+  if (!matchesTool(rule, tool)) return false;
+  if (rule.commands !== undefined && rule.commands.length > 0) return false;
+  if (rule.paths === undefined || rule.paths.length === 0) return true;
+  if (scope.paths.length === 0) return false;
+  const matches = scope.paths.map((path) => pathMatches(rule.paths ?? [], path, workspace));
+  return rule.decision === "allow" ? matches.every(Boolean) : matches.some(Boolean);
+}
+
+/**
+ * A path matches a pattern when its real path (relative to the workspace, or absolute) or its
+ * requested spelling does. Relative patterns are relative to the workspace; `src/**` also covers
+ * `src` itself.
+ */
+export function pathMatches(patterns: readonly string[], path: ResolvedPath, workspace: string): boolean {
+  const candidates = new Set<string>([path.real]);
+  const relative = nodePath.relative(workspace, path.real);
+  if (!relative.startsWith("..") && !nodePath.isAbsolute(relative)) candidates.add(relative === "" ? "." : relative);
+  const expanded = patterns.flatMap((pattern) =>
+    pattern.endsWith("/**") ? [pattern, pattern.slice(0, -3)] : [pattern]
+  );
+  return [...candidates].some((candidate) => picomatch.isMatch(candidate, expanded, { dot: true }));
+}

@@ -1,0 +1,109 @@
+/**
+ * Pipeline step 2: arguments arrive as JSON text; cap size and depth before parsing, then check the
+ * schema without coercion.
+ *
+ * @module
+ */
+
+import type { RegisteredTool } from "../tools/registry.ts";
+import { failure, type ToolOutcome } from "../tools/tool_result.ts";
+
+/** Limits of {@linkcode parseArguments}. */
+export interface ArgumentLimits {
+  /** Largest arguments text in UTF-8 bytes. @default 1_048_576 */
+  maxBytes: number;
+  /** Deepest nesting of arrays and objects. @default 32 */
+  maxDepth: number;
+}
+
+/** Default {@linkcode ArgumentLimits}. */
+export const DEFAULT_ARGUMENT_LIMITS: ArgumentLimits = { maxBytes: 1_048_576, maxDepth: 32 };
+
+/**
+ * Parses and validates the arguments of one call.
+ *
+ * @param text JSON text from the model (an empty string means `{}`).
+ * @returns the arguments object, or an `invalid_arguments` outcome saying what is wrong and where.
+ */
+export function parseArguments(
+  tool: RegisteredTool,
+  text: string,
+  limits: ArgumentLimits = DEFAULT_ARGUMENT_LIMITS,
+): { arguments: Record<string, unknown> } | { failure: ToolOutcome } {
+  const name = tool.definition.name;
+  const refuse = (reason: string, details: Record<string, unknown> = {}) => ({
+    failure: failure("invalid_arguments", `Cannot call tool "${name}": ${reason}`, details),
+  });
+  if (typeof text !== "string") return refuse("arguments must be JSON text");
+  // A UTF-16 code unit is at most 3 UTF-8 bytes: skip the exact count for small inputs.
+  if (text.length * 3 > limits.maxBytes) {
+    const bytes = new TextEncoder().encode(text).byteLength;
+    if (bytes > limits.maxBytes) {
+      return refuse(`arguments are ${bytes} bytes, more than the limit of ${limits.maxBytes}`, { bytes, limit: limits.maxBytes });
+    }
+  }
+  const depth = nestingDepth(text);
+  if (depth > limits.maxDepth) {
+    return refuse(`arguments are nested ${depth} levels deep, more than the limit of ${limits.maxDepth}`, { depth, limit: limits.maxDepth });
+  }
+  let value: unknown;
+  try {
+    value = text.trim() === "" ? {} : JSON.parse(text);
+  } catch (error) {
+    return refuse(`arguments are not valid JSON (${(error as Error).message})`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return refuse("arguments must be a JSON object");
+  }
+  const nonFinite = findNonFinite(value);
+  if (nonFinite !== null) return refuse(`argument "${nonFinite}" must be a finite number`, { argument: nonFinite });
+  if (!tool.validate(value)) {
+    const issue = tool.validate.errors?.[0];
+    const at = issue?.instancePath ? issue.instancePath.slice(1).replaceAll("/", ".") : "";
+    let reason = issue?.message ?? "they do not match the schema";
+    if (issue?.keyword === "additionalProperties") {
+      const key = (issue.params as { additionalProperty?: string }).additionalProperty;
+      reason = `"${key}" is not a known argument${at ? ` of "${at}"` : ""}`;
+    } else if (issue?.keyword === "required") {
+      const key = (issue.params as { missingProperty?: string }).missingProperty;
+      reason = `"${at ? `${at}.` : ""}${key}" is required`;
+    } else if (issue?.keyword === "enum") {
+      const allowed = (issue.params as { allowedValues?: unknown[] }).allowedValues ?? [];
+      reason = `"${at}" must be one of ${allowed.map((item) => JSON.stringify(item)).join(", ")}`;
+    } else if (at) {
+      reason = `"${at}" ${reason}`;
+    } else {
+      reason = `arguments ${reason}`;
+    }
+    return refuse(reason, { errors: tool.validate.errors ?? [] });
+  }
+  return { arguments: value as Record<string, unknown> };
+}
+
+/** Deepest `[`/`{` nesting in JSON text, ignoring brackets inside strings. O(n), no parsing. */
+export function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index += 1) {
+    const character = text.charCodeAt(index);
+    if (inString) {
+      if (character === 0x5c) index += 1; // backslash escapes the next character
+      else if (character === 0x22) inString = false;
+    } else if (character === 0x22) inString = true;
+    else if (character === 0x7b || character === 0x5b) deepest = Math.max(deepest, ++depth);
+    else if (character === 0x7d || character === 0x5d) depth -= 1;
+  }
+  return deepest;
+}
+
+/** JSON.parse turns `1e309` into Infinity; find such a number and name where it is. */
+function findNonFinite(value: unknown, path = ""): string | null {
+  if (typeof value === "number") return Number.isFinite(value) ? null : path || "(top level)";
+  if (typeof value !== "object" || value === null) return null;
+  for (const [key, child] of Object.entries(value)) {
+    const found = findNonFinite(child, path ? `${path}.${key}` : key);
+    if (found !== null) return found;
+  }
+  return null;
+}

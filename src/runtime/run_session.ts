@@ -1,0 +1,179 @@
+/**
+ * Wires a run together from a loaded config: the path guard, the registry, the effective policy,
+ * the run folder and its audit, the tool Worker, and the runtime.
+ *
+ * @module
+ */
+
+import * as nodePath from "node:path";
+import { ArtifactStore, AuditRecorder, Redactor, RunFolder } from "../audit/mod.ts";
+import type { LoadedConfig } from "../config/mod.ts";
+import { EffectivePolicy, type SkillRequest } from "../policy/effective_policy.ts";
+import { DEFAULT_SENSITIVE_PATTERNS, PathGuard } from "../sandbox/path_guard.ts";
+import { computeWorkerPermissions, ToolWorker, type WorkerPermissions } from "../sandbox/tool_worker.ts";
+import { ToolRegistry } from "../tools/registry.ts";
+import { describeTool, type ToolDefinition } from "../tools/tool_definition.ts";
+import { builtinTools } from "../toolsets/mod.ts";
+import { ToolRuntime } from "./tool_runtime.ts";
+
+/** Options shared by {@linkcode preparePolicy} and {@linkcode openRunSession}. */
+export interface SessionOptions {
+  /** The tools to register. @default builtinTools() */
+  tools?: ToolDefinition<never>[];
+  /** The tool Worker's entry module (tests serve extra tools). @default worker_main.ts */
+  workerEntry?: URL;
+  skillRequests?: SkillRequest[];
+  /** Reads an environment variable (for secret redaction); undefined when unset or not permitted. */
+  env?: (name: string) => string | undefined;
+  /** @default () => new Date() */
+  now?: () => Date;
+}
+
+/** The policy side of a session, without a run folder (for `tools` and `policy`). */
+export interface PreparedPolicy {
+  guard: PathGuard;
+  registry: ToolRegistry;
+  policy: EffectivePolicy;
+  /** The Deno permissions the tool Worker gets. */
+  workerPermissions: WorkerPermissions;
+}
+
+/**
+ * Computes the guard, registry and effective policy of a config.
+ *
+ * @param runWriteRoots The run's workspace/ and deliverables/ (absolute), when a run exists.
+ * @throws {TypeError} when a root cannot be canonicalised; {@linkcode ToolRegistrationError} on a
+ * bad tool definition.
+ */
+export async function preparePolicy(
+  config: LoadedConfig,
+  options: SessionOptions = {},
+  runWriteRoots: string[] = [],
+): Promise<PreparedPolicy> {
+  const home = readEnvironment(options.env, "HOME") ?? null;
+  const protectedPaths = [config.runs_dir, config.configPath];
+  if (config.permissionsPath !== null) protectedPaths.push(config.permissionsPath);
+  const guard = await PathGuard.create({
+    workspace: config.workspace,
+    readRoots: config.sandbox.read_roots,
+    writeRoots: [...config.sandbox.write_roots, ...runWriteRoots],
+    protectedPaths,
+    writableExceptions: runWriteRoots,
+    sensitivePatterns: [...DEFAULT_SENSITIVE_PATTERNS, ...config.sandbox.sensitive_paths],
+    home,
+    walkExclusions: [config.runs_dir],
+  });
+  const registry = new ToolRegistry();
+  for (const tool of options.tools ?? builtinTools()) registry.register(tool);
+  const workerPermissions = computeWorkerPermissions(guard);
+  const policy = EffectivePolicy.compute({
+    tools: registry.list().map((registered) => describeTool(registered.definition)),
+    workspace: guard.workspace,
+    configRules: config.permissions.rules,
+    configSource: config.permissionsPath ?? (config.permissions.rules.length > 0 ? "inline" : null),
+    skillRequests: options.skillRequests ?? [],
+    runFolders: guard.writableExceptions.slice(),
+    sandbox: {
+      workspace: guard.workspace,
+      read_roots: guard.readRoots,
+      write_roots: guard.writeRoots,
+      protected_paths: [...guard.protectedPaths, "any .git folder"],
+      writable_exceptions: guard.writableExceptions,
+      sensitive_patterns: guard.sensitivePatterns,
+      outside_always: ["/proc", "/sys", "/dev"],
+      deno_permissions: workerPermissions,
+    },
+  });
+  return { guard, registry, policy, workerPermissions };
+}
+
+/** An open run: everything a call or an agent needs, and how to close it. */
+export interface RunSession extends PreparedPolicy {
+  config: LoadedConfig;
+  folder: RunFolder;
+  recorder: AuditRecorder;
+  runtime: ToolRuntime;
+  /** Stops the Worker and flushes the audit. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens a run: creates `runs/<id>/`, writes `policy.json` and the `run.started` event, starts the
+ * tool Worker.
+ */
+export async function openRunSession(config: LoadedConfig, options: SessionOptions = {}): Promise<RunSession> {
+  const now = options.now ?? (() => new Date());
+  const folder = await RunFolder.create(config.runs_dir, { now: now() });
+  const prepared = await preparePolicy(config, options, [folder.paths.workspace, folder.paths.deliverables]);
+  const redactor = Redactor.fromEnvironment(config.audit.secret_env, (name) => readEnvironment(options.env, name));
+  const recorder = new AuditRecorder({ folder, redactor, now });
+  await recorder.writePolicy(prepared.policy.snapshot());
+  await recorder.event("run.started", {
+    config: config.configPath,
+    workspace: prepared.guard.workspace,
+    run_dir: folder.dir,
+    policy_hash: prepared.policy.hash,
+    tools: prepared.policy.tools.filter((tool) => tool.available).map((tool) => tool.tool),
+  });
+  let worker: ToolWorker;
+  try {
+    worker = await ToolWorker.start({
+      guard: prepared.guard,
+      run: { run_id: folder.id, workspace: folder.paths.workspace, deliverables: folder.paths.deliverables },
+      permissions: prepared.workerPermissions,
+      ...(options.workerEntry === undefined ? {} : { entry: options.workerEntry }),
+    });
+  } catch (error) {
+    await recorder.error({ source: "runtime", message: `Cannot start the tool Worker: ${String(error)}` });
+    await recorder.close();
+    throw error;
+  }
+  const artifacts = new ArtifactStore({
+    artifactsDir: folder.paths.artifacts,
+    runDir: folder.dir,
+    maxBytes: config.limits.max_artifact_bytes,
+  });
+  const runtime = new ToolRuntime({
+    ...prepared,
+    worker,
+    recorder,
+    redactor,
+    artifacts,
+    limits: {
+      maxBytes: config.limits.max_argument_bytes,
+      maxDepth: config.limits.max_argument_depth,
+      maxOutputBytes: config.limits.max_output_bytes,
+    },
+    now,
+  });
+  let closed = false;
+  return {
+    ...prepared,
+    config,
+    folder,
+    recorder,
+    runtime,
+    async close() {
+      if (closed) return;
+      closed = true;
+      worker.terminate();
+      await recorder.close();
+    },
+  };
+}
+
+/** Reads an environment variable through `env`, or Deno.env when permitted. */
+function readEnvironment(env: SessionOptions["env"], name: string): string | undefined {
+  if (env !== undefined) return env(name);
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The run's path relative to the current folder, for messages. */
+export function displayRunDir(dir: string): string {
+  const relative = nodePath.relative(Deno.cwd(), dir);
+  return relative.startsWith("..") ? dir : relative;
+}

@@ -1,0 +1,48 @@
+/**
+ * Pipeline step 7: shape an outcome into what the model and the logs see. Secrets are redacted
+ * first; an output above the inline cap is kept whole (redacted) as an artifact and cut inline.
+ *
+ * @module
+ */
+
+import type { ArtifactStore, Redactor } from "../audit/mod.ts";
+import type { ArtifactRef, ToolOutcome } from "../tools/tool_result.ts";
+
+/** What shaping produces: the redacted outcome and any artifacts written. */
+export interface ShapedOutcome {
+  outcome: ToolOutcome;
+  artifacts: ArtifactRef[];
+}
+
+/**
+ * Redacts and caps an outcome.
+ *
+ * @param maxOutputBytes Largest inline output in UTF-8 bytes; beyond it the head is kept inline
+ * with a note naming the artifact.
+ */
+export async function shape(
+  outcome: ToolOutcome,
+  redactor: Redactor,
+  artifacts: ArtifactStore,
+  maxOutputBytes: number,
+): Promise<ShapedOutcome> {
+  const output = redactor.redactText(outcome.output);
+  const shaped: ToolOutcome = {
+    ok: outcome.ok,
+    summary: redactor.redactText(outcome.summary),
+    output,
+    data: redactor.redactValue(outcome.data),
+    error: outcome.error === null ? null : {
+      type: outcome.error.type,
+      message: redactor.redactText(outcome.error.message),
+      details: redactor.redactValue(outcome.error.details) as Record<string, unknown>,
+    },
+  };
+  const bytes = new TextEncoder().encode(output);
+  if (bytes.byteLength <= maxOutputBytes) return { outcome: shaped, artifacts: [] };
+  const stored = await artifacts.store(bytes, "text/plain; charset=utf-8");
+  const head = new TextDecoder().decode(bytes.subarray(0, maxOutputBytes)).replace(/\uFFFD+$/, "");
+  shaped.output = `${head}\n… [output cut at ${maxOutputBytes} of ${bytes.byteLength} bytes; full output in ${stored.ref}]`;
+  const { ref, sha256, bytes: storedBytes, media_type } = stored;
+  return { outcome: shaped, artifacts: [{ ref, sha256, bytes: storedBytes, media_type }] };
+}

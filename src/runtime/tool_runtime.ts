@@ -1,0 +1,132 @@
+/**
+ * The pipeline of one tool call (ARCHITECTURE §2), in order: lookup, parse and check, decide,
+ * approve, execute in the Worker, shape, record. Every call ends in exactly one
+ * {@linkcode ToolResult}; nothing here throws into the caller.
+ *
+ * @module
+ */
+
+import type { AuditRecorder, ArtifactStore, Redactor } from "../audit/mod.ts";
+import type { EffectivePolicy } from "../policy/effective_policy.ts";
+import type { PolicyDecision } from "../policy/policy_rule.ts";
+import type { PathGuard } from "../sandbox/path_guard.ts";
+import type { ToolWorker } from "../sandbox/tool_worker.ts";
+import type { ToolRegistry } from "../tools/registry.ts";
+import { failure, type ToolOutcome, type ToolResult } from "../tools/tool_result.ts";
+import { approve } from "./approve.ts";
+import { decide } from "./decide.ts";
+import { type ArgumentLimits, parseArguments } from "./parse_arguments.ts";
+import { record } from "./record.ts";
+import { shape } from "./shape.ts";
+import type { ToolCall } from "./tool_call.ts";
+
+/** What the runtime is built from; one per run. */
+export interface ToolRuntimeOptions {
+  registry: ToolRegistry;
+  policy: EffectivePolicy;
+  guard: PathGuard;
+  worker: ToolWorker;
+  recorder: AuditRecorder;
+  redactor: Redactor;
+  artifacts: ArtifactStore;
+  limits: ArgumentLimits & { maxOutputBytes: number };
+  /** @default () => new Date() */
+  now?: () => Date;
+}
+
+/** Runs tool calls through the whole pipeline. */
+export class ToolRuntime {
+  readonly #options: ToolRuntimeOptions;
+  readonly #now: () => Date;
+
+  constructor(options: ToolRuntimeOptions) {
+    this.#options = options;
+    this.#now = options.now ?? (() => new Date());
+  }
+
+  /**
+   * Runs one call. Never rejects; a fault inside the pipeline itself becomes `internal_error`.
+   *
+   * @param signal Aborts a running handler (result `aborted`).
+   */
+  async call(call: ToolCall, signal?: AbortSignal): Promise<ToolResult> {
+    const started = this.#now();
+    const { registry, recorder } = this.#options;
+    const registered = registry.get(call.name);
+    await recorder.event("tool.started", { tool_call_id: call.id, tool: call.name });
+    let decision: PolicyDecision | null = null;
+    let params: unknown = call.arguments;
+    let outcome: ToolOutcome;
+    try {
+      const steps = await this.#run(call, signal);
+      outcome = steps.outcome;
+      decision = steps.decision;
+      params = steps.params ?? params;
+    } catch (error) {
+      outcome = failure("internal_error", `Cannot call tool "${call.name}": ${error instanceof Error ? error.message : String(error)}`);
+    }
+    let shaped: Awaited<ReturnType<typeof shape>>;
+    try {
+      shaped = await shape(outcome, this.#options.redactor, this.#options.artifacts, this.#options.limits.maxOutputBytes);
+    } catch (error) {
+      shaped = { outcome: failure("internal_error", `Cannot keep the output of "${call.name}": ${String(error)}`), artifacts: [] };
+    }
+    const ended = this.#now();
+    const result: ToolResult = {
+      tool_call_id: call.id,
+      tool: call.name,
+      ok: shaped.outcome.ok,
+      summary: shaped.outcome.summary,
+      output: shaped.outcome.output,
+      data: shaped.outcome.data,
+      artifacts: shaped.artifacts,
+      error: shaped.outcome.error,
+      duration_ms: ended.getTime() - started.getTime(),
+    };
+    await record(recorder, {
+      result,
+      risk_level: registered?.definition.annotations.risk_level ?? null,
+      started,
+      ended,
+      params,
+      arguments_text: call.arguments,
+      decision,
+    });
+    return result;
+  }
+
+  async #run(
+    call: ToolCall,
+    signal: AbortSignal | undefined,
+  ): Promise<{ outcome: ToolOutcome; decision: PolicyDecision | null; params?: unknown }> {
+    const { registry, policy, guard, worker, limits } = this.#options;
+    // 1. Lookup: registered and in this run's effective tool set.
+    const registered = registry.get(call.name);
+    if (registered === undefined || !policy.isAvailable(call.name)) {
+      const why = registered === undefined
+        ? "no tool has this name"
+        : `it is not in this run's tool set (${policy.toolPolicy(call.name)?.reason ?? "denied"})`;
+      return { outcome: failure("tool_not_available", `Cannot call tool "${call.name}": ${why}`), decision: null };
+    }
+    const tool = registered.definition;
+    // 2. Parse and check.
+    const parsed = parseArguments(registered, call.arguments, limits);
+    if ("failure" in parsed) return { outcome: parsed.failure, decision: null };
+    const args = parsed.arguments;
+    // 3. Hooks: PreToolUse hooks come with approvals (a later step); none are configured yet.
+    // 4. Decide.
+    const decided = await decide(tool, args, guard, policy);
+    const { decision } = decided;
+    if (decision.decision === "deny") {
+      const message = decided.refusal?.message ?? `Cannot call tool "${call.name}": ${decision.reason}`;
+      const details = { ...(decided.refusal?.details ?? {}), rule: decision.rule, layer: decision.layer };
+      return { outcome: failure(decision.error_type ?? "permission_denied", message, details), decision, params: args };
+    }
+    // 5. Approve.
+    const refusal = approve(call.name, decision, decided.scope);
+    if (refusal !== null) return { outcome: refusal, decision, params: args };
+    // 6. Execute in the Worker.
+    const outcome = await worker.execute(call.name, call.id, args, signal);
+    return { outcome, decision, params: args };
+  }
+}

@@ -1,0 +1,201 @@
+/**
+ * The main-thread side of the tool sandbox (layer 2, ARCHITECTURE §3): a Deno Worker whose
+ * `deno.permissions` are computed from the effective policy, so a handler that skips the path
+ * guard still cannot read or write outside the roots. Needs `--unstable-worker-options`.
+ *
+ * @module
+ */
+
+import type { PathGuard } from "./path_guard.ts";
+import type { HostMessage, WorkerMessage } from "./worker_protocol.ts";
+import type { RunLocations } from "../tools/tool_definition.ts";
+import { failure, type ToolOutcome } from "../tools/tool_result.ts";
+
+/**
+ * The Deno permissions of the tool Worker. Paths are absolute and canonical. Everything that is not
+ * a path list is off: no network, environment, subprocesses, FFI, system information or imports.
+ */
+export interface WorkerPermissions {
+  read: string[];
+  write: string[];
+  net: false;
+  env: false;
+  run: false;
+  ffi: false;
+  sys: false;
+  import: false;
+}
+
+/**
+ * Computes the Worker's permissions from the guard: read = every read and write root (the
+ * workspace, `sandbox.read_roots`, `sandbox.write_roots`, the run's workspace/ and deliverables/);
+ * write = the write roots only. Deno has no deny list for Workers, so protected paths inside a
+ * write root (the runs folder, `.git`) are kept by the path guard alone.
+ *
+ * @param extraRead Further read-only folders (later: skill folders).
+ */
+export function computeWorkerPermissions(guard: PathGuard, extraRead: readonly string[] = []): WorkerPermissions {
+  return {
+    read: [...new Set([...guard.allReadRoots, ...extraRead])],
+    write: guard.allWriteRoots,
+    net: false,
+    env: false,
+    run: false,
+    ffi: false,
+    sys: false,
+    import: false,
+  };
+}
+
+/** Options of {@linkcode ToolWorker.start}. */
+export interface ToolWorkerOptions {
+  guard: PathGuard;
+  run: RunLocations;
+  permissions: WorkerPermissions;
+  /** The Worker's entry module. @default src/sandbox/worker_main.ts (the built-in tools) */
+  entry?: URL;
+  /** How long a handler may take to stop after an abort, in ms, before the Worker is replaced. @default 2000 */
+  abortGraceMs?: number;
+}
+
+interface Pending {
+  resolve: (outcome: ToolOutcome) => void;
+  tool: string;
+}
+
+/**
+ * Runs tool handlers in a permission-narrowed Worker. Calls may overlap; each gets exactly one
+ * outcome. If the Worker dies, pending calls fail with `internal_error` and the next call starts a
+ * new Worker.
+ */
+export class ToolWorker {
+  readonly permissions: WorkerPermissions;
+  readonly #options: ToolWorkerOptions;
+  #worker: Worker | null = null;
+  #ready: Promise<void> | null = null;
+  #nextId = 1;
+  readonly #pending = new Map<number, Pending>();
+
+  private constructor(options: ToolWorkerOptions) {
+    this.#options = options;
+    this.permissions = options.permissions;
+  }
+
+  /**
+   * Starts the Worker and waits until it serves.
+   *
+   * @throws {Error} when the Worker cannot start (for example without `--unstable-worker-options`).
+   */
+  static async start(options: ToolWorkerOptions): Promise<ToolWorker> {
+    const host = new ToolWorker(options);
+    await host.#spawn();
+    return host;
+  }
+
+  /**
+   * Runs one handler. Never rejects: failures are outcomes.
+   *
+   * @param signal Aborts the call: the handler is told, and after the grace period the outcome is
+   * `aborted` whatever the handler does (the Worker is then replaced).
+   */
+  async execute(
+    tool: string,
+    toolCallId: string,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<ToolOutcome> {
+    try {
+      await this.#spawn();
+    } catch (error) {
+      return failure("internal_error", `Cannot run tool "${tool}": the tool Worker did not start (${String(error)})`);
+    }
+    const worker = this.#worker as Worker;
+    const id = this.#nextId++;
+    return await new Promise<ToolOutcome>((resolve) => {
+      let settled = false;
+      let graceTimer: ReturnType<typeof setTimeout> | undefined;
+      const finish = (outcome: ToolOutcome) => {
+        if (settled) return;
+        settled = true;
+        this.#pending.delete(id);
+        signal?.removeEventListener("abort", onAbort);
+        if (graceTimer !== undefined) clearTimeout(graceTimer);
+        resolve(outcome);
+      };
+      const onAbort = () => {
+        const reason = String(signal?.reason ?? "aborted");
+        this.#post({ type: "abort", id, reason });
+        graceTimer = setTimeout(() => {
+          finish(failure("aborted", `Cannot finish tool "${tool}": the run was aborted (${reason})`, {
+            aborted: true,
+            partial: false,
+            abort_reason: reason,
+          }));
+          this.#replace();
+        }, this.#options.abortGraceMs ?? 2000);
+      };
+      this.#pending.set(id, { resolve: finish, tool });
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener("abort", onAbort, { once: true });
+      worker.postMessage({ type: "execute", id, tool, tool_call_id: toolCallId, arguments: args } satisfies HostMessage);
+    });
+  }
+
+  /** Stops the Worker; pending calls fail with `aborted`. */
+  terminate(): void {
+    this.#worker?.terminate();
+    this.#worker = null;
+    this.#ready = null;
+    this.#failPending("aborted", "the tool Worker was stopped");
+  }
+
+  #post(message: HostMessage): void {
+    this.#worker?.postMessage(message);
+  }
+
+  #replace(): void {
+    this.#worker?.terminate();
+    this.#worker = null;
+    this.#ready = null;
+    this.#failPending("internal_error", "the tool Worker was replaced after an abort");
+  }
+
+  #failPending(type: "aborted" | "internal_error", reason: string): void {
+    for (const [id, pending] of this.#pending) {
+      this.#pending.delete(id);
+      pending.resolve(failure(type, `Cannot finish tool "${pending.tool}": ${reason}`));
+    }
+  }
+
+  #spawn(): Promise<void> {
+    if (this.#ready !== null) return this.#ready;
+    const entry = this.#options.entry ?? new URL("./worker_main.ts", import.meta.url);
+    const worker = new Worker(entry, {
+      type: "module",
+      name: "kagent-run tools",
+      // Deno's Worker option; typed loosely because lib.deno's WorkerOptions may lag behind.
+      deno: { permissions: this.#options.permissions },
+    } as WorkerOptions);
+    this.#worker = worker;
+    this.#ready = new Promise<void>((resolve, reject) => {
+      worker.onmessage = (event: MessageEvent<WorkerMessage>) => {
+        const message = event.data;
+        if (message.type === "ready") resolve();
+        else if (message.type === "init_failed") reject(new Error(message.message));
+        else if (message.type === "result") this.#pending.get(message.id)?.resolve(message.outcome);
+      };
+      worker.onerror = (event) => {
+        event.preventDefault();
+        reject(new Error(event.message));
+        if (this.#worker === worker) {
+          this.#worker = null;
+          this.#ready = null;
+        }
+        worker.terminate();
+        this.#failPending("internal_error", `the tool Worker crashed (${event.message})`);
+      };
+    });
+    worker.postMessage({ type: "init", guard: this.#options.guard.toOptions(), run: this.#options.run } satisfies HostMessage);
+    return this.#ready;
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * The Worker side of the tool sandbox: receives calls, runs handlers, answers outcomes. Handlers
+ * run here under the Worker's computed Deno permissions; anything they try beyond them fails with
+ * `NotCapable`, reported as `sandbox_violation`.
+ *
+ * @module
+ */
+
+import { PathGuard } from "./path_guard.ts";
+import { isNotCapable } from "./safe_file.ts";
+import type { HostMessage, WorkerMessage } from "./worker_protocol.ts";
+import type { RunLocations, ToolContext, ToolDefinition } from "../tools/tool_definition.ts";
+import { failure, type ToolOutcome, toOutcome } from "../tools/tool_result.ts";
+
+/** The global scope of a module Worker, as far as this module needs it. */
+interface WorkerScope {
+  onmessage: ((event: MessageEvent<HostMessage>) => void) | null;
+  postMessage(message: WorkerMessage): void;
+}
+
+/**
+ * Serves `tools` in the current Worker. Call once from the Worker's entry module.
+ *
+ * @param tools Definitions with handlers; the main thread registers the same names.
+ */
+export function serveTools(tools: readonly ToolDefinition<never>[]): void {
+  const scope = globalThis as unknown as WorkerScope;
+  const byName = new Map(tools.map((tool) => [tool.name, tool as unknown as ToolDefinition]));
+  const running = new Map<number, AbortController>();
+  let guard: PathGuard | null = null;
+  let run: RunLocations | null = null;
+
+  scope.onmessage = (event) => {
+    const message = event.data;
+    if (message.type === "init") {
+      try {
+        guard = PathGuard.fromCanonical(message.guard);
+        run = message.run;
+        scope.postMessage({ type: "ready", tools: [...byName.keys()] });
+      } catch (error) {
+        scope.postMessage({ type: "init_failed", message: String(error) });
+      }
+      return;
+    }
+    if (message.type === "abort") {
+      running.get(message.id)?.abort(message.reason);
+      return;
+    }
+    const controller = new AbortController();
+    running.set(message.id, controller);
+    execute(message.tool, message.arguments, message.tool_call_id, controller.signal)
+      .then((outcome) => scope.postMessage({ type: "result", id: message.id, outcome }))
+      .finally(() => running.delete(message.id));
+  };
+
+  async function execute(
+    name: string,
+    args: Record<string, unknown>,
+    toolCallId: string,
+    signal: AbortSignal,
+  ): Promise<ToolOutcome> {
+    const tool = byName.get(name);
+    if (tool === undefined || guard === null || run === null) {
+      return failure("internal_error", `Cannot run tool "${name}": the tool Worker does not serve it`);
+    }
+    const context: ToolContext = { guard, workspace: guard.workspace, run, tool_call_id: toolCallId, signal };
+    try {
+      return toOutcome(name, await tool.handler(args, context));
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      if (isNotCapable(error)) {
+        return failure("sandbox_violation", `Cannot run tool "${name}": Deno's permissions stopped it (${reason})`, {
+          layer: "deno",
+        });
+      }
+      return failure("internal_error", `Cannot run tool "${name}": the handler failed (${reason})`);
+    }
+  }
+}

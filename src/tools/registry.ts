@@ -1,0 +1,109 @@
+/**
+ * The tool registry: unique canonical names, schemas checked against the supported subset and
+ * compiled once for validation.
+ *
+ * @module
+ */
+
+import { Ajv, type ValidateFunction } from "ajv";
+import { checkSchemaSubset } from "./schema_subset.ts";
+import type { JsonSchema, ToolDefinition } from "./tool_definition.ts";
+
+/** Canonical names: dotted lower-case segments, e.g. `fs.read_file`, `mcp.github.list_issues`. */
+export const TOOL_NAME_PATTERN = /^[a-z][a-z0-9_]*(\.[a-z0-9][a-z0-9_-]*)+$/;
+/** Longest canonical name, in characters. */
+export const MAX_TOOL_NAME_LENGTH = 128;
+
+/** Why a tool could not be registered (a program fault of the toolset's author). */
+export class ToolRegistrationError extends Error {
+  readonly code: "duplicate_name" | "invalid_name" | "unsupported_schema" | "invalid_definition";
+  readonly tool: string;
+  readonly problems: string[];
+  constructor(code: ToolRegistrationError["code"], tool: string, message: string, problems: string[] = []) {
+    super(message);
+    this.name = "ToolRegistrationError";
+    this.code = code;
+    this.tool = tool;
+    this.problems = problems;
+  }
+}
+
+/** A registered tool: its definition with the closed schema, and the compiled validator. */
+export interface RegisteredTool {
+  definition: ToolDefinition;
+  validate: ValidateFunction;
+}
+
+/**
+ * Holds the tools of a run. Registration refuses duplicates (never an overwrite or a suffix),
+ * malformed names and schemas outside the subset of `schema_subset.ts`.
+ *
+ * @example
+ * ```ts
+ * import { ToolRegistry } from "./registry.ts";
+ * const registry = new ToolRegistry();
+ * console.assert(registry.list().length === 0);
+ * ```
+ */
+export class ToolRegistry {
+  readonly #tools = new Map<string, RegisteredTool>();
+  // No coercion, no defaults filled in, no removal of unknown keys: what the model sent is judged as sent.
+  readonly #ajv = new Ajv({ strict: true, allErrors: false, coerceTypes: false, useDefaults: false, validateFormats: false });
+
+  /**
+   * Registers a tool.
+   *
+   * @throws {ToolRegistrationError} `duplicate_name`, `invalid_name`, `unsupported_schema`,
+   * `invalid_definition` (bad permission, annotations or risk level).
+   */
+  register<Args>(tool: ToolDefinition<Args>): void {
+    const name = tool.name;
+    if (typeof name !== "string" || name.length > MAX_TOOL_NAME_LENGTH || !TOOL_NAME_PATTERN.test(name)) {
+      throw new ToolRegistrationError(
+        "invalid_name",
+        String(name),
+        `Cannot register tool "${String(name)}": names are dotted lower-case segments like "fs.read_file", at most ${MAX_TOOL_NAME_LENGTH} characters`,
+      );
+    }
+    if (this.#tools.has(name)) {
+      throw new ToolRegistrationError("duplicate_name", name, `Cannot register tool "${name}": a tool with this name is already registered`);
+    }
+    if (tool.permission !== "readonly" && tool.permission !== "write") {
+      throw new ToolRegistrationError("invalid_definition", name, `Cannot register tool "${name}": permission must be "readonly" or "write"`);
+    }
+    const risk = tool.annotations?.risk_level;
+    if (!Number.isInteger(risk) || risk < 0 || risk > 4) {
+      throw new ToolRegistrationError("invalid_definition", name, `Cannot register tool "${name}": annotations.risk_level must be an integer from 0 to 4`);
+    }
+    if (tool.permission === "readonly" && (tool.annotations.destructive || !tool.annotations.read_only)) {
+      throw new ToolRegistrationError("invalid_definition", name, `Cannot register tool "${name}": a readonly tool must be read_only and not destructive`);
+    }
+    const checked = checkSchemaSubset(tool.input_schema);
+    if ("problems" in checked) {
+      throw new ToolRegistrationError(
+        "unsupported_schema",
+        name,
+        `Cannot register tool "${name}": its input schema ${checked.problems[0]}`,
+        checked.problems,
+      );
+    }
+    let validate: ValidateFunction;
+    try {
+      validate = this.#ajv.compile(checked.schema);
+    } catch (error) {
+      throw new ToolRegistrationError("unsupported_schema", name, `Cannot register tool "${name}": its input schema does not compile: ${(error as Error).message}`);
+    }
+    const definition = { ...tool, input_schema: checked.schema as JsonSchema } as unknown as ToolDefinition;
+    this.#tools.set(name, { definition, validate });
+  }
+
+  /** The tool named `name`, or undefined. */
+  get(name: string): RegisteredTool | undefined {
+    return this.#tools.get(name);
+  }
+
+  /** Every registered tool, in registration order. */
+  list(): RegisteredTool[] {
+    return [...this.#tools.values()];
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * Unified diffs for `fs.edit_file`: one file, existing, text only; applied without fuzz. Private
+ * to the folder.
+ *
+ * @module
+ */
+
+import { applyPatch, parsePatch, type StructuredPatch } from "diff";
+import { failure, type ToolOutcome } from "../../tools/tool_result.ts";
+
+/** The patched text and the number of hunks, or why the diff was refused. */
+export type DiffResult = { ok: true; text: string; hunks: number } | { ok: false; outcome: ToolOutcome };
+
+/** Git headers of changes this tool does not make: renames, copies, creations, deletions, modes. */
+const UNSUPPORTED_HEADER =
+  /^(rename from|rename to|copy from|copy to|new file mode|deleted file mode|old mode|new mode) /m;
+const BINARY_PATCH = /^(Binary files .* differ|GIT binary patch)/m;
+
+/**
+ * Applies a single-file unified diff to `text` with no fuzz (context lines must match exactly;
+ * CRLF files accept LF diffs). Refused, as `patch_apply_failed`: binary patches, several files,
+ * renames, creations and deletions (`/dev/null`), mode changes, unparsable diffs, diffs without
+ * hunks, and hunks that do not apply (details `hunk`, 1-based, and its `header`).
+ */
+export function applyUnifiedDiff(text: string, diff: string, display: string): DiffResult {
+  const refuse = (reason: string, details: Record<string, unknown> = {}): DiffResult => ({
+    ok: false,
+    outcome: failure("patch_apply_failed", `Cannot apply the diff to "${display}": ${reason}`, {
+      path: display,
+      ...details,
+    }),
+  });
+  if (BINARY_PATCH.test(diff)) return refuse("it is a binary patch; only text diffs are supported");
+  const unsupported = UNSUPPORTED_HEADER.exec(diff);
+  if (unsupported !== null) {
+    return refuse(
+      `it has a "${unsupported[1]}" header; renames, copies, creations, deletions and mode changes ` +
+        "are not supported (use fs.write_file or fs.delete_file)",
+    );
+  }
+  let patches: StructuredPatch[];
+  try {
+    patches = parsePatch(diff).filter((patch) =>
+      patch.hunks.length > 0 || patch.oldFileName !== undefined || patch.newFileName !== undefined
+    );
+  } catch (error) {
+    return refuse(`it cannot be parsed (${error instanceof Error ? error.message : String(error)})`);
+  }
+  if (patches.length > 1) {
+    return refuse(`it changes ${patches.length} files; send one diff per file`, { files: patches.length });
+  }
+  const patch = patches[0];
+  if (patch === undefined || patch.hunks.length === 0) return refuse("it has no hunks (no @@ lines)");
+  const oldName = patch.oldFileName;
+  const newName = patch.newFileName;
+  if (oldName === "/dev/null" || newName === "/dev/null") {
+    return refuse("it creates or deletes a file (/dev/null); use fs.write_file or fs.delete_file");
+  }
+  if (oldName !== undefined && newName !== undefined && stripPrefix(oldName) !== stripPrefix(newName)) {
+    return refuse(`it renames "${oldName}" to "${newName}"; renames are not supported`);
+  }
+
+  let patched: string | false;
+  try {
+    patched = applyPatch(text, patch, { fuzzFactor: 0 });
+  } catch (error) {
+    return refuse(`it cannot be applied (${error instanceof Error ? error.message : String(error)})`);
+  }
+  if (patched === false) {
+    const failed = firstFailingHunk(text, patch);
+    if (failed === null) return refuse("its hunks do not match the file");
+    return refuse(
+      `hunk ${failed.index + 1} of ${patch.hunks.length} (${failed.header}) does not match the file; ` +
+        "read the file again and rebuild the diff",
+      { hunk: failed.index + 1, header: failed.header },
+    );
+  }
+  return { ok: true, text: patched, hunks: patch.hunks.length };
+}
+
+/** `a/src/x.ts` and `b/src/x.ts` name the same file. */
+function stripPrefix(name: string): string {
+  return name.replace(/^[ab]\//, "");
+}
+
+/** Applies growing prefixes of the hunks to find the first one that fails. */
+function firstFailingHunk(text: string, patch: StructuredPatch): { index: number; header: string } | null {
+  for (let count = 1; count <= Math.min(patch.hunks.length, 200); count += 1) {
+    let result: string | false;
+    try {
+      result = applyPatch(text, { ...patch, hunks: patch.hunks.slice(0, count) }, { fuzzFactor: 0 });
+    } catch {
+      result = false;
+    }
+    if (result === false) {
+      const hunk = patch.hunks[count - 1];
+      if (hunk === undefined) return null;
+      const header = `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`;
+      return { index: count - 1, header };
+    }
+  }
+  return null;
+}

@@ -1,0 +1,236 @@
+/**
+ * `fs.read_file`: a bounded window of a text file's lines, numbered.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { defineTool } from "../../tools/tool_definition.ts";
+import { failure, success, type ToolOutcome } from "../../tools/tool_result.ts";
+import { ioFailure, openVerifiedForRead } from "../../sandbox/safe_file.ts";
+import { guessMediaType, looksBinary } from "./_binary.ts";
+import { BINARY_SNIFF_BYTES, formatBytes } from "./_limits.ts";
+import { cutMarker, lineNumberWidth, numberedLine, utf8CutLength } from "./_text.ts";
+
+/** Default number of lines returned. */
+export const DEFAULT_MAX_LINES = 200;
+/** Most lines one call returns. */
+export const MAX_LINES_LIMIT = 1000;
+/** Longest line returned whole, in bytes; longer lines are cut at a UTF-8 boundary. */
+export const MAX_LINE_BYTES = 4096;
+/** Bytes read from the file at a time. */
+const CHUNK_BYTES = 64 * 1024;
+
+const parameters = z.strictObject({
+  path: z.string().min(1).max(4096).describe(
+    "File to read, relative to the workspace (absolute paths are checked the same way)",
+  ),
+  start_line: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(1).describe(
+    "First line to return, 1-based",
+  ),
+  max_lines: z.number().int().min(1).max(MAX_LINES_LIMIT).default(DEFAULT_MAX_LINES).describe(
+    `Most lines to return (1 to ${MAX_LINES_LIMIT})`,
+  ),
+});
+
+/** Structured result of `fs.read_file`. */
+export interface ReadFileData {
+  /** The file, relative to the workspace. */
+  path: string;
+  start_line: number;
+  /** Last line returned (`start_line - 1` when none). */
+  end_line: number;
+  /** The whole file was scanned, so `total_lines` is known. */
+  total_lines_known: boolean;
+  /** Lines in the file, or null when the read stopped before the end. */
+  total_lines: number | null;
+  /** More lines follow `end_line`. */
+  truncated: boolean;
+  /** Where the next call should start, or null at the end of the file. */
+  next_start_line: number | null;
+  /** Line numbers cut at {@linkcode MAX_LINE_BYTES}. */
+  truncated_lines: number[];
+  /** File size in bytes. */
+  bytes: number;
+}
+
+/**
+ * `fs.read_file(path, start_line = 1, max_lines = 200)`: returns up to `max_lines` lines from
+ * `start_line`, each prefixed with its number (`   12\ttext`). The file is streamed: at most the
+ * window (plus one byte) is kept, whatever the file's size. Lines over 4,096 bytes are cut with a
+ * ` […cut N bytes]` marker; a trailing CR is not shown.
+ *
+ * Errors: the guard's refusals (`path_outside_sandbox`, `not_a_regular_file`, `invalid_arguments`),
+ * `file_not_found`, `not_a_regular_file` (a folder), `binary_file` (a NUL byte in the first 8 KiB
+ * or invalid UTF-8; details carry `bytes` and a guessed `media_type`), `aborted`, `io_error`,
+ * `sandbox_violation`.
+ */
+export const readFileTool = defineTool({
+  name: "fs.read_file",
+  description: "Read a text file as numbered lines: up to max_lines (default 200, at most " +
+    "1000) from start_line. Long lines are cut at 4096 bytes. Binary files are refused. Use " +
+    "next_start_line from the result to read on.",
+  parameters,
+  permission: "readonly",
+  tags: ["filesystem", "read"],
+  annotations: { category: "filesystem" },
+  targets: (args) => [{ kind: "path", path: args.path, access: "read" }],
+  handler: async (args, context): Promise<ToolOutcome> => {
+    const check = await context.guard.check(args.path, "read");
+    if (!check.ok) return failure(check.error.type, check.error.message, check.error.details);
+    const path = check.path;
+    const startLine = args.start_line ?? 1;
+    const maxLines = args.max_lines ?? DEFAULT_MAX_LINES;
+
+    const opened = await openVerifiedForRead(path);
+    if ("ok" in opened) return opened;
+    try {
+      return await readWindow(opened.file, opened.size, path.display, startLine, maxLines, context.signal);
+    } catch (error) {
+      return ioFailure("read file", path, error);
+    } finally {
+      opened.file.close();
+    }
+  },
+});
+
+interface WindowLine {
+  number: number;
+  bytes: Uint8Array;
+  cutBytes: number;
+}
+
+async function readWindow(
+  file: Deno.FsFile,
+  size: number,
+  display: string,
+  startLine: number,
+  maxLines: number,
+  signal: AbortSignal,
+): Promise<ToolOutcome> {
+  const sample = await readUpTo(file, Math.min(size, BINARY_SNIFF_BYTES));
+  if (looksBinary(sample)) {
+    const mediaType = guessMediaType(sample);
+    return failure(
+      "binary_file",
+      `Cannot read file "${display}": it is binary (${mediaType}, ${formatBytes(size)})`,
+      { path: display, bytes: size, media_type: mediaType },
+    );
+  }
+
+  const lastWanted = startLine + maxLines - 1;
+  const lines: WindowLine[] = [];
+  // The line the next byte belongs to, and what is kept of it (only inside the window).
+  let line = 1;
+  const kept = new Uint8Array(MAX_LINE_BYTES + 1);
+  let keptLength = 0;
+  let lineBytes = 0;
+  let lastByte = -1;
+  let more = false;
+
+  const finishLine = () => {
+    if (line >= startLine) {
+      let total = lineBytes;
+      if (lastByte === 0x0d) total -= 1; // CRLF: the CR is not part of the text.
+      const available = kept.subarray(0, Math.min(keptLength, total));
+      const length = total > MAX_LINE_BYTES ? utf8CutLength(available, MAX_LINE_BYTES) : total;
+      lines.push({ number: line, bytes: available.slice(0, length), cutBytes: total - length });
+    }
+    line += 1;
+    keptLength = 0;
+    lineBytes = 0;
+    lastByte = -1;
+  };
+
+  const scan = (bytes: Uint8Array): boolean => {
+    let position = 0;
+    while (position < bytes.byteLength) {
+      if (line > lastWanted) return true; // A byte after the window: there is more.
+      const newline = bytes.indexOf(0x0a, position);
+      const end = newline === -1 ? bytes.byteLength : newline;
+      if (line >= startLine && end > position) {
+        const room = kept.byteLength - keptLength;
+        const part = bytes.subarray(position, Math.min(end, position + room));
+        kept.set(part, keptLength);
+        keptLength += part.byteLength;
+      }
+      if (end > position) lastByte = bytes[end - 1] ?? -1;
+      lineBytes += end - position;
+      if (newline === -1) return false;
+      finishLine();
+      position = newline + 1;
+    }
+    return false;
+  };
+
+  more = scan(sample);
+  const buffer = new Uint8Array(CHUNK_BYTES);
+  while (!more) {
+    if (signal.aborted) {
+      return failure("aborted", `Cannot read file "${display}": the run was interrupted`, { path: display });
+    }
+    const read = await file.read(buffer);
+    if (read === null) break;
+    more = scan(buffer.subarray(0, read));
+  }
+  let totalLines: number | null = null;
+  if (!more) {
+    if (lineBytes > 0) finishLine(); // A last line without a final newline.
+    totalLines = line - 1;
+  }
+
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  const texts: { number: number; text: string; cutBytes: number }[] = [];
+  for (const entry of lines) {
+    try {
+      texts.push({ number: entry.number, text: decoder.decode(entry.bytes), cutBytes: entry.cutBytes });
+    } catch {
+      return failure(
+        "binary_file",
+        `Cannot read file "${display}": line ${entry.number} is not valid UTF-8 (${formatBytes(size)})`,
+        { path: display, bytes: size, media_type: "application/octet-stream", line: entry.number },
+      );
+    }
+  }
+
+  const endLine = texts.at(-1)?.number ?? startLine - 1;
+  const width = lineNumberWidth(Math.max(endLine, 1));
+  const output = texts.map(({ number, text, cutBytes }) =>
+    numberedLine(number, cutBytes > 0 ? text + cutMarker(cutBytes) : text, width)
+  ).join("\n");
+  const data: ReadFileData = {
+    path: display,
+    start_line: startLine,
+    end_line: endLine,
+    total_lines_known: totalLines !== null,
+    total_lines: totalLines,
+    truncated: more,
+    next_start_line: more ? endLine + 1 : null,
+    truncated_lines: texts.filter((entry) => entry.cutBytes > 0).map((entry) => entry.number),
+    bytes: size,
+  };
+  return success(summarize(display, data, texts.length), output, data);
+}
+
+function summarize(display: string, data: ReadFileData, count: number): string {
+  if (data.total_lines === 0) return `Read file "${display}": it is empty`;
+  if (count === 0) {
+    return `Read nothing from "${display}": the file has ${data.total_lines} lines, ` +
+      `start_line ${data.start_line} is past the end`;
+  }
+  if (data.start_line === 1 && !data.truncated) return `Read ${count} lines of "${display}"`;
+  const rest = data.truncated ? `; more from line ${data.next_start_line}` : " (end of file)";
+  return `Read lines ${data.start_line}-${data.end_line} of "${display}"${rest}`;
+}
+
+/** Reads exactly `length` bytes, or fewer at the end of the file. */
+async function readUpTo(file: Deno.FsFile, length: number): Promise<Uint8Array> {
+  const buffer = new Uint8Array(length);
+  let filled = 0;
+  while (filled < length) {
+    const read = await file.read(buffer.subarray(filled));
+    if (read === null) break;
+    filled += read;
+  }
+  return buffer.subarray(0, filled);
+}
