@@ -36,7 +36,7 @@ export interface ConfigErrorOptions {
   message: string;
   /**
    * Every problem found, each as `key "x" <reason>` (or the bare reason when no key applies).
-   * @default [] plus nothing: when omitted, the list holds the reason part of `message` only.
+   * @default a one-item list: the part of `message` after its first `": "`
    */
   issues?: string[];
 }

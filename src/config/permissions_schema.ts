@@ -26,11 +26,13 @@ export const PermissionRuleSchema = z.strictObject({
   tools: patternList(
     'Glob patterns over canonical dotted tool names, e.g. "fs.*", "fs.read_file", "*".',
   ).min(1),
-  tags: patternList("The rule applies only to tools carrying one of these tags.").optional(),
+  tags: patternList("The rule applies only to tools carrying every one of these tags.").min(1)
+    .optional(),
   paths: patternList(
-    "Glob patterns over target paths, relative to the workspace or absolute.",
-  ).optional(),
-  commands: patternList("The rule applies only to these executables.").optional(),
+    "Glob patterns over target paths, relative to the workspace or absolute. An allow needs every " +
+      "path of a call to match; ask and deny need one.",
+  ).min(1).optional(),
+  commands: patternList("The rule applies only to these executables.").min(1).optional(),
   decision: z.enum(PERMISSION_DECISIONS).describe(
     "What a matching call gets. Across layers, deny beats ask beats allow.",
   ),
@@ -86,7 +88,8 @@ export interface LoadedPermissions {
  * @example
  * ```ts
  * import { ruleId } from "./permissions_schema.ts";
- * console.assert(ruleId({ tools: ["*"], decision: "deny" }, 2) === "config:2");
+ * console.assert(ruleId({}, 2) === "config:2");
+ * console.assert(ruleId({ id: "reads" }, 0) === "reads");
  * ```
  */
 export function ruleId(rule: { id?: string | undefined }, index: number): string {

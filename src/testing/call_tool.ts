@@ -37,10 +37,14 @@ export async function callTool(
 ): Promise<ToolOutcome> {
   const validate = ajv.compile(tool.input_schema);
   if (!validate(args)) {
-    const reasons = (validate.errors ?? []).map((error) => `${error.instancePath || "/"} ${error.message ?? ""}`);
+    const reasons = (validate.errors ?? []).map((error) =>
+      `${error.instancePath || "/"} ${error.message ?? ""}`
+    );
     return failure(
       "invalid_arguments",
-      `Cannot call tool "${tool.name}": the arguments do not match its schema (${reasons.join("; ")})`,
+      `Cannot call tool "${tool.name}": the arguments do not match its schema (${
+        reasons.join("; ")
+      })`,
       { errors: validate.errors ?? [] },
     );
   }

@@ -51,10 +51,15 @@ export async function createTempSandbox(): Promise<TempSandbox> {
  * @param files Relative paths (`/`-separated) to contents, e.g. `{ "src/a.ts": "x" }`.
  * @throws {TypeError} when a path is absolute or contains a `..` component.
  */
-export async function writeTree(base: string, files: Record<string, string | Uint8Array>): Promise<void> {
+export async function writeTree(
+  base: string,
+  files: Record<string, string | Uint8Array>,
+): Promise<void> {
   for (const [relative, content] of Object.entries(files)) {
     if (nodePath.isAbsolute(relative) || relative.split("/").includes("..")) {
-      throw new TypeError(`Cannot write test file "${relative}": it must stay below the base folder`);
+      throw new TypeError(
+        `Cannot write test file "${relative}": it must stay below the base folder`,
+      );
     }
     const path = nodePath.join(base, relative);
     await Deno.mkdir(nodePath.dirname(path), { recursive: true });

@@ -64,7 +64,9 @@ export async function createTestContext(options: TestContextOptions): Promise<To
 /** A fresh temporary folder beside the workspace, or in the system temporary folder. */
 async function makeRunFolder(workspace: string): Promise<string> {
   try {
-    return await Deno.realPath(await Deno.makeTempDir({ dir: nodePath.dirname(workspace), prefix: "run-" }));
+    return await Deno.realPath(
+      await Deno.makeTempDir({ dir: nodePath.dirname(workspace), prefix: "run-" }),
+    );
   } catch {
     return await Deno.realPath(await Deno.makeTempDir({ prefix: "kagent-run-" }));
   }

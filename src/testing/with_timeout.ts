@@ -18,7 +18,11 @@
  * const value = await withTimeout(Promise.resolve(42), 1000, "answer");
  * ```
  */
-export async function withTimeout<T>(promise: Promise<T>, milliseconds: number, what: string): Promise<T> {
+export async function withTimeout<T>(
+  promise: Promise<T>,
+  milliseconds: number,
+  what: string,
+): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(

@@ -56,18 +56,24 @@ export function applyEdits(
       const hint = closestLine === null
         ? ""
         : `; its first line appears at line ${closestLine}, check the lines after it and whitespace`;
-      return refuse("text_not_found", `Cannot edit file "${display}": ${label} was not found${hint}`, {
-        path: display,
-        edit_index: index,
-        closest_line: closestLine,
-      });
+      return refuse(
+        "text_not_found",
+        `Cannot edit file "${display}": ${label} was not found${hint}`,
+        {
+          path: display,
+          edit_index: index,
+          closest_line: closestLine,
+        },
+      );
     }
     if (count > 1 && !replaceAll) {
       const lines = matchLines(current, old);
       return refuse(
         "ambiguous_edit",
         `Cannot edit file "${display}": ${label} occurs ${count} times (lines ${lines.join(", ")}` +
-          `${count > lines.length ? ", …" : ""}); add surrounding lines to make it unique or pass ` +
+          `${
+            count > lines.length ? ", …" : ""
+          }); add surrounding lines to make it unique or pass ` +
           `"replace_all": true`,
         { path: display, edit_index: index, count, lines },
       );
@@ -84,7 +90,11 @@ export function applyEdits(
   return { ok: true, text: current, replacements };
 }
 
-function refuse(type: "invalid_arguments" | "text_not_found" | "ambiguous_edit", message: string, details: Record<string, unknown>): EditsResult {
+function refuse(
+  type: "invalid_arguments" | "text_not_found" | "ambiguous_edit",
+  message: string,
+  details: Record<string, unknown>,
+): EditsResult {
   return { ok: false, outcome: failure(type, message, details) };
 }
 

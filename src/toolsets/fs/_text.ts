@@ -38,7 +38,9 @@ export function cutAround(text: string, limit: number, matchIndex = 0): string {
   if (text.length <= limit) return text;
   const start = matchIndex < limit - 100 ? 0 : Math.min(matchIndex - 100, text.length - limit);
   const head = start > 0 ? "…" : "";
-  const tail = start + limit < text.length ? `…${cutMarker(text.length - limit, "characters")}` : "";
+  const tail = start + limit < text.length
+    ? `…${cutMarker(text.length - limit, "characters")}`
+    : "";
   return `${head}${text.slice(start, start + limit)}${tail}`;
 }
 
@@ -58,7 +60,11 @@ export function toCrlf(text: string): string {
 export function countOccurrences(text: string, needle: string): number {
   if (needle.length === 0) return 0;
   let count = 0;
-  for (let index = text.indexOf(needle); index !== -1; index = text.indexOf(needle, index + needle.length)) {
+  for (
+    let index = text.indexOf(needle);
+    index !== -1;
+    index = text.indexOf(needle, index + needle.length)
+  ) {
     count += 1;
   }
   return count;
@@ -67,7 +73,11 @@ export function countOccurrences(text: string, needle: string): number {
 /** The 1-based line number of character `index` in `text`. */
 export function lineOfIndex(text: string, index: number): number {
   let line = 1;
-  for (let position = text.indexOf("\n"); position !== -1 && position < index; position = text.indexOf("\n", position + 1)) {
+  for (
+    let position = text.indexOf("\n");
+    position !== -1 && position < index;
+    position = text.indexOf("\n", position + 1)
+  ) {
     line += 1;
   }
   return line;

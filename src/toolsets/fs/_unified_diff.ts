@@ -9,7 +9,10 @@ import { applyPatch, parsePatch, type StructuredPatch } from "diff";
 import { failure, type ToolOutcome } from "../../tools/tool_result.ts";
 
 /** The patched text and the number of hunks, or why the diff was refused. */
-export type DiffResult = { ok: true; text: string; hunks: number } | { ok: false; outcome: ToolOutcome };
+export type DiffResult = { ok: true; text: string; hunks: number } | {
+  ok: false;
+  outcome: ToolOutcome;
+};
 
 /** Git headers of changes this tool does not make: renames, copies, creations, deletions, modes. */
 const UNSUPPORTED_HEADER =
@@ -34,7 +37,9 @@ export function applyUnifiedDiff(text: string, diff: string, display: string): D
   const unsupported = UNSUPPORTED_HEADER.exec(diff);
   if (unsupported !== null) {
     return refuse(
-      `it has a "${unsupported[1]}" header; renames, copies, creations, deletions and mode changes ` +
+      `it has a "${
+        unsupported[1]
+      }" header; renames, copies, creations, deletions and mode changes ` +
         "are not supported (use fs.write_file or fs.delete_file)",
     );
   }
@@ -44,19 +49,27 @@ export function applyUnifiedDiff(text: string, diff: string, display: string): D
       patch.hunks.length > 0 || patch.oldFileName !== undefined || patch.newFileName !== undefined
     );
   } catch (error) {
-    return refuse(`it cannot be parsed (${error instanceof Error ? error.message : String(error)})`);
+    return refuse(
+      `it cannot be parsed (${error instanceof Error ? error.message : String(error)})`,
+    );
   }
   if (patches.length > 1) {
-    return refuse(`it changes ${patches.length} files; send one diff per file`, { files: patches.length });
+    return refuse(`it changes ${patches.length} files; send one diff per file`, {
+      files: patches.length,
+    });
   }
   const patch = patches[0];
-  if (patch === undefined || patch.hunks.length === 0) return refuse("it has no hunks (no @@ lines)");
+  if (patch === undefined || patch.hunks.length === 0) {
+    return refuse("it has no hunks (no @@ lines)");
+  }
   const oldName = patch.oldFileName;
   const newName = patch.newFileName;
   if (oldName === "/dev/null" || newName === "/dev/null") {
     return refuse("it creates or deletes a file (/dev/null); use fs.write_file or fs.delete_file");
   }
-  if (oldName !== undefined && newName !== undefined && stripPrefix(oldName) !== stripPrefix(newName)) {
+  if (
+    oldName !== undefined && newName !== undefined && stripPrefix(oldName) !== stripPrefix(newName)
+  ) {
     return refuse(`it renames "${oldName}" to "${newName}"; renames are not supported`);
   }
 
@@ -64,13 +77,17 @@ export function applyUnifiedDiff(text: string, diff: string, display: string): D
   try {
     patched = applyPatch(text, patch, { fuzzFactor: 0 });
   } catch (error) {
-    return refuse(`it cannot be applied (${error instanceof Error ? error.message : String(error)})`);
+    return refuse(
+      `it cannot be applied (${error instanceof Error ? error.message : String(error)})`,
+    );
   }
   if (patched === false) {
     const failed = firstFailingHunk(text, patch);
     if (failed === null) return refuse("its hunks do not match the file");
     return refuse(
-      `hunk ${failed.index + 1} of ${patch.hunks.length} (${failed.header}) does not match the file; ` +
+      `hunk ${
+        failed.index + 1
+      } of ${patch.hunks.length} (${failed.header}) does not match the file; ` +
         "read the file again and rebuild the diff",
       { hunk: failed.index + 1, header: failed.header },
     );
@@ -84,11 +101,16 @@ function stripPrefix(name: string): string {
 }
 
 /** Applies growing prefixes of the hunks to find the first one that fails. */
-function firstFailingHunk(text: string, patch: StructuredPatch): { index: number; header: string } | null {
+function firstFailingHunk(
+  text: string,
+  patch: StructuredPatch,
+): { index: number; header: string } | null {
   for (let count = 1; count <= Math.min(patch.hunks.length, 200); count += 1) {
     let result: string | false;
     try {
-      result = applyPatch(text, { ...patch, hunks: patch.hunks.slice(0, count) }, { fuzzFactor: 0 });
+      result = applyPatch(text, { ...patch, hunks: patch.hunks.slice(0, count) }, {
+        fuzzFactor: 0,
+      });
     } catch {
       result = false;
     }

@@ -31,7 +31,8 @@ export interface DeleteFileData {
  */
 export const deleteFileTool = defineTool({
   name: "fs.delete_file",
-  description: "Delete one regular file (not a folder, not a symlink). Destructive: cannot be undone.",
+  description:
+    "Delete one regular file (not a folder, not a symlink). Destructive: cannot be undone.",
   parameters,
   permission: "write",
   tags: ["filesystem", "write", "destructive"],
@@ -51,6 +52,10 @@ export const deleteFileTool = defineTool({
     const refused = await deleteVerifiedFile(path);
     if (refused !== null) return refused;
     const data: DeleteFileData = { path: path.display, bytes: path.size };
-    return success(`Deleted "${path.display}" (${path.size} bytes)`, `Deleted "${path.display}"`, data);
+    return success(
+      `Deleted "${path.display}" (${path.size} bytes)`,
+      `Deleted "${path.display}"`,
+      data,
+    );
   },
 });

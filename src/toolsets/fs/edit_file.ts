@@ -4,7 +4,7 @@
  * @module
  */
 
-import { createTwoFilesPatch } from "diff";
+import { createTwoFilesPatch, FILE_HEADERS_ONLY } from "diff";
 import { z } from "zod";
 import { defineTool } from "../../tools/tool_definition.ts";
 import { failure, success, type ToolOutcome } from "../../tools/tool_result.ts";
@@ -126,7 +126,10 @@ export const editFileTool = defineTool({
       );
     }
     if (after !== before) {
-      const refused = await writeFileAtomic(path, after, { overwrite: true, createDirectories: false });
+      const refused = await writeFileAtomic(path, after, {
+        overwrite: true,
+        createDirectories: false,
+      });
       if (refused !== null) return refused;
     }
     const applied = "hunks" in result ? result.hunks : edits?.length ?? 0;
@@ -154,11 +157,15 @@ export const editFileTool = defineTool({
 async function createFile(path: ResolvedPath, content: string): Promise<ToolOutcome> {
   const bytes = new TextEncoder().encode(content);
   if (bytes.byteLength > MAX_FILE_BYTES) {
-    return failure("file_too_large", `Cannot create file "${path.display}": the content is over 10 MiB`, {
-      path: path.display,
-      bytes: bytes.byteLength,
-      limit: MAX_FILE_BYTES,
-    });
+    return failure(
+      "file_too_large",
+      `Cannot create file "${path.display}": the content is over 10 MiB`,
+      {
+        path: path.display,
+        bytes: bytes.byteLength,
+        limit: MAX_FILE_BYTES,
+      },
+    );
   }
   const refused = await writeFileAtomic(path, bytes, { overwrite: false, createDirectories: true });
   if (refused !== null) return refused;
@@ -210,7 +217,9 @@ async function readText(path: ResolvedPath): Promise<string | ToolOutcome> {
 function tooLarge(path: ResolvedPath, bytes: number): ToolOutcome {
   return failure(
     "file_too_large",
-    `Cannot edit file "${path.display}": it is ${formatBytes(bytes)}, more than ${formatBytes(MAX_FILE_BYTES)}`,
+    `Cannot edit file "${path.display}": it is ${formatBytes(bytes)}, more than ${
+      formatBytes(MAX_FILE_BYTES)
+    }`,
     { path: path.display, bytes, limit: MAX_FILE_BYTES },
   );
 }
@@ -218,13 +227,24 @@ function tooLarge(path: ResolvedPath, bytes: number): ToolOutcome {
 /** The unified diff of a change, capped to {@linkcode MAX_DIFF_OUTPUT_LINES} lines. */
 function diffOutput(display: string, before: string, after: string, created = false): string {
   if (before === after) return `No change to "${display}"`;
-  const patch = createTwoFilesPatch(created ? "/dev/null" : display, display, before, after, undefined, undefined, {
-    context: 3,
-    timeout: 2000,
-  });
+  const patch = createTwoFilesPatch(
+    created ? "/dev/null" : display,
+    display,
+    before,
+    after,
+    undefined,
+    undefined,
+    {
+      context: 3,
+      timeout: 2000,
+      headerOptions: FILE_HEADERS_ONLY,
+    },
+  );
   if (patch === undefined) return `Changed "${display}" (the diff is too large to compute quickly)`;
   const lines = patch.replace(/\n$/, "").split("\n");
   if (lines.length <= MAX_DIFF_OUTPUT_LINES) return lines.join("\n");
   const hidden = lines.length - MAX_DIFF_OUTPUT_LINES;
-  return [...lines.slice(0, MAX_DIFF_OUTPUT_LINES), `[diff truncated: ${hidden} more lines]`].join("\n");
+  return [...lines.slice(0, MAX_DIFF_OUTPUT_LINES), `[diff truncated: ${hidden} more lines]`].join(
+    "\n",
+  );
 }

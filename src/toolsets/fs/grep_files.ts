@@ -123,7 +123,9 @@ export const grepFilesTool = defineTool({
         matchesGlob = globMatcher(args.glob);
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
-        return failure("invalid_arguments", `Cannot use glob "${args.glob}": ${reason}`, { glob: args.glob });
+        return failure("invalid_arguments", `Cannot use glob "${args.glob}": ${reason}`, {
+          glob: args.glob,
+        });
       }
     }
 
@@ -138,7 +140,9 @@ export const grepFilesTool = defineTool({
 
     const search = new Search(regex, limit, context);
     if (start.type === "file") {
-      search.consume(await search.searchFile({ path: start.real, display: start.display, type: "file" }, start));
+      search.consume(
+        await search.searchFile({ path: start.real, display: start.display, type: "file" }, start),
+      );
     } else {
       await search.searchFolder(start, matchesGlob);
     }
@@ -162,7 +166,14 @@ type FileResult = { matches: GrepMatch[] } | { skip: keyof GrepSkipped };
 /** The state of one search: counts, matches, and the bounded pipeline of file reads. */
 class Search {
   readonly matches: GrepMatch[] = [];
-  readonly skipped: GrepSkipped = { binary: 0, sensitive: 0, too_large: 0, unreadable: 0, not_regular: 0, links: 0 };
+  readonly skipped: GrepSkipped = {
+    binary: 0,
+    sensitive: 0,
+    too_large: 0,
+    unreadable: 0,
+    not_regular: 0,
+    links: 0,
+  };
   readonly stats: WalkStats = emptyWalkStats();
   filesScanned = 0;
   limitHit = false;
@@ -175,7 +186,10 @@ class Search {
   ) {}
 
   /** Walks `start`, reading up to {@linkcode CONCURRENCY} files at once, results in walk order. */
-  async searchFolder(start: ResolvedPath, matchesGlob: ((relative: string) => boolean) | null): Promise<void> {
+  async searchFolder(
+    start: ResolvedPath,
+    matchesGlob: ((relative: string) => boolean) | null,
+  ): Promise<void> {
     const pending: Promise<FileResult>[] = [];
     const walker = walk(start, {
       guard: this.context.guard,
@@ -188,7 +202,9 @@ class Search {
       for await (const entry of walker) {
         if (this.context.signal.aborted) break;
         if (entry.type === "directory") continue;
-        if (matchesGlob !== null && !matchesGlob(nodePath.relative(start.real, entry.path))) continue;
+        if (matchesGlob !== null && !matchesGlob(nodePath.relative(start.real, entry.path))) {
+          continue;
+        }
         if (entry.type === "other") {
           this.skipped.not_regular += 1;
           continue;
@@ -198,7 +214,9 @@ class Search {
           break;
         }
         this.filesScanned += 1;
-        pending.push(this.searchFile({ path: entry.path, display: entry.display, type: entry.type }));
+        pending.push(
+          this.searchFile({ path: entry.path, display: entry.display, type: entry.type }),
+        );
         if (pending.length >= CONCURRENCY) {
           this.consume(await (pending.shift() as Promise<FileResult>));
           if (this.limitHit) break;
@@ -236,7 +254,9 @@ class Search {
     let path = resolved;
     if (path === undefined) {
       const check = await this.context.guard.check(candidate.path, "read").catch(() => null);
-      if (check === null || !check.ok) return { skip: candidate.type === "symlink" ? "links" : "unreadable" };
+      if (check === null || !check.ok) {
+        return { skip: candidate.type === "symlink" ? "links" : "unreadable" };
+      }
       path = check.path;
       if (candidate.type === "symlink" && path.type !== "file") return { skip: "links" };
       if (path.sensitive !== null) return { skip: "sensitive" };
@@ -266,7 +286,11 @@ class Search {
       if (line.endsWith("\r")) line = line.slice(0, -1);
       const found = this.regex.exec(line);
       if (found === null) continue;
-      matches.push({ path: display, line: index + 1, text: cutAround(line, MAX_MATCH_LINE_CHARACTERS, found.index) });
+      matches.push({
+        path: display,
+        line: index + 1,
+        text: cutAround(line, MAX_MATCH_LINE_CHARACTERS, found.index),
+      });
     }
     return matches;
   }
@@ -275,10 +299,16 @@ class Search {
     const depthLimited = this.stats.depth_limited > 0;
     const truncated = this.limitHit || this.fileCapHit || depthLimited;
     const lines = this.matches.map((match) => `${match.path}:${match.line}:${match.text}`);
-    if (this.limitHit) lines.push(`[truncated: stopped at ${this.limit} matches; narrow the pattern, path or glob]`);
-    if (this.fileCapHit) lines.push(`[truncated: stopped after ${MAX_FILES_SCANNED} files; search a sub-folder]`);
+    if (this.limitHit) {
+      lines.push(`[truncated: stopped at ${this.limit} matches; narrow the pattern, path or glob]`);
+    }
+    if (this.fileCapHit) {
+      lines.push(`[truncated: stopped after ${MAX_FILES_SCANNED} files; search a sub-folder]`);
+    }
     if (depthLimited) {
-      lines.push(`[truncated: ${this.stats.depth_limited} folders below depth ${MAX_WALK_DEPTH} not searched]`);
+      lines.push(
+        `[truncated: ${this.stats.depth_limited} folders below depth ${MAX_WALK_DEPTH} not searched]`,
+      );
     }
     const skippedTotal = Object.values(this.skipped).reduce((sum, count) => sum + count, 0);
     if (skippedTotal > 0) lines.push(`[skipped: ${describeSkipped(this.skipped)}]`);
@@ -287,8 +317,12 @@ class Search {
     const scanned = `scanned ${this.filesScanned} ${this.filesScanned === 1 ? "file" : "files"}`;
     const summary = this.matches.length === 0
       ? `Found no matches for "${pattern}" in "${display}" (${scanned})`
-      : `Found ${this.matches.length} ${this.matches.length === 1 ? "match" : "matches"} in ${files} ` +
-        `${files === 1 ? "file" : "files"} of "${display}" (${scanned}${truncated ? ", truncated" : ""})`;
+      : `Found ${this.matches.length} ${
+        this.matches.length === 1 ? "match" : "matches"
+      } in ${files} ` +
+        `${files === 1 ? "file" : "files"} of "${display}" (${scanned}${
+          truncated ? ", truncated" : ""
+        })`;
     const data: GrepFilesData = {
       path: display,
       matches: this.matches,

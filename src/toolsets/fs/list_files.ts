@@ -120,7 +120,9 @@ function finish(
 ): ToolOutcome {
   const lines = entries.map(formatEntry);
   if (limitHit) {
-    lines.push(`[truncated: more than ${entries.length} entries; raise "limit" or list a sub-folder]`);
+    lines.push(
+      `[truncated: more than ${entries.length} entries; raise "limit" or list a sub-folder]`,
+    );
   }
   if (stats.depth_limited > 0) {
     lines.push(

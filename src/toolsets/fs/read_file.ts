@@ -85,7 +85,14 @@ export const readFileTool = defineTool({
     const opened = await openVerifiedForRead(path);
     if ("ok" in opened) return opened;
     try {
-      return await readWindow(opened.file, opened.size, path.display, startLine, maxLines, context.signal);
+      return await readWindow(
+        opened.file,
+        opened.size,
+        path.display,
+        startLine,
+        maxLines,
+        context.signal,
+      );
     } catch (error) {
       return ioFailure("read file", path, error);
     } finally {
@@ -167,7 +174,9 @@ async function readWindow(
   const buffer = new Uint8Array(CHUNK_BYTES);
   while (!more) {
     if (signal.aborted) {
-      return failure("aborted", `Cannot read file "${display}": the run was interrupted`, { path: display });
+      return failure("aborted", `Cannot read file "${display}": the run was interrupted`, {
+        path: display,
+      });
     }
     const read = await file.read(buffer);
     if (read === null) break;
@@ -183,11 +192,17 @@ async function readWindow(
   const texts: { number: number; text: string; cutBytes: number }[] = [];
   for (const entry of lines) {
     try {
-      texts.push({ number: entry.number, text: decoder.decode(entry.bytes), cutBytes: entry.cutBytes });
+      texts.push({
+        number: entry.number,
+        text: decoder.decode(entry.bytes),
+        cutBytes: entry.cutBytes,
+      });
     } catch {
       return failure(
         "binary_file",
-        `Cannot read file "${display}": line ${entry.number} is not valid UTF-8 (${formatBytes(size)})`,
+        `Cannot read file "${display}": line ${entry.number} is not valid UTF-8 (${
+          formatBytes(size)
+        })`,
         { path: display, bytes: size, media_type: "application/octet-stream", line: entry.number },
       );
     }

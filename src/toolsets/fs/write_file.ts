@@ -12,7 +12,9 @@ import { formatBytes, MAX_FILE_BYTES } from "./_limits.ts";
 
 const parameters = z.strictObject({
   path: z.string().min(1).max(4096).describe("File to write, relative to the workspace"),
-  content: z.string().max(MAX_FILE_BYTES).describe("The whole new content (UTF-8 text, at most 10 MiB)"),
+  content: z.string().max(MAX_FILE_BYTES).describe(
+    "The whole new content (UTF-8 text, at most 10 MiB)",
+  ),
   create_dirs: z.boolean().default(true).describe("Create missing parent folders"),
   overwrite: z.boolean().default(false).describe(
     "Replace the file if it exists; without it an existing file is an error",
