@@ -10,7 +10,10 @@ export interface Captured {
 }
 
 /** Runs the command line in-process, capturing output. */
-export async function runCli(args: string[], options: { terminal?: boolean } = {}): Promise<Captured> {
+export async function runCli(
+  args: string[],
+  options: { terminal?: boolean } = {},
+): Promise<Captured> {
   let stdout = "";
   let stderr = "";
   const code = await main(args, {
@@ -31,21 +34,39 @@ export interface Project extends AsyncDisposable {
 }
 
 /** A temp project: a workspace with a few files, a config folder beside it with agent.jsonc and an optional plan. */
-export async function createProject(options: { config?: Record<string, unknown>; plan?: string[]; permissions?: unknown } = {}): Promise<Project> {
+export async function createProject(
+  options: { config?: Record<string, unknown>; plan?: string[]; permissions?: unknown } = {},
+): Promise<Project> {
   const sandbox = await createTempSandbox();
   const configDir = nodePath.join(sandbox.root, "config");
   await Deno.mkdir(configDir);
-  await Deno.writeTextFile(nodePath.join(sandbox.workspace, "README.md"), "# Demo\n\nA small project.\n");
+  await Deno.writeTextFile(
+    nodePath.join(sandbox.workspace, "README.md"),
+    "# Demo\n\nA small project.\n",
+  );
   await Deno.mkdir(nodePath.join(sandbox.workspace, "src"));
-  await Deno.writeTextFile(nodePath.join(sandbox.workspace, "src/main.ts"), "// TODO: write the program\nconsole.log(1);\n");
-  const config: Record<string, unknown> = { workspace: "../workspace", runs_dir: "../runs", ...options.config };
+  await Deno.writeTextFile(
+    nodePath.join(sandbox.workspace, "src/main.ts"),
+    "// TODO: write the program\nconsole.log(1);\n",
+  );
+  const config: Record<string, unknown> = {
+    workspace: "../workspace",
+    runs_dir: "../runs",
+    ...options.config,
+  };
   if (options.plan !== undefined) {
-    await Deno.writeTextFile(nodePath.join(configDir, "plan.jsonl"), options.plan.join("\n") + "\n");
+    await Deno.writeTextFile(
+      nodePath.join(configDir, "plan.jsonl"),
+      options.plan.join("\n") + "\n",
+    );
     config.model ??= { provider: "script", script: "plan.jsonl" };
     config.task ??= "test task";
   }
   if (options.permissions !== undefined) {
-    await Deno.writeTextFile(nodePath.join(configDir, "permissions.json"), JSON.stringify(options.permissions));
+    await Deno.writeTextFile(
+      nodePath.join(configDir, "permissions.json"),
+      JSON.stringify(options.permissions),
+    );
     config.permissions = "permissions.json";
   }
   const configPath = nodePath.join(configDir, "agent.jsonc");

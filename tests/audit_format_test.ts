@@ -10,21 +10,42 @@ const denoJson = JSON.parse(await Deno.readTextFile(nodePath.join(repository, "d
 
 /** The permission and unstable flags of a deno.json task, in order. */
 function taskFlags(task: string): string[] {
-  return (denoJson.tasks[task] as string).split(/\s+/).filter((word) => word.startsWith("--allow") || word.startsWith("--unstable") || word.startsWith("--deny"));
+  return (denoJson.tasks[task] as string).split(/\s+/).filter((word) =>
+    word.startsWith("--allow") || word.startsWith("--unstable") || word.startsWith("--deny")
+  );
 }
 
 Deno.test("the compile task bakes in exactly the flags of the kagent-run task", () => {
   assert.deepEqual(taskFlags("compile"), taskFlags("kagent-run"));
   assert.ok(taskFlags("kagent-run").includes("--unstable-worker-options"));
-  assert.ok(!taskFlags("kagent-run").some((flag) => flag === "--allow-all" || flag === "-A" || flag.startsWith("--allow-net") || flag.startsWith("--allow-run")));
+  assert.ok(
+    !taskFlags("kagent-run").some((flag) =>
+      flag === "--allow-all" || flag === "-A" || flag.startsWith("--allow-net") ||
+      flag.startsWith("--allow-run")
+    ),
+  );
 });
 
 Deno.test("a demo run leaves a complete run folder whose every log line parses", async () => {
-  const plan = await Deno.readTextFile(nodePath.join(repository, "skills/survey-repository/plan.jsonl"));
-  await using project = await createProject({ plan: plan.split("\n"), config: { audit: { secret_env: ["KAGENT_TEST_SECRET"] } } });
-  await Deno.writeTextFile(nodePath.join(project.sandbox.workspace, "notes.txt"), "TODO mention canary-secret-value-123 here\n");
+  const plan = await Deno.readTextFile(
+    nodePath.join(repository, "skills/survey-repository/plan.jsonl"),
+  );
+  await using project = await createProject({
+    plan: plan.split("\n"),
+    config: { audit: { secret_env: ["KAGENT_TEST_SECRET"] } },
+  });
+  await Deno.writeTextFile(
+    nodePath.join(project.sandbox.workspace, "notes.txt"),
+    "TODO mention canary-secret-value-123 here\n",
+  );
   const command = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...taskFlags("kagent-run"), nodePath.join(repository, "main.ts"), "--config", project.configPath],
+    args: [
+      "run",
+      ...taskFlags("kagent-run"),
+      nodePath.join(repository, "main.ts"),
+      "--config",
+      project.configPath,
+    ],
     env: { KAGENT_TEST_SECRET: "canary-secret-value-123", NO_COLOR: "1" },
     stdout: "piped",
     stderr: "piped",
@@ -37,7 +58,15 @@ Deno.test("a demo run leaves a complete run folder whose every log line parses",
   const runDir = await onlyRunDir(project);
   const listing: string[] = [];
   for await (const entry of Deno.readDir(runDir)) listing.push(entry.name);
-  assert.deepEqual(listing.sort(), ["archive", "artifacts", "deliverables", "events.jsonl", "logs", "policy.json", "workspace"]);
+  assert.deepEqual(listing.sort(), [
+    "archive",
+    "artifacts",
+    "deliverables",
+    "events.jsonl",
+    "logs",
+    "policy.json",
+    "workspace",
+  ]);
 
   const events = await readJsonl(nodePath.join(runDir, "events.jsonl"));
   assert.equal(events[0]?.type, "run.started");
@@ -48,10 +77,18 @@ Deno.test("a demo run leaves a complete run folder whose every log line parses",
     assert.equal(event.run_id, runId);
     assert.match(String(event.ts), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   }
-  const started = events.filter((event) => event.type === "tool.started").map((event) => event.tool_call_id);
-  const finished = events.filter((event) => ["tool.completed", "tool.failed", "tool.denied"].includes(String(event.type)));
+  const started = events.filter((event) => event.type === "tool.started").map((event) =>
+    event.tool_call_id
+  );
+  const finished = events.filter((event) =>
+    ["tool.completed", "tool.failed", "tool.denied"].includes(String(event.type))
+  );
   assert.deepEqual(started, ["tree", "todos", "readme", "escape", "secret", "report"]);
-  assert.deepEqual(finished.map((event) => event.tool_call_id), started, "every call ends with exactly one event");
+  assert.deepEqual(
+    finished.map((event) => event.tool_call_id),
+    started,
+    "every call ends with exactly one event",
+  );
   const denied = finished.filter((event) => event.type === "tool.denied");
   assert.deepEqual(denied.map((event) => [event.tool_call_id, event.error_type]), [
     ["escape", "path_outside_sandbox"],
@@ -62,16 +99,49 @@ Deno.test("a demo run leaves a complete run folder whose every log line parses",
   const tools = await readJsonl(nodePath.join(runDir, "logs/tools.jsonl"));
   assert.equal(tools.length, 6);
   for (const record of tools) {
-    for (const key of ["tool", "tool_call_id", "risk", "ts_start", "ts_end", "duration_ms", "params", "result", "policy", "hashes"]) {
+    for (
+      const key of [
+        "tool",
+        "tool_call_id",
+        "risk",
+        "ts_start",
+        "ts_end",
+        "duration_ms",
+        "params",
+        "result",
+        "policy",
+        "hashes",
+      ]
+    ) {
       assert.ok(key in record, `tools.jsonl record lacks "${key}"`);
     }
   }
-  const escape = tools.find((record) => record.tool_call_id === "escape") as Record<string, Record<string, unknown>>;
-  assert.deepEqual([escape.policy?.decision, escape.policy?.layer, escape.policy?.rule], ["deny", "sandbox", "sandbox:path-guard"]);
-  const secret = tools.find((record) => record.tool_call_id === "secret") as Record<string, Record<string, unknown>>;
-  assert.deepEqual([secret.policy?.decision, secret.policy?.rule], ["ask", "runtime:sensitive-path"]);
-  const report = tools.find((record) => record.tool_call_id === "report") as Record<string, Record<string, unknown>>;
-  assert.match(String(report.params?.content), /chars, sha256 [0-9a-f]{16}/, "long strings are summarised in params");
+  const escape = tools.find((record) => record.tool_call_id === "escape") as Record<
+    string,
+    Record<string, unknown>
+  >;
+  assert.deepEqual([escape.policy?.decision, escape.policy?.layer, escape.policy?.rule], [
+    "deny",
+    "sandbox",
+    "sandbox:path-guard",
+  ]);
+  const secret = tools.find((record) => record.tool_call_id === "secret") as Record<
+    string,
+    Record<string, unknown>
+  >;
+  assert.deepEqual([secret.policy?.decision, secret.policy?.rule], [
+    "ask",
+    "runtime:sensitive-path",
+  ]);
+  const report = tools.find((record) => record.tool_call_id === "report") as Record<
+    string,
+    Record<string, unknown>
+  >;
+  assert.match(
+    String(report.params?.content),
+    /chars, sha256 [0-9a-f]{16}/,
+    "long strings are summarised in params",
+  );
 
   const errors = await readJsonl(nodePath.join(runDir, "logs/errors.jsonl"));
   assert.deepEqual(errors.map((error) => error.tool_call_id), ["escape", "secret"]);
@@ -82,20 +152,46 @@ Deno.test("a demo run leaves a complete run folder whose every log line parses",
   const deliverable = await Deno.readTextFile(nodePath.join(runDir, "deliverables/report.md"));
   assert.match(deliverable, /# Workspace survey/);
   assert.match(deliverable, /src\/main\.ts:1:\/\/ TODO: write the program/);
-  await assert.rejects(Deno.stat(nodePath.join(project.sandbox.root, "kagent-run-demo-escape.txt")), Deno.errors.NotFound);
+  await assert.rejects(
+    Deno.stat(nodePath.join(project.sandbox.root, "kagent-run-demo-escape.txt")),
+    Deno.errors.NotFound,
+  );
 
   // The secret named in audit.secret_env never reaches a log, a result or a deliverable.
-  for (const file of ["events.jsonl", "logs/tools.jsonl", "logs/errors.jsonl", "deliverables/report.md"]) {
-    assert.doesNotMatch(await Deno.readTextFile(nodePath.join(runDir, file)), /canary-secret-value-123/, file);
+  for (
+    const file of [
+      "events.jsonl",
+      "logs/tools.jsonl",
+      "logs/errors.jsonl",
+      "deliverables/report.md",
+    ]
+  ) {
+    assert.doesNotMatch(
+      await Deno.readTextFile(nodePath.join(runDir, file)),
+      /canary-secret-value-123/,
+      file,
+    );
   }
   assert.match(deliverable, /\[REDACTED:secret_env\]/);
 });
 
 Deno.test("outputs above the inline cap are kept whole as a sha256-named artifact", async () => {
   await using project = await createProject({ config: { limits: { max_output_bytes: 2048 } } });
-  await Deno.writeTextFile(nodePath.join(project.sandbox.workspace, "big.txt"), Array.from({ length: 500 }, (_, i) => `line ${i} ${"x".repeat(40)}`).join("\n"));
+  await Deno.writeTextFile(
+    nodePath.join(project.sandbox.workspace, "big.txt"),
+    Array.from({ length: 500 }, (_, i) => `line ${i} ${"x".repeat(40)}`).join("\n"),
+  );
   const command = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...taskFlags("kagent-run"), nodePath.join(repository, "main.ts"), "call", "fs.read_file", '{"path":"big.txt","max_lines":500}', "--config", project.configPath],
+    args: [
+      "run",
+      ...taskFlags("kagent-run"),
+      nodePath.join(repository, "main.ts"),
+      "call",
+      "fs.read_file",
+      '{"path":"big.txt","max_lines":500}',
+      "--config",
+      project.configPath,
+    ],
     stdout: "piped",
     stderr: "piped",
   });

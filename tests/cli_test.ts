@@ -5,10 +5,26 @@ import { createProject, onlyRunDir, readJsonl, runCli } from "./_cli_helpers.ts"
 
 Deno.test("kagent-run call prints the ToolResult JSON and exits 0 on success", async () => {
   await using project = await createProject();
-  const { code, stdout } = await runCli(["call", "fs.read_file", '{"path": "README.md"}', "--config", project.configPath]);
+  const { code, stdout } = await runCli([
+    "call",
+    "fs.read_file",
+    '{"path": "README.md"}',
+    "--config",
+    project.configPath,
+  ]);
   assert.equal(code, 0);
   const result = JSON.parse(stdout);
-  assert.deepEqual(Object.keys(result), ["tool_call_id", "tool", "ok", "summary", "output", "data", "artifacts", "error", "duration_ms"]);
+  assert.deepEqual(Object.keys(result), [
+    "tool_call_id",
+    "tool",
+    "ok",
+    "summary",
+    "output",
+    "data",
+    "artifacts",
+    "error",
+    "duration_ms",
+  ]);
   assert.equal(result.ok, true);
   assert.equal(result.error, null);
   assert.match(result.output, /A small project/);
@@ -19,19 +35,40 @@ Deno.test("kagent-run call prints the ToolResult JSON and exits 0 on success", a
 
 Deno.test("kagent-run call exits 1 on a tool error and on a denial", async () => {
   await using project = await createProject();
-  const missing = await runCli(["call", "fs.read_file", '{"path": "nope.txt"}', "--config", project.configPath]);
+  const missing = await runCli([
+    "call",
+    "fs.read_file",
+    '{"path": "nope.txt"}',
+    "--config",
+    project.configPath,
+  ]);
   assert.equal(missing.code, 1);
   assert.equal(JSON.parse(missing.stdout).error.type, "file_not_found");
-  const outside = await runCli(["call", "fs.read_file", '{"path": "../outside/x"}', "--config", project.configPath]);
+  const outside = await runCli([
+    "call",
+    "fs.read_file",
+    '{"path": "../outside/x"}',
+    "--config",
+    project.configPath,
+  ]);
   assert.equal(outside.code, 1);
   assert.equal(JSON.parse(outside.stdout).error.type, "path_outside_sandbox");
   const unknown = await runCli(["call", "fs.nope", "{}", "--config", project.configPath]);
   assert.equal(unknown.code, 1);
   assert.equal(JSON.parse(unknown.stdout).error.type, "tool_not_available");
-  const write = await runCli(["call", "fs.write_file", '{"path": "new.txt", "content": "x"}', "--config", project.configPath]);
+  const write = await runCli([
+    "call",
+    "fs.write_file",
+    '{"path": "new.txt", "content": "x"}',
+    "--config",
+    project.configPath,
+  ]);
   assert.equal(write.code, 1);
   assert.equal(JSON.parse(write.stdout).error.type, "approval_required");
-  await assert.rejects(Deno.stat(nodePath.join(project.sandbox.workspace, "new.txt")), Deno.errors.NotFound);
+  await assert.rejects(
+    Deno.stat(nodePath.join(project.sandbox.workspace, "new.txt")),
+    Deno.errors.NotFound,
+  );
 });
 
 Deno.test("kagent-run exits 2 on usage errors and names what to change", async () => {
@@ -54,21 +91,43 @@ Deno.test("kagent-run exits 2 on config errors naming the file, the key and the 
   await using project = await createProject({ config: { sandbox: { write_roots: ["/etc"] } } });
   const outsideRoot = await runCli(["tools", "--config", project.configPath]);
   assert.equal(outsideRoot.code, 2);
-  assert.match(outsideRoot.stderr, /agent\.jsonc.*key "sandbox\.write_roots\[0\]" must be a path inside the workspace/);
+  assert.match(
+    outsideRoot.stderr,
+    /agent\.jsonc.*key "sandbox\.write_roots\[0\]" must be a path inside the workspace/,
+  );
 
-  await Deno.writeTextFile(project.configPath, '{ "workspace": "../workspace", "permissions": "missing.json" }');
+  await Deno.writeTextFile(
+    project.configPath,
+    '{ "workspace": "../workspace", "permissions": "missing.json" }',
+  );
   const missing = await runCli(["policy", "--config", project.configPath]);
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /missing\.json/);
 
-  await Deno.writeTextFile(nodePath.join(project.configDir, "bad.json"), '{"rules": [{"tools": ["fs.*"], "decision": "maybe"}]}');
-  await Deno.writeTextFile(project.configPath, '{ "workspace": "../workspace", "permissions": "bad.json" }');
-  const malformed = await runCli(["call", "fs.read_file", '{"path":"README.md"}', "--config", project.configPath]);
+  await Deno.writeTextFile(
+    nodePath.join(project.configDir, "bad.json"),
+    '{"rules": [{"tools": ["fs.*"], "decision": "maybe"}]}',
+  );
+  await Deno.writeTextFile(
+    project.configPath,
+    '{ "workspace": "../workspace", "permissions": "bad.json" }',
+  );
+  const malformed = await runCli([
+    "call",
+    "fs.read_file",
+    '{"path":"README.md"}',
+    "--config",
+    project.configPath,
+  ]);
   assert.equal(malformed.code, 2);
   assert.match(malformed.stderr, /bad\.json.*rules\[0\]\.decision/);
   assert.equal(malformed.stdout, "", "a broken permissions file never runs the call");
 
-  const nowhere = await runCli(["tools", "--config", nodePath.join(project.configDir, "nope.jsonc")]);
+  const nowhere = await runCli([
+    "tools",
+    "--config",
+    nodePath.join(project.configDir, "nope.jsonc"),
+  ]);
   assert.equal(nowhere.code, 2);
   assert.match(nowhere.stderr, /nope\.jsonc/);
 });
@@ -78,8 +137,16 @@ Deno.test("kagent-run tools prints JSON off a terminal and a table on one", asyn
   const json = await runCli(["tools", "--config", project.configPath]);
   assert.equal(json.code, 0);
   const tools = JSON.parse(json.stdout) as { name: string; annotations: { risk_level: number } }[];
-  assert.deepEqual(tools.map((tool) => tool.name), ["fs.read_file", "fs.list_files", "fs.grep_files", "fs.write_file", "fs.edit_file"]);
-  const all = JSON.parse((await runCli(["tools", "--all", "--config", project.configPath])).stdout) as unknown[];
+  assert.deepEqual(tools.map((tool) => tool.name), [
+    "fs.read_file",
+    "fs.list_files",
+    "fs.grep_files",
+    "fs.write_file",
+    "fs.edit_file",
+  ]);
+  const all = JSON.parse(
+    (await runCli(["tools", "--all", "--config", project.configPath])).stdout,
+  ) as unknown[];
   assert.equal(all.length, 6, "--all includes fs.delete_file, off by default");
   const table = await runCli(["tools", "--config", project.configPath], { terminal: true });
   assert.match(table.stdout, /^TOOL\s+PERMISSION\s+RISK/);
@@ -88,21 +155,30 @@ Deno.test("kagent-run tools prints JSON off a terminal and a table on one", asyn
 
 Deno.test("kagent-run policy explains each tool's decision, layer and rule", async () => {
   await using project = await createProject({
-    permissions: { rules: [{ id: "no-src", tools: ["fs.write_file"], paths: ["src/**"], decision: "deny" }] },
+    permissions: {
+      rules: [{ id: "no-src", tools: ["fs.write_file"], paths: ["src/**"], decision: "deny" }],
+    },
   });
   const { code, stdout } = await runCli(["policy", "--config", project.configPath]);
   assert.equal(code, 0);
   assert.match(stdout, /fs\.read_file\s+allow\s+default\s+default:readonly-allow/);
   assert.match(stdout, /fs\.write_file\s+ask\s+default\s+default:write-ask\s+no-src/);
   assert.match(stdout, /fs\.delete_file\s+deny \(removed\)\s+runtime\s+runtime:destructive-off/);
-  const json = JSON.parse((await runCli(["policy", "--json", "--config", project.configPath])).stdout);
+  const json = JSON.parse(
+    (await runCli(["policy", "--json", "--config", project.configPath])).stdout,
+  );
   assert.equal(typeof json.hash, "string");
   assert.deepEqual(json.layers.config.rules.map((rule: { id: string }) => rule.id), ["no-src"]);
   assert.deepEqual(json.layers.sandbox.deno_permissions.net, false);
 });
 
 Deno.test("kagent-run --help and each command's --help exit 0", async () => {
-  for (const args of [["--help"], ["run", "--help"], ["call", "--help"], ["tools", "--help"], ["policy", "--help"]]) {
+  for (
+    const args of [["--help"], ["run", "--help"], ["call", "--help"], ["tools", "--help"], [
+      "policy",
+      "--help",
+    ]]
+  ) {
     const { code, stdout } = await runCli(args);
     assert.equal(code, 0, args.join(" "));
     assert.match(stdout, /Usage: kagent-run/);
@@ -111,7 +187,9 @@ Deno.test("kagent-run --help and each command's --help exit 0", async () => {
 
 Deno.test("kagent-run runs a scripted agent: exit 0 when completed, 1 when the script runs out", async () => {
   const plan = [
-    JSON.stringify({ tool_calls: [{ id: "r", name: "fs.read_file", arguments: { path: "README.md" } }] }),
+    JSON.stringify({
+      tool_calls: [{ id: "r", name: "fs.read_file", arguments: { path: "README.md" } }],
+    }),
     JSON.stringify({ content: "Read: {{r.summary}}" }),
   ];
   await using project = await createProject({ plan });
@@ -119,7 +197,10 @@ Deno.test("kagent-run runs a scripted agent: exit 0 when completed, 1 when the s
   assert.equal(completed.code, 0, completed.stderr);
   assert.match(completed.stdout, /^Read: Read 3 lines of "README.md"$/m);
   assert.match(completed.stderr, /ok\s+fs\.read_file/);
-  assert.match(completed.stderr, /run completed in [\d.]+ s: 1 tool calls, 0 denied, 0 failed; run folder/);
+  assert.match(
+    completed.stderr,
+    /run completed in [\d.]+ s: 1 tool calls, 0 denied, 0 failed; run folder/,
+  );
 
   const quiet = await runCli(["--config", project.configPath, "--quiet"]);
   assert.doesNotMatch(quiet.stderr, /ok\s+fs\.read_file/);
@@ -133,12 +214,24 @@ Deno.test("kagent-run runs a scripted agent: exit 0 when completed, 1 when the s
 
 Deno.test("kagent-run --task overrides the config task and --workspace the workspace", async () => {
   await using project = await createProject({
-    plan: [JSON.stringify({ tool_calls: [{ id: "l", name: "fs.list_files", arguments: { path: "." } }] }), JSON.stringify({ content: "{{l.output}}" })],
+    plan: [
+      JSON.stringify({
+        tool_calls: [{ id: "l", name: "fs.list_files", arguments: { path: "." } }],
+      }),
+      JSON.stringify({ content: "{{l.output}}" }),
+    ],
   });
   const other = nodePath.join(project.sandbox.root, "other");
   await Deno.mkdir(other);
   await Deno.writeTextFile(nodePath.join(other, "only-here.txt"), "x");
-  const { code, stdout } = await runCli(["--config", project.configPath, "--workspace", other, "--task", "list"]);
+  const { code, stdout } = await runCli([
+    "--config",
+    project.configPath,
+    "--workspace",
+    other,
+    "--task",
+    "list",
+  ]);
   assert.equal(code, 0);
   assert.match(stdout, /only-here\.txt/);
   assert.doesNotMatch(stdout, /README\.md/);

@@ -26,12 +26,16 @@ Deno.test("the tool Worker stops a handler that reads outside the roots without 
   assert.doesNotMatch(JSON.stringify(attack), /top-secret-value/);
 
   // Near miss: the same handler reading inside the workspace works.
-  const nearMiss = await run.call("test.read_direct", { path: `${run.sandbox.workspace}/inside.txt` });
+  const nearMiss = await run.call("test.read_direct", {
+    path: `${run.sandbox.workspace}/inside.txt`,
+  });
   assert.equal(nearMiss.ok, true, nearMiss.output);
   assert.equal(nearMiss.output, "inside-value");
 
   const events = await run.readLog("events");
-  const failed = events.find((event) => event.type === "tool.failed" && event.tool_call_id === "test-1");
+  const failed = events.find((event) =>
+    event.type === "tool.failed" && event.tool_call_id === "test-1"
+  );
   assert.equal(failed?.error_type, "sandbox_violation");
   const errors = await run.readLog("errors");
   assert.ok(errors.some((error) => error.error_type === "sandbox_violation"));
@@ -45,11 +49,17 @@ Deno.test("the tool Worker stops a handler that writes outside the write roots w
   await assert.rejects(Deno.stat(target), Deno.errors.NotFound);
 
   // A read-only root is readable but not writable for Deno either.
-  const configWrite = await run.call("test.write_direct", { path: `${run.configDir}/agent.jsonc`, content: "{}" });
+  const configWrite = await run.call("test.write_direct", {
+    path: `${run.configDir}/agent.jsonc`,
+    content: "{}",
+  });
   assert.equal(configWrite.error?.type, "sandbox_violation");
   assert.notEqual(await Deno.readTextFile(`${run.configDir}/agent.jsonc`), "{}");
 
-  const nearMiss = await run.call("test.write_direct", { path: `${run.session.folder.paths.deliverables}/ok.txt`, content: "fine" });
+  const nearMiss = await run.call("test.write_direct", {
+    path: `${run.session.folder.paths.deliverables}/ok.txt`,
+    content: "fine",
+  });
   assert.equal(nearMiss.ok, true, nearMiss.output);
   assert.equal(await Deno.readTextFile(`${run.session.folder.paths.deliverables}/ok.txt`), "fine");
 });
@@ -67,7 +77,10 @@ Deno.test("the tool Worker cannot write the run's own audit logs", async () => {
   await using run = await openTestRun(rogue);
   // The runs folder is outside the workspace here, so Deno refuses; inside the workspace the path
   // guard refuses it (see path attack tests).
-  const result = await run.call("test.write_direct", { path: run.session.folder.paths.events, content: "forged\n" });
+  const result = await run.call("test.write_direct", {
+    path: run.session.folder.paths.events,
+    content: "forged\n",
+  });
   assert.equal(result.error?.type, "sandbox_violation");
   const events = await run.readLog("events");
   assert.ok(events.length > 0 && events.every((event) => typeof event.type === "string"));

@@ -10,7 +10,12 @@ import type { ToolRuntime } from "../runtime/tool_runtime.ts";
 import type { ToolDescriptor } from "../tools/tool_definition.ts";
 import type { ToolResult } from "../tools/tool_result.ts";
 import { eventTypeOf } from "../runtime/record.ts";
-import { type ModelMessage, type ModelProvider, type RunContext, ModelError } from "./model_provider.ts";
+import {
+  ModelError,
+  type ModelMessage,
+  type ModelProvider,
+  type RunContext,
+} from "./model_provider.ts";
 
 /** Why a run ended. `completed` is the only success. */
 export type EndReason = "completed" | "max_turns" | "model_error" | "aborted";
@@ -53,7 +58,11 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   const messages: ModelMessage[] = [{ role: "user", content: options.task }];
   const results: ToolResult[] = [];
   let turns = 0;
-  const finish = (end_reason: EndReason, final_text: string | null, error: string | null): AgentOutcome => ({
+  const finish = (
+    end_reason: EndReason,
+    final_text: string | null,
+    error: string | null,
+  ): AgentOutcome => ({
     end_reason,
     final_text,
     turns,
@@ -82,7 +91,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       return finish("model_error", null, message);
     }
     await options.recorder.event("model.turn", {
-      turn,
+      turn: turns,
       provider: options.provider.name,
       tool_calls: turn.tool_calls.map((call) => ({ id: call.id, name: call.name })),
       text: turn.text,
@@ -94,14 +103,22 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       const result = await options.runtime.call(call, options.signal);
       results.push(result);
       options.onToolResult?.(result);
-      messages.push({ role: "tool", tool_call_id: call.id, name: call.name, content: result.output, result });
+      messages.push({
+        role: "tool",
+        tool_call_id: call.id,
+        name: call.name,
+        content: result.output,
+        result,
+      });
     }
   }
   return finish("max_turns", null, null);
 }
 
 /** Counts of an outcome's results, for summaries and `run.completed`. */
-export function countResults(results: ToolResult[]): { calls: number; denied: number; failed: number } {
+export function countResults(
+  results: ToolResult[],
+): { calls: number; denied: number; failed: number } {
   let denied = 0;
   let failed = 0;
   for (const result of results) {

@@ -58,16 +58,31 @@ export function parseOptions<T extends ParseArgsConfig["options"]>(
   options: T,
 ): { values: Record<string, string | boolean | undefined>; positionals: string[] } {
   try {
-    const parsed = parseArgs({ args, options: { ...options, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
-    return { values: parsed.values as Record<string, string | boolean | undefined>, positionals: parsed.positionals };
+    const parsed = parseArgs({
+      args,
+      options: { ...options, help: { type: "boolean", short: "h" } },
+      allowPositionals: true,
+      strict: true,
+    });
+    return {
+      values: parsed.values as Record<string, string | boolean | undefined>,
+      positionals: parsed.positionals,
+    };
   } catch (error) {
-    const reason = (error as Error).message.replace(/\.$/, "").replace(/\. To specify a positional.*$/s, "");
-    throw new UsageError(`Cannot parse "kagent-run ${command}": ${reason}; see "kagent-run ${command} --help"`);
+    const reason = (error as Error).message.replace(/\.$/, "").replace(
+      /\. To specify a positional.*$/s,
+      "",
+    );
+    throw new UsageError(
+      `Cannot parse "kagent-run ${command}": ${reason}; see "kagent-run ${command} --help"`,
+    );
   }
 }
 
 /** Loads the config named by `--config` (default `agent.jsonc`), with `--workspace` applied. */
-export async function loadConfigFromOptions(values: Record<string, string | boolean | undefined>): Promise<LoadedConfig> {
+export async function loadConfigFromOptions(
+  values: Record<string, string | boolean | undefined>,
+): Promise<LoadedConfig> {
   const path = typeof values.config === "string" ? values.config : DEFAULT_CONFIG;
   const workspace = typeof values.workspace === "string" ? values.workspace : undefined;
   return await loadConfig(path, workspace === undefined ? {} : { workspace });
@@ -85,11 +100,18 @@ export async function guarded(io: CommandIo, body: () => Promise<number>): Promi
       io.stderr(`kagent-run: ${error.message}\n`);
       return EXIT.usage;
     }
-    if (error instanceof TypeError && /^Cannot use (workspace|read root|write root)/.test(error.message)) {
+    if (
+      error instanceof TypeError &&
+      /^Cannot use (workspace|read root|write root)/.test(error.message)
+    ) {
       io.stderr(`kagent-run: ${error.message}\n`);
       return EXIT.usage;
     }
-    io.stderr(`kagent-run: internal error: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+    io.stderr(
+      `kagent-run: internal error: ${
+        error instanceof Error ? error.stack ?? error.message : String(error)
+      }\n`,
+    );
     return EXIT.failed;
   }
 }

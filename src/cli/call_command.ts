@@ -7,10 +7,18 @@
 
 import { countResults } from "../agent/mod.ts";
 import { openRunSession } from "../runtime/mod.ts";
-import { type CommandIo, EXIT, guarded, loadConfigFromOptions, parseOptions, UsageError } from "./_common.ts";
+import {
+  type CommandIo,
+  EXIT,
+  guarded,
+  loadConfigFromOptions,
+  parseOptions,
+  UsageError,
+} from "./_common.ts";
 
 /** Help text of the call command. */
-export const CALL_HELP = `Usage: kagent-run call <tool> '<json arguments>' --config FILE [--workspace DIR]
+export const CALL_HELP =
+  `Usage: kagent-run call <tool> '<json arguments>' --config FILE [--workspace DIR]
 
 Runs one tool call through the whole pipeline (lookup, schema, policy, sandbox, audit) and prints
 its ToolResult as JSON. The call is recorded in a new run folder like any other.
@@ -34,8 +42,18 @@ export function callCommand(args: string[], io: CommandIo): Promise<number> {
       return EXIT.ok;
     }
     const [tool, json = "{}", ...extra] = positionals;
-    if (tool === undefined) throw new UsageError(`Cannot call a tool: name one, e.g. kagent-run call fs.read_file '{"path": "README.md"}'`);
-    if (extra.length > 0) throw new UsageError(`Cannot call "${tool}": unexpected argument "${extra[0]}" (quote the JSON arguments as one argument)`);
+    if (tool === undefined) {
+      throw new UsageError(
+        `Cannot call a tool: name one, e.g. kagent-run call fs.read_file '{"path": "README.md"}'`,
+      );
+    }
+    if (extra.length > 0) {
+      throw new UsageError(
+        `Cannot call "${tool}": unexpected argument "${
+          extra[0]
+        }" (quote the JSON arguments as one argument)`,
+      );
+    }
     const config = await loadConfigFromOptions(values);
     const session = await openRunSession(config, { env: io.env });
     try {

@@ -14,7 +14,8 @@ import { type CommandIo, EXIT } from "./_common.ts";
 export const VERSION = "0.1.0";
 
 /** Help text of `kagent-run --help`. */
-export const MAIN_HELP = `kagent-run ${VERSION}: a sandboxed tool runtime and agent runner for LLM agents
+export const MAIN_HELP =
+  `kagent-run ${VERSION}: a sandboxed tool runtime and agent runner for LLM agents
 
 Usage:
   kagent-run [run] --config FILE [--task T] [--workspace DIR] [--non-interactive] [--quiet]
@@ -53,7 +54,9 @@ export async function main(args: string[], io: CommandIo): Promise<number> {
   if (first !== undefined && !first.startsWith("-")) {
     const command = COMMANDS[first];
     if (command === undefined) {
-      io.stderr(`kagent-run: Cannot run command "${first}": it is not a command; use run, call, tools or policy (see kagent-run --help)\n`);
+      io.stderr(
+        `kagent-run: Cannot run command "${first}": it is not a command; use run, call, tools or policy (see kagent-run --help)\n`,
+      );
       return EXIT.usage;
     }
     return await command(rest, io);

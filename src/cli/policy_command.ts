@@ -42,8 +42,13 @@ export function policyCommand(args: string[], io: CommandIo): Promise<number> {
       `  write roots:  ${guard.writeRoots.join(", ") || "(none besides the workspace)"}`,
       `  protected:    ${[...guard.protectedPaths, "any .git folder"].join(", ")}`,
       `  sensitive:    ${guard.sensitivePatterns.join(", ")}`,
-      `  permissions:  ${config.permissionsPath ?? (config.permissions.rules.length > 0 ? "inline" : "none (runtime defaults only)")}`,
-      `  tool Worker:  read ${workerPermissions.read.join(", ")}; write ${workerPermissions.write.join(", ")}; no net, env, run, ffi, sys`,
+      `  permissions:  ${
+        config.permissionsPath ??
+          (config.permissions.rules.length > 0 ? "inline" : "none (runtime defaults only)")
+      }`,
+      `  tool Worker:  read ${workerPermissions.read.join(", ")}; write ${
+        workerPermissions.write.join(", ")
+      }; no net, env, run, ffi, sys`,
       "",
     ];
     io.stdout(lines.join("\n") + "\n");

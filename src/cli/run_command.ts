@@ -5,13 +5,26 @@
  * @module
  */
 
-import { buildSystemPrompt, countResults, ModelError, runAgent, ScriptProvider } from "../agent/mod.ts";
+import {
+  buildSystemPrompt,
+  countResults,
+  ModelError,
+  runAgent,
+  ScriptProvider,
+} from "../agent/mod.ts";
 import type { ModelProvider, RunContext } from "../agent/mod.ts";
 import { displayRunDir, openRunSession } from "../runtime/mod.ts";
 import { describeTool } from "../tools/tool_definition.ts";
 import type { ToolResult } from "../tools/tool_result.ts";
 import { eventTypeOf } from "../runtime/record.ts";
-import { type CommandIo, EXIT, guarded, loadConfigFromOptions, parseOptions, UsageError } from "./_common.ts";
+import {
+  type CommandIo,
+  EXIT,
+  guarded,
+  loadConfigFromOptions,
+  parseOptions,
+  UsageError,
+} from "./_common.ts";
 
 /** Help text of the run command. */
 export const RUN_HELP = `Usage: kagent-run [run] --config FILE [options]
@@ -44,14 +57,22 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
       io.stdout(RUN_HELP);
       return EXIT.ok;
     }
-    if (positionals.length > 0) throw new UsageError(`Cannot run: unexpected argument "${positionals[0]}"; see "kagent-run --help"`);
+    if (positionals.length > 0) {
+      throw new UsageError(
+        `Cannot run: unexpected argument "${positionals[0]}"; see "kagent-run --help"`,
+      );
+    }
     const config = await loadConfigFromOptions(values);
     if (config.model === null) {
-      throw new UsageError(`Cannot run an agent with config "${config.configPath}": it has no "model"; add for example {"provider": "script", "script": "plan.jsonl"}`);
+      throw new UsageError(
+        `Cannot run an agent with config "${config.configPath}": it has no "model"; add for example {"provider": "script", "script": "plan.jsonl"}`,
+      );
     }
     const task = typeof values.task === "string" ? values.task : config.task;
     if (task === null || task.trim() === "") {
-      throw new UsageError(`Cannot run an agent with config "${config.configPath}": there is no task; pass --task or set "task"`);
+      throw new UsageError(
+        `Cannot run an agent with config "${config.configPath}": there is no task; pass --task or set "task"`,
+      );
     }
     let provider: ModelProvider;
     try {
@@ -76,7 +97,9 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
       const tools = session.registry.list()
         .map((registered) => describeTool(registered.definition))
         .filter((tool) => session.policy.isAvailable(tool.name));
-      if (!values.quiet) io.stderr(`kagent-run: run ${session.folder.id} in ${displayRunDir(session.folder.dir)}\n`);
+      if (!values.quiet) {
+        io.stderr(`kagent-run: run ${session.folder.id} in ${displayRunDir(session.folder.dir)}\n`);
+      }
       const outcome = await runAgent({
         provider,
         runtime: session.runtime,
@@ -87,7 +110,9 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
         run,
         maxTurns: config.agent.max_turns,
         signal: controller.signal,
-        ...(values.quiet ? {} : { onToolResult: (result: ToolResult) => io.stderr(progressLine(result)) }),
+        ...(values.quiet
+          ? {}
+          : { onToolResult: (result: ToolResult) => io.stderr(progressLine(result)) }),
       });
       const counts = countResults(outcome.results);
       await session.recorder.event("run.completed", {
@@ -116,7 +141,13 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
 /** One stderr line per call: status, tool, duration, summary. */
 export function progressLine(result: ToolResult): string {
   const kind = eventTypeOf(result);
-  const status = kind === "tool.completed" ? "ok    " : kind === "tool.denied" ? "denied" : "failed";
+  const status = kind === "tool.completed"
+    ? "ok    "
+    : kind === "tool.denied"
+    ? "denied"
+    : "failed";
   const type = result.error === null ? "" : ` [${result.error.type}]`;
-  return `  ${status} ${result.tool} (${result.duration_ms} ms)${type} ${result.summary.split("\n")[0]}\n`;
+  return `  ${status} ${result.tool} (${result.duration_ms} ms)${type} ${
+    result.summary.split("\n")[0]
+  }\n`;
 }

@@ -31,9 +31,14 @@ export function toolsCommand(args: string[], io: CommandIo): Promise<number> {
       io.stdout(TOOLS_HELP);
       return EXIT.ok;
     }
-    const { registry, policy } = await preparePolicy(await loadConfigFromOptions(values), { env: io.env });
+    const { registry, policy } = await preparePolicy(await loadConfigFromOptions(values), {
+      env: io.env,
+    });
     const tools = registry.list()
-      .map((registered) => ({ ...describeTool(registered.definition), policy: policy.toolPolicy(registered.definition.name) }))
+      .map((registered) => ({
+        ...describeTool(registered.definition),
+        policy: policy.toolPolicy(registered.definition.name),
+      }))
       .filter((tool) => values.all || tool.policy?.available);
     if (values.json || !io.stdoutIsTerminal) {
       io.stdout(`${JSON.stringify(tools, null, 2)}\n`);

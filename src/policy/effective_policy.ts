@@ -133,7 +133,10 @@ export class EffectivePolicy {
           id: `skill:${request.skill}:${index}`,
           layer: "skill",
           decision,
-          reason: rule.reason ?? `requested by skill "${request.skill}"${rule.decision === "allow" ? " (a skill cannot allow: asked instead)" : ""}`,
+          reason: rule.reason ??
+            `requested by skill "${request.skill}"${
+              rule.decision === "allow" ? " (a skill cannot allow: asked instead)" : ""
+            }`,
         }));
       });
       if (request.allowed_tools !== undefined) {
@@ -163,7 +166,8 @@ export class EffectivePolicy {
           decision: "deny",
           rule: RUNTIME_RULES.protectedPath,
           layer: "sandbox",
-          reason: `"${path.display}" is inside the protected path "${path.protected}", which tools never write`,
+          reason:
+            `"${path.display}" is inside the protected path "${path.protected}", which tools never write`,
           error_type: "permission_denied",
         };
       }
@@ -185,7 +189,8 @@ export class EffectivePolicy {
         decision: "deny",
         rule: RUNTIME_RULES.destructiveOff,
         layer: "runtime",
-        reason: `"${tool.name}" is destructive or dangerous and off by default; enable it with a permissions rule whose "tools" names it exactly`,
+        reason:
+          `"${tool.name}" is destructive or dangerous and off by default; enable it with a permissions rule whose "tools" names it exactly`,
         error_type: "permission_denied",
       });
     }
@@ -236,8 +241,20 @@ export class EffectivePolicy {
       };
     }
     return tool.permission === "readonly"
-      ? { decision: "allow", rule: RUNTIME_RULES.defaultReadonly, layer: "default", reason: "readonly tools are allowed by default", error_type: null }
-      : { decision: "ask", rule: RUNTIME_RULES.defaultWrite, layer: "default", reason: "write tools ask by default", error_type: null };
+      ? {
+        decision: "allow",
+        rule: RUNTIME_RULES.defaultReadonly,
+        layer: "default",
+        reason: "readonly tools are allowed by default",
+        error_type: null,
+      }
+      : {
+        decision: "ask",
+        rule: RUNTIME_RULES.defaultWrite,
+        layer: "default",
+        reason: "write tools ask by default",
+        error_type: null,
+      };
   }
 
   /** The tool-level view of `name`, or undefined for an unknown tool. */
@@ -258,15 +275,23 @@ export class EffectivePolicy {
   #body(): Record<string, unknown> {
     return {
       format: "kagent-run/policy@1",
-      precedence: "sandbox constraints first; then deny > ask > allow across runtime, sandbox, skill and config rules; defaults last",
+      precedence:
+        "sandbox constraints first; then deny > ask > allow across runtime, sandbox, skill and config rules; defaults last",
       layers: {
         runtime: {
           rules: Object.values(RUNTIME_RULES).filter((id) => id.startsWith("runtime:")),
-          defaults: [RUNTIME_RULES.defaultReadonly, RUNTIME_RULES.defaultRunFolders, RUNTIME_RULES.defaultWrite],
+          defaults: [
+            RUNTIME_RULES.defaultReadonly,
+            RUNTIME_RULES.defaultRunFolders,
+            RUNTIME_RULES.defaultWrite,
+          ],
           run_folders: this.#inputs.runFolders ?? [],
         },
         sandbox: this.#inputs.sandbox,
-        config: { source: this.#inputs.configSource, rules: this.rules.filter((rule) => rule.layer === "config") },
+        config: {
+          source: this.#inputs.configSource,
+          rules: this.rules.filter((rule) => rule.layer === "config"),
+        },
         skill: {
           requests: this.#inputs.skillRequests ?? [],
           rules: this.rules.filter((rule) => rule.layer === "skill"),
@@ -280,7 +305,10 @@ export class EffectivePolicy {
   #toolPolicy(tool: ToolDescriptor): ToolPolicy {
     const decision = this.decide(tool, NO_TARGETS);
     const conditional = this.rules
-      .filter((rule) => matchesTool(rule, tool) && ((rule.paths?.length ?? 0) > 0 || (rule.commands?.length ?? 0) > 0))
+      .filter((rule) =>
+        matchesTool(rule, tool) &&
+        ((rule.paths?.length ?? 0) > 0 || (rule.commands?.length ?? 0) > 0)
+      )
       .map((rule) => rule.id);
     return {
       tool: tool.name,
@@ -295,11 +323,14 @@ export class EffectivePolicy {
   }
 
   #isDestructive(tool: ToolDescriptor): boolean {
-    return tool.annotations.destructive || tool.tags.includes("dangerous") || tool.tags.includes("destructive");
+    return tool.annotations.destructive || tool.tags.includes("dangerous") ||
+      tool.tags.includes("destructive");
   }
 
   #enabledExplicitly(tool: ToolDescriptor): boolean {
-    return this.#inputs.configRules.some((rule) => rule.decision !== "deny" && rule.tools.includes(tool.name));
+    return this.#inputs.configRules.some((rule) =>
+      rule.decision !== "deny" && rule.tools.includes(tool.name)
+    );
   }
 }
 
@@ -307,12 +338,16 @@ function strongest(candidates: PolicyDecision[]): PolicyDecision {
   return candidates.reduce((best, candidate) => {
     const rank = DECISION_RANK[candidate.decision] - DECISION_RANK[best.decision];
     if (rank > 0) return candidate;
-    if (rank === 0 && LAYER_ORDER.indexOf(candidate.layer) < LAYER_ORDER.indexOf(best.layer)) return candidate;
+    if (rank === 0 && LAYER_ORDER.indexOf(candidate.layer) < LAYER_ORDER.indexOf(best.layer)) {
+      return candidate;
+    }
     return best;
   });
 }
 
 /** Drops keys whose value is undefined (exactOptionalPropertyTypes). */
 function definedOnly<T extends object>(value: T): PolicyRule {
-  return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as unknown as PolicyRule;
+  return Object.fromEntries(
+    Object.entries(value).filter(([, item]) => item !== undefined),
+  ) as unknown as PolicyRule;
 }

@@ -6,7 +6,12 @@ import { NO_TARGETS, type TargetScope } from "./policy_rule.ts";
 
 const WORKSPACE = "/w/project";
 
-function tool(name: string, permission: "readonly" | "write", extra: Partial<ToolDescriptor["annotations"]> = {}, tags: string[] = []): ToolDescriptor {
+function tool(
+  name: string,
+  permission: "readonly" | "write",
+  extra: Partial<ToolDescriptor["annotations"]> = {},
+  tags: string[] = [],
+): ToolDescriptor {
   return {
     name,
     description: name,
@@ -28,7 +33,9 @@ function tool(name: string, permission: "readonly" | "write", extra: Partial<Too
 
 const read = tool("fs.read_file", "readonly");
 const write = tool("fs.write_file", "write");
-const remove = tool("fs.delete_file", "write", { destructive: true, risk_level: 3 }, ["destructive"]);
+const remove = tool("fs.delete_file", "write", { destructive: true, risk_level: 3 }, [
+  "destructive",
+]);
 const confirm = tool("demo.confirm", "readonly", { requires_confirmation: true });
 const TOOLS = [read, write, remove, confirm];
 
@@ -53,22 +60,51 @@ function scope(...paths: ResolvedPath[]): TargetScope {
   return { paths };
 }
 
-function policy(configRules: ConfigRule[] = [], extra: Partial<Parameters<typeof EffectivePolicy.compute>[0]> = {}) {
-  return EffectivePolicy.compute({ tools: TOOLS, workspace: WORKSPACE, configRules, configSource: "test", sandbox: {}, ...extra });
+function policy(
+  configRules: ConfigRule[] = [],
+  extra: Partial<Parameters<typeof EffectivePolicy.compute>[0]> = {},
+) {
+  return EffectivePolicy.compute({
+    tools: TOOLS,
+    workspace: WORKSPACE,
+    configRules,
+    configSource: "test",
+    sandbox: {},
+    ...extra,
+  });
 }
 
 Deno.test("policy defaults: readonly allows, write asks, destructive is off", () => {
   const effective = policy();
-  assert.deepEqual(pick(effective.decide(read, scope(path("a.ts")))), ["allow", "default", RUNTIME_RULES.defaultReadonly]);
-  assert.deepEqual(pick(effective.decide(write, scope(path("a.ts")))), ["ask", "default", RUNTIME_RULES.defaultWrite]);
-  assert.deepEqual(pick(effective.decide(remove, scope(path("a.ts")))), ["deny", "runtime", RUNTIME_RULES.destructiveOff]);
+  assert.deepEqual(pick(effective.decide(read, scope(path("a.ts")))), [
+    "allow",
+    "default",
+    RUNTIME_RULES.defaultReadonly,
+  ]);
+  assert.deepEqual(pick(effective.decide(write, scope(path("a.ts")))), [
+    "ask",
+    "default",
+    RUNTIME_RULES.defaultWrite,
+  ]);
+  assert.deepEqual(pick(effective.decide(remove, scope(path("a.ts")))), [
+    "deny",
+    "runtime",
+    RUNTIME_RULES.destructiveOff,
+  ]);
   assert.equal(effective.isAvailable("fs.delete_file"), false);
   assert.equal(effective.isAvailable("fs.write_file"), true);
 });
 
 Deno.test("policy: a wildcard allow never enables a destructive tool; naming it does", () => {
-  assert.equal(policy([{ id: "all", tools: ["*"], decision: "allow" }]).decide(remove, scope(path("a"))).decision, "deny");
-  assert.equal(policy([{ id: "fs", tools: ["fs.*"], decision: "allow" }]).isAvailable("fs.delete_file"), false);
+  assert.equal(
+    policy([{ id: "all", tools: ["*"], decision: "allow" }]).decide(remove, scope(path("a")))
+      .decision,
+    "deny",
+  );
+  assert.equal(
+    policy([{ id: "fs", tools: ["fs.*"], decision: "allow" }]).isAvailable("fs.delete_file"),
+    false,
+  );
   const enabled = policy([{ id: "rm", tools: ["fs.delete_file"], decision: "allow" }]);
   assert.deepEqual(pick(enabled.decide(remove, scope(path("a")))), ["allow", "config", "rm"]);
   assert.equal(enabled.isAvailable("fs.delete_file"), true);
@@ -80,26 +116,50 @@ Deno.test("policy: deny beats ask beats allow across config rules", () => {
     { id: "ask-docs", tools: ["fs.write_file"], paths: ["docs/**"], decision: "ask" },
     { id: "deny-src", tools: ["fs.write_file"], paths: ["src/**"], decision: "deny" },
   ]);
-  assert.deepEqual(pick(effective.decide(write, scope(path("notes.md")))), ["allow", "config", "allow-all"]);
-  assert.deepEqual(pick(effective.decide(write, scope(path("docs/a.md")))), ["ask", "config", "ask-docs"]);
-  assert.deepEqual(pick(effective.decide(write, scope(path("src/a.ts")))), ["deny", "config", "deny-src"]);
+  assert.deepEqual(pick(effective.decide(write, scope(path("notes.md")))), [
+    "allow",
+    "config",
+    "allow-all",
+  ]);
+  assert.deepEqual(pick(effective.decide(write, scope(path("docs/a.md")))), [
+    "ask",
+    "config",
+    "ask-docs",
+  ]);
+  assert.deepEqual(pick(effective.decide(write, scope(path("src/a.ts")))), [
+    "deny",
+    "config",
+    "deny-src",
+  ]);
   assert.equal(effective.decide(write, scope(path("src/a.ts"))).error_type, "permission_denied");
   // One denied path is enough to deny a call touching several.
   assert.equal(effective.decide(write, scope(path("notes.md"), path("src/a.ts"))).decision, "deny");
 });
 
 Deno.test("policy: an allow with paths covers a call only when every path matches", () => {
-  const effective = policy([{ id: "docs", tools: ["fs.write_file"], paths: ["docs/**"], decision: "allow" }]);
+  const effective = policy([{
+    id: "docs",
+    tools: ["fs.write_file"],
+    paths: ["docs/**"],
+    decision: "allow",
+  }]);
   assert.equal(effective.decide(write, scope(path("docs/a.md"))).decision, "allow");
   assert.equal(effective.decide(write, scope(path("docs/a.md"), path("src/b.ts"))).decision, "ask");
-  assert.equal(effective.decide(write, NO_TARGETS).decision, "ask", "a path rule never matches a call without paths");
+  assert.equal(
+    effective.decide(write, NO_TARGETS).decision,
+    "ask",
+    "a path rule never matches a call without paths",
+  );
   // Sibling folders do not match: docs2/ is not docs/.
   assert.equal(effective.decide(write, scope(path("docs2/a.md"))).decision, "ask");
 });
 
 Deno.test("policy: protected paths deny before any rule, even allow-all", () => {
   const effective = policy([{ id: "all", tools: ["*"], decision: "allow" }]);
-  const decision = effective.decide(write, scope(path(".git/hooks/pre-commit", { protected: `${WORKSPACE}/.git` })));
+  const decision = effective.decide(
+    write,
+    scope(path(".git/hooks/pre-commit", { protected: `${WORKSPACE}/.git` })),
+  );
   assert.deepEqual(pick(decision), ["deny", "sandbox", RUNTIME_RULES.protectedPath]);
   assert.equal(decision.error_type, "permission_denied");
 });
@@ -109,11 +169,19 @@ Deno.test("policy: sensitive paths ask even when a rule allows; a config deny st
   const decision = allowAll.decide(read, scope(path(".env", { sensitive: ".env" })));
   assert.deepEqual(pick(decision), ["ask", "runtime", RUNTIME_RULES.sensitivePath]);
   const denyEnv = policy([{ id: "no-env", tools: ["*"], paths: [".env"], decision: "deny" }]);
-  assert.deepEqual(pick(denyEnv.decide(read, scope(path(".env", { sensitive: ".env" })))), ["deny", "config", "no-env"]);
+  assert.deepEqual(pick(denyEnv.decide(read, scope(path(".env", { sensitive: ".env" })))), [
+    "deny",
+    "config",
+    "no-env",
+  ]);
 });
 
 Deno.test("policy: requires_confirmation asks even for readonly tools", () => {
-  assert.deepEqual(pick(policy().decide(confirm, NO_TARGETS)), ["ask", "runtime", RUNTIME_RULES.requiresConfirmation]);
+  assert.deepEqual(pick(policy().decide(confirm, NO_TARGETS)), [
+    "ask",
+    "runtime",
+    RUNTIME_RULES.requiresConfirmation,
+  ]);
 });
 
 Deno.test("policy: a tool-level config deny removes the tool from the effective set", () => {
@@ -124,8 +192,17 @@ Deno.test("policy: a tool-level config deny removes the tool from the effective 
 });
 
 Deno.test("policy: tag filters need every listed tag", () => {
-  const effective = policy([{ id: "writes", tools: ["*"], tags: ["write", "filesystem"], decision: "deny" }]);
-  assert.equal(effective.decide(write, scope(path("a"))).decision, "ask", "fs.write_file here lacks the filesystem tag");
+  const effective = policy([{
+    id: "writes",
+    tools: ["*"],
+    tags: ["write", "filesystem"],
+    decision: "deny",
+  }]);
+  assert.equal(
+    effective.decide(write, scope(path("a"))).decision,
+    "ask",
+    "fs.write_file here lacks the filesystem tag",
+  );
   const both = policy([{ id: "writes", tools: ["*"], tags: ["write"], decision: "deny" }]);
   assert.equal(both.decide(write, scope(path("a"))).decision, "deny");
 });
@@ -147,31 +224,51 @@ Deno.test("policy: skill requests can only ask or narrow, never allow", () => {
   const narrowed = policy([{ id: "all", tools: ["*"], decision: "allow" }], {
     skillRequests: [{ skill: "readonly", allowed_tools: ["fs.read_file"] }],
   });
-  assert.deepEqual(pick(narrowed.decide(write, scope(path("a")))), ["deny", "skill", RUNTIME_RULES.skillNarrowing]);
+  assert.deepEqual(pick(narrowed.decide(write, scope(path("a")))), [
+    "deny",
+    "skill",
+    RUNTIME_RULES.skillNarrowing,
+  ]);
 });
 
 Deno.test("policy: writes into the run's own folders are allowed by default, not elsewhere", () => {
   const effective = policy([], { runFolders: ["/runs/r1/deliverables"] });
   const inside = path("report.md", { real: "/runs/r1/deliverables/report.md" });
   const sibling = path("x", { real: "/runs/r1/deliverables2/x" });
-  assert.deepEqual(pick(effective.decide(write, scope(inside))), ["allow", "default", RUNTIME_RULES.defaultRunFolders]);
+  assert.deepEqual(pick(effective.decide(write, scope(inside))), [
+    "allow",
+    "default",
+    RUNTIME_RULES.defaultRunFolders,
+  ]);
   assert.equal(effective.decide(write, scope(sibling)).decision, "ask");
   // A config rule still wins over that default.
-  const denied = policy([{ id: "no", tools: ["fs.write_file"], decision: "deny" }], { runFolders: ["/runs/r1/deliverables"] });
+  const denied = policy([{ id: "no", tools: ["fs.write_file"], decision: "deny" }], {
+    runFolders: ["/runs/r1/deliverables"],
+  });
   assert.equal(denied.decide(write, scope(inside)).decision, "deny");
 });
 
 Deno.test("policy snapshot names every layer and its hash changes with the rules", () => {
   const first = policy([{ id: "a", tools: ["fs.*"], decision: "allow" }]);
   const second = policy([{ id: "a", tools: ["fs.*"], decision: "ask" }]);
-  const snapshot = first.snapshot() as { hash: string; layers: Record<string, unknown>; tools: unknown[] };
+  const snapshot = first.snapshot() as {
+    hash: string;
+    layers: Record<string, unknown>;
+    tools: unknown[];
+  };
   assert.deepEqual(Object.keys(snapshot.layers), ["runtime", "sandbox", "config", "skill"]);
   assert.equal(snapshot.tools.length, TOOLS.length);
   assert.equal(snapshot.hash, first.hash);
   assert.notEqual(first.hash, second.hash);
-  assert.equal(first.hash, policy([{ id: "a", tools: ["fs.*"], decision: "allow" }]).hash, "deterministic");
+  assert.equal(
+    first.hash,
+    policy([{ id: "a", tools: ["fs.*"], decision: "allow" }]).hash,
+    "deterministic",
+  );
 });
 
-function pick(decision: { decision: string; layer: string; rule: string }): [string, string, string] {
+function pick(
+  decision: { decision: string; layer: string; rule: string },
+): [string, string, string] {
   return [decision.decision, decision.layer, decision.rule];
 }

@@ -69,7 +69,12 @@ export function matchesTool(rule: PolicyRule, tool: ToolDescriptor): boolean {
  * does not name); for ask and deny one is enough. A rule with `commands` never matches a call
  * without a command target (commands come with command tools).
  */
-export function matchesCall(rule: PolicyRule, tool: ToolDescriptor, scope: TargetScope, workspace: string): boolean {
+export function matchesCall(
+  rule: PolicyRule,
+  tool: ToolDescriptor,
+  scope: TargetScope,
+  workspace: string,
+): boolean {
   if (!matchesTool(rule, tool)) return false;
   if (rule.commands !== undefined && rule.commands.length > 0) return false;
   if (rule.paths === undefined || rule.paths.length === 0) return true;
@@ -83,10 +88,16 @@ export function matchesCall(rule: PolicyRule, tool: ToolDescriptor, scope: Targe
  * requested spelling does. Relative patterns are relative to the workspace; `src/**` also covers
  * `src` itself.
  */
-export function pathMatches(patterns: readonly string[], path: ResolvedPath, workspace: string): boolean {
+export function pathMatches(
+  patterns: readonly string[],
+  path: ResolvedPath,
+  workspace: string,
+): boolean {
   const candidates = new Set<string>([path.real]);
   const relative = nodePath.relative(workspace, path.real);
-  if (!relative.startsWith("..") && !nodePath.isAbsolute(relative)) candidates.add(relative === "" ? "." : relative);
+  if (!relative.startsWith("..") && !nodePath.isAbsolute(relative)) {
+    candidates.add(relative === "" ? "." : relative);
+  }
   const expanded = patterns.flatMap((pattern) =>
     pattern.endsWith("/**") ? [pattern, pattern.slice(0, -3)] : [pattern]
   );

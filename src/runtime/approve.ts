@@ -14,13 +14,23 @@ import { failure, type ToolOutcome } from "../tools/tool_result.ts";
  *
  * @param toolName Canonical tool name, for the message.
  */
-export function approve(toolName: string, decision: PolicyDecision, scope: TargetScope): ToolOutcome | null {
+export function approve(
+  toolName: string,
+  decision: PolicyDecision,
+  scope: TargetScope,
+): ToolOutcome | null {
   if (decision.decision !== "ask") return null;
   const targets = scope.paths.map((path) => path.display);
   const on = targets.length > 0 ? ` on "${targets.join('", "')}"` : "";
   return failure(
     "approval_required",
     `Cannot call tool "${toolName}"${on}: approval required (${decision.reason}) and nobody can approve in this run`,
-    { rule: decision.rule, layer: decision.layer, reason: decision.reason, targets, sensitive: decision.error_type === "sensitive_path" },
+    {
+      rule: decision.rule,
+      layer: decision.layer,
+      reason: decision.reason,
+      targets,
+      sensitive: decision.error_type === "sensitive_path",
+    },
   );
 }

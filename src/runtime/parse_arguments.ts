@@ -39,12 +39,18 @@ export function parseArguments(
   if (text.length * 3 > limits.maxBytes) {
     const bytes = new TextEncoder().encode(text).byteLength;
     if (bytes > limits.maxBytes) {
-      return refuse(`arguments are ${bytes} bytes, more than the limit of ${limits.maxBytes}`, { bytes, limit: limits.maxBytes });
+      return refuse(`arguments are ${bytes} bytes, more than the limit of ${limits.maxBytes}`, {
+        bytes,
+        limit: limits.maxBytes,
+      });
     }
   }
   const depth = nestingDepth(text);
   if (depth > limits.maxDepth) {
-    return refuse(`arguments are nested ${depth} levels deep, more than the limit of ${limits.maxDepth}`, { depth, limit: limits.maxDepth });
+    return refuse(
+      `arguments are nested ${depth} levels deep, more than the limit of ${limits.maxDepth}`,
+      { depth, limit: limits.maxDepth },
+    );
   }
   let value: unknown;
   try {
@@ -56,7 +62,9 @@ export function parseArguments(
     return refuse("arguments must be a JSON object");
   }
   const nonFinite = findNonFinite(value);
-  if (nonFinite !== null) return refuse(`argument "${nonFinite}" must be a finite number`, { argument: nonFinite });
+  if (nonFinite !== null) {
+    return refuse(`argument "${nonFinite}" must be a finite number`, { argument: nonFinite });
+  }
   if (!tool.validate(value)) {
     const issue = tool.validate.errors?.[0];
     const at = issue?.instancePath ? issue.instancePath.slice(1).replaceAll("/", ".") : "";

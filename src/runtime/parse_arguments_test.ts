@@ -29,7 +29,9 @@ function errorOf(text: string): string {
 }
 
 Deno.test("parseArguments accepts valid arguments and an empty text as {}", () => {
-  assert.deepEqual(parseArguments(tool, '{"path":"a","max_lines":3}', limits), { arguments: { path: "a", max_lines: 3 } });
+  assert.deepEqual(parseArguments(tool, '{"path":"a","max_lines":3}', limits), {
+    arguments: { path: "a", max_lines: 3 },
+  });
   assert.match(errorOf(""), /"path" is required/);
 });
 
@@ -59,8 +61,14 @@ Deno.test("parseArguments never coerces types", () => {
 
 Deno.test("parseArguments refuses unknown and prototype keys and leaves Object.prototype alone", () => {
   assert.match(errorOf('{"path":"a","approved":true}'), /"approved" is not a known argument/);
-  assert.match(errorOf('{"path":"a","__proto__":{"approved":true}}'), /"__proto__" is not a known argument/);
-  assert.match(errorOf('{"path":"a","constructor":{"prototype":{"x":1}}}'), /"constructor" is not a known argument/);
+  assert.match(
+    errorOf('{"path":"a","__proto__":{"approved":true}}'),
+    /"__proto__" is not a known argument/,
+  );
+  assert.match(
+    errorOf('{"path":"a","constructor":{"prototype":{"x":1}}}'),
+    /"constructor" is not a known argument/,
+  );
   assert.equal(({} as Record<string, unknown>).approved, undefined);
   assert.equal(({} as Record<string, unknown>).x, undefined);
 });

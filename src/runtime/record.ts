@@ -28,15 +28,22 @@ export interface CallRecord {
 export function eventTypeOf(result: ToolResult): "tool.completed" | "tool.failed" | "tool.denied" {
   if (result.ok) return "tool.completed";
   const type = result.error?.type;
-  const denied = type === "tool_not_available" || type === "permission_denied" || type === "path_outside_sandbox" ||
-    type === "approval_required" || type === "approval_denied" || type === "hook_denied" || type === "sensitive_path";
+  const denied = type === "tool_not_available" || type === "permission_denied" ||
+    type === "path_outside_sandbox" ||
+    type === "approval_required" || type === "approval_denied" || type === "hook_denied" ||
+    type === "sensitive_path";
   return denied ? "tool.denied" : "tool.failed";
 }
 
 /** Writes the three audit records of one call (the recorder redacts). */
 export async function record(recorder: AuditRecorder, entry: CallRecord): Promise<void> {
   const { result, decision } = entry;
-  const policy = decision === null ? null : { decision: decision.decision, rule: decision.rule, layer: decision.layer, reason: decision.reason };
+  const policy = decision === null ? null : {
+    decision: decision.decision,
+    rule: decision.rule,
+    layer: decision.layer,
+    reason: decision.reason,
+  };
   const type = eventTypeOf(result);
   await recorder.event(type, {
     tool_call_id: result.tool_call_id,
@@ -56,9 +63,17 @@ export async function record(recorder: AuditRecorder, entry: CallRecord): Promis
     ts_end: entry.ended.toISOString(),
     duration_ms: result.duration_ms,
     params: summariseValue(entry.params),
-    result: { ok: result.ok, summary: result.summary, error_type: result.error?.type ?? null, artifacts: result.artifacts },
+    result: {
+      ok: result.ok,
+      summary: result.summary,
+      error_type: result.error?.type ?? null,
+      artifacts: result.artifacts,
+    },
     policy,
-    hashes: { arguments_sha256: sha256(entry.arguments_text), output_sha256: sha256(result.output) },
+    hashes: {
+      arguments_sha256: sha256(entry.arguments_text),
+      output_sha256: sha256(result.output),
+    },
   });
   if (!result.ok && result.error !== null) {
     await recorder.error({

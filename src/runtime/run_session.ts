@@ -10,7 +10,11 @@ import { ArtifactStore, AuditRecorder, Redactor, RunFolder } from "../audit/mod.
 import type { LoadedConfig } from "../config/mod.ts";
 import { EffectivePolicy, type SkillRequest } from "../policy/effective_policy.ts";
 import { DEFAULT_SENSITIVE_PATTERNS, PathGuard } from "../sandbox/path_guard.ts";
-import { computeWorkerPermissions, ToolWorker, type WorkerPermissions } from "../sandbox/tool_worker.ts";
+import {
+  computeWorkerPermissions,
+  ToolWorker,
+  type WorkerPermissions,
+} from "../sandbox/tool_worker.ts";
 import { ToolRegistry } from "../tools/registry.ts";
 import { describeTool, type ToolDefinition } from "../tools/tool_definition.ts";
 import { builtinTools } from "../toolsets/mod.ts";
@@ -101,11 +105,20 @@ export interface RunSession extends PreparedPolicy {
  * Opens a run: creates `runs/<id>/`, writes `policy.json` and the `run.started` event, starts the
  * tool Worker.
  */
-export async function openRunSession(config: LoadedConfig, options: SessionOptions = {}): Promise<RunSession> {
+export async function openRunSession(
+  config: LoadedConfig,
+  options: SessionOptions = {},
+): Promise<RunSession> {
   const now = options.now ?? (() => new Date());
   const folder = await RunFolder.create(config.runs_dir, { now: now() });
-  const prepared = await preparePolicy(config, options, [folder.paths.workspace, folder.paths.deliverables]);
-  const redactor = Redactor.fromEnvironment(config.audit.secret_env, (name) => readEnvironment(options.env, name));
+  const prepared = await preparePolicy(config, options, [
+    folder.paths.workspace,
+    folder.paths.deliverables,
+  ]);
+  const redactor = Redactor.fromEnvironment(
+    config.audit.secret_env,
+    (name) => readEnvironment(options.env, name),
+  );
   const recorder = new AuditRecorder({ folder, redactor, now });
   await recorder.writePolicy(prepared.policy.snapshot());
   await recorder.event("run.started", {
@@ -119,12 +132,19 @@ export async function openRunSession(config: LoadedConfig, options: SessionOptio
   try {
     worker = await ToolWorker.start({
       guard: prepared.guard,
-      run: { run_id: folder.id, workspace: folder.paths.workspace, deliverables: folder.paths.deliverables },
+      run: {
+        run_id: folder.id,
+        workspace: folder.paths.workspace,
+        deliverables: folder.paths.deliverables,
+      },
       permissions: prepared.workerPermissions,
       ...(options.workerEntry === undefined ? {} : { entry: options.workerEntry }),
     });
   } catch (error) {
-    await recorder.error({ source: "runtime", message: `Cannot start the tool Worker: ${String(error)}` });
+    await recorder.error({
+      source: "runtime",
+      message: `Cannot start the tool Worker: ${String(error)}`,
+    });
     await recorder.close();
     throw error;
   }

@@ -42,7 +42,8 @@ export async function shape(
   if (bytes.byteLength <= maxOutputBytes) return { outcome: shaped, artifacts: [] };
   const stored = await artifacts.store(bytes, "text/plain; charset=utf-8");
   const head = new TextDecoder().decode(bytes.subarray(0, maxOutputBytes)).replace(/\uFFFD+$/, "");
-  shaped.output = `${head}\n… [output cut at ${maxOutputBytes} of ${bytes.byteLength} bytes; full output in ${stored.ref}]`;
+  shaped.output =
+    `${head}\n… [output cut at ${maxOutputBytes} of ${bytes.byteLength} bytes; full output in ${stored.ref}]`;
   const { ref, sha256, bytes: storedBytes, media_type } = stored;
   return { outcome: shaped, artifacts: [{ ref, sha256, bytes: storedBytes, media_type }] };
 }

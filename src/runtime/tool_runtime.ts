@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { AuditRecorder, ArtifactStore, Redactor } from "../audit/mod.ts";
+import type { ArtifactStore, AuditRecorder, Redactor } from "../audit/mod.ts";
 import type { EffectivePolicy } from "../policy/effective_policy.ts";
 import type { PolicyDecision } from "../policy/policy_rule.ts";
 import type { PathGuard } from "../sandbox/path_guard.ts";
@@ -63,13 +63,29 @@ export class ToolRuntime {
       decision = steps.decision;
       params = steps.params ?? params;
     } catch (error) {
-      outcome = failure("internal_error", `Cannot call tool "${call.name}": ${error instanceof Error ? error.message : String(error)}`);
+      outcome = failure(
+        "internal_error",
+        `Cannot call tool "${call.name}": ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+      );
     }
     let shaped: Awaited<ReturnType<typeof shape>>;
     try {
-      shaped = await shape(outcome, this.#options.redactor, this.#options.artifacts, this.#options.limits.maxOutputBytes);
+      shaped = await shape(
+        outcome,
+        this.#options.redactor,
+        this.#options.artifacts,
+        this.#options.limits.maxOutputBytes,
+      );
     } catch (error) {
-      shaped = { outcome: failure("internal_error", `Cannot keep the output of "${call.name}": ${String(error)}`), artifacts: [] };
+      shaped = {
+        outcome: failure(
+          "internal_error",
+          `Cannot keep the output of "${call.name}": ${String(error)}`,
+        ),
+        artifacts: [],
+      };
     }
     const ended = this.#now();
     const result: ToolResult = {
@@ -106,7 +122,10 @@ export class ToolRuntime {
       const why = registered === undefined
         ? "no tool has this name"
         : `it is not in this run's tool set (${policy.toolPolicy(call.name)?.reason ?? "denied"})`;
-      return { outcome: failure("tool_not_available", `Cannot call tool "${call.name}": ${why}`), decision: null };
+      return {
+        outcome: failure("tool_not_available", `Cannot call tool "${call.name}": ${why}`),
+        decision: null,
+      };
     }
     const tool = registered.definition;
     // 2. Parse and check.
@@ -118,9 +137,18 @@ export class ToolRuntime {
     const decided = await decide(tool, args, guard, policy);
     const { decision } = decided;
     if (decision.decision === "deny") {
-      const message = decided.refusal?.message ?? `Cannot call tool "${call.name}": ${decision.reason}`;
-      const details = { ...(decided.refusal?.details ?? {}), rule: decision.rule, layer: decision.layer };
-      return { outcome: failure(decision.error_type ?? "permission_denied", message, details), decision, params: args };
+      const message = decided.refusal?.message ??
+        `Cannot call tool "${call.name}": ${decision.reason}`;
+      const details = {
+        ...(decided.refusal?.details ?? {}),
+        rule: decision.rule,
+        layer: decision.layer,
+      };
+      return {
+        outcome: failure(decision.error_type ?? "permission_denied", message, details),
+        decision,
+        params: args,
+      };
     }
     // 5. Approve.
     const refusal = approve(call.name, decision, decided.scope);

@@ -136,7 +136,9 @@ export class PathGuard {
     this.sensitivePatterns = options.sensitivePatterns;
     this.home = options.home;
     this.walkExclusions = options.walkExclusions;
-    this.#matchers = options.sensitivePatterns.map((pattern) => sensitiveMatcher(pattern, options.home));
+    this.#matchers = options.sensitivePatterns.map((pattern) =>
+      sensitiveMatcher(pattern, options.home)
+    );
     this.#rootsByLength = unique([options.workspace, ...options.readRoots, ...options.writeRoots])
       .map(splitComponents)
       .sort((a, b) => b.length - a.length);
@@ -236,17 +238,27 @@ export class PathGuard {
    * @param access What the tool will do with it.
    */
   async check(requested: string, access: PathAccess): Promise<PathCheck> {
-    const refuse = (type: ToolError["type"], reason: string, details: Record<string, unknown> = {}) =>
+    const refuse = (
+      type: ToolError["type"],
+      reason: string,
+      details: Record<string, unknown> = {},
+    ) =>
       ({
         ok: false,
         requested,
-        error: { type, message: `Cannot use path "${printable(requested)}": ${reason}`, details: { path: requested, access, ...details } },
+        error: {
+          type,
+          message: `Cannot use path "${printable(requested)}": ${reason}`,
+          details: { path: requested, access, ...details },
+        },
       }) as const;
 
     if (typeof requested !== "string" || requested.length === 0) {
       return refuse("invalid_arguments", "the path is empty");
     }
-    if (requested.includes("\0")) return refuse("invalid_arguments", "the path contains a NUL byte");
+    if (requested.includes("\0")) {
+      return refuse("invalid_arguments", "the path contains a NUL byte");
+    }
     if (new TextEncoder().encode(requested).byteLength > MAX_PATH_BYTES) {
       return refuse("invalid_arguments", `the path is longer than ${MAX_PATH_BYTES} bytes`);
     }
@@ -272,7 +284,9 @@ export class PathGuard {
     const { real, viaSpecial, leafWasSymlink } = resolution;
 
     if (viaSpecial || SPECIAL_FILESYSTEMS.some((special) => isWithin(real, special))) {
-      return refuse("path_outside_sandbox", "/proc, /sys and /dev are outside the sandbox", { real });
+      return refuse("path_outside_sandbox", "/proc, /sys and /dev are outside the sandbox", {
+        real,
+      });
     }
     const writing = access === "write" || access === "delete";
     const roots = writing ? this.allWriteRoots : this.allReadRoots;
@@ -293,7 +307,11 @@ export class PathGuard {
     let type: ResolvedPath["type"] = "missing";
     if (stat !== null) type = stat.isFile() ? "file" : stat.isDirectory() ? "directory" : "other";
     if (type === "other") {
-      return refuse("not_a_regular_file", "it is not a regular file or folder (FIFO, socket or device)", { real });
+      return refuse(
+        "not_a_regular_file",
+        "it is not a regular file or folder (FIFO, socket or device)",
+        { real },
+      );
     }
 
     const lexical = nodePath.resolve(start, rest);
@@ -373,7 +391,9 @@ async function resolvePhysically(
       // A root is a real path (no symlink in it), so a walk that spells a root out from "/" may
       // jump straight to it. Besides saving work, this keeps the guard usable in the Worker, which
       // may not read the roots' parents.
-      const root = roots.find((parts) => parts.every((part, index) => pending[index]?.name === part));
+      const root = roots.find((parts) =>
+        parts.every((part, index) => pending[index]?.name === part)
+      );
       if (root !== undefined && root.length > 0) {
         current = "/" + root.join("/");
         pending = pending.slice(root.length);
@@ -399,9 +419,15 @@ async function resolvePhysically(
       stat = await lstatOrNull(candidate);
     } catch (error) {
       if (isPermissionRefusal(error)) {
-        return { type: "path_outside_sandbox", error: `"${printable(candidate)}" is outside what this process may read` };
+        return {
+          type: "path_outside_sandbox",
+          error: `"${printable(candidate)}" is outside what this process may read`,
+        };
       }
-      return { type: "io_error", error: `"${printable(candidate)}" cannot be inspected (${String(error)})` };
+      return {
+        type: "io_error",
+        error: `"${printable(candidate)}" cannot be inspected (${String(error)})`,
+      };
     }
     if (stat === null) {
       missingDepth = 1;
@@ -411,12 +437,18 @@ async function resolvePhysically(
     if (stat.isSymbolicLink()) {
       hops += 1;
       if (hops > MAX_SYMLINK_HOPS) {
-        return { type: "invalid_arguments", error: `more than ${MAX_SYMLINK_HOPS} symlinks (a loop?)` };
+        return {
+          type: "invalid_arguments",
+          error: `more than ${MAX_SYMLINK_HOPS} symlinks (a loop?)`,
+        };
       }
       const target = await nodeFs.promises.readlink(candidate);
       if (isLastOriginal) leafWasSymlink = true;
       if (nodePath.isAbsolute(target)) current = "/";
-      pending = [...splitComponents(target).map((part) => ({ name: part, original: false })), ...pending];
+      pending = [
+        ...splitComponents(target).map((part) => ({ name: part, original: false })),
+        ...pending,
+      ];
       continue;
     }
     if (pending.some((item) => item.name !== ".") && !stat.isDirectory()) {
@@ -431,7 +463,8 @@ async function resolvePhysically(
 /** Deno's `NotCapable` (its permissions) or the OS's EACCES/EPERM. */
 function isPermissionRefusal(error: unknown): boolean {
   const code = (error as { code?: string }).code;
-  return (error instanceof Error && error.name === "NotCapable") || code === "EACCES" || code === "EPERM";
+  return (error instanceof Error && error.name === "NotCapable") || code === "EACCES" ||
+    code === "EPERM";
 }
 
 function splitComponents(path: string): string[] {
@@ -449,7 +482,9 @@ async function lstatOrNull(path: string): Promise<nodeFs.Stats | null> {
 }
 
 async function canonicalRoot(path: string, what: string): Promise<string> {
-  if (!nodePath.isAbsolute(path)) throw new TypeError(`Cannot use ${what} "${path}": it must be an absolute path`);
+  if (!nodePath.isAbsolute(path)) {
+    throw new TypeError(`Cannot use ${what} "${path}": it must be an absolute path`);
+  }
   let real: string;
   try {
     real = await nodeFs.promises.realpath(path);
@@ -479,7 +514,10 @@ async function realOrSelf(path: string): Promise<string> {
   }
 }
 
-function sensitiveMatcher(pattern: string, home: string | null): { pattern: string; test: (path: string) => boolean } {
+function sensitiveMatcher(
+  pattern: string,
+  home: string | null,
+): { pattern: string; test: (path: string) => boolean } {
   if (!pattern.includes("/")) {
     const matchName = picomatch(pattern, { dot: true });
     return { pattern, test: (path) => matchName(nodePath.basename(path)) };

@@ -28,10 +28,14 @@ export interface VerifiedFile {
  */
 export async function openVerifiedForRead(path: ResolvedPath): Promise<VerifiedFile | ToolOutcome> {
   if (path.type === "missing") {
-    return failure("file_not_found", `Cannot read file "${path.display}": it does not exist`, { path: path.display });
+    return failure("file_not_found", `Cannot read file "${path.display}": it does not exist`, {
+      path: path.display,
+    });
   }
   if (path.type !== "file") {
-    return failure("not_a_regular_file", `Cannot read file "${path.display}": it is a folder`, { path: path.display });
+    return failure("not_a_regular_file", `Cannot read file "${path.display}": it is a folder`, {
+      path: path.display,
+    });
   }
   let file: Deno.FsFile;
   try {
@@ -76,9 +80,13 @@ export async function writeFileAtomic(
 ): Promise<ToolOutcome | null> {
   const { overwrite = false, createDirectories = true } = options;
   if (path.type === "directory" || path.type === "other") {
-    return failure("not_a_regular_file", `Cannot write file "${path.display}": it is not a regular file`, {
-      path: path.display,
-    });
+    return failure(
+      "not_a_regular_file",
+      `Cannot write file "${path.display}": it is not a regular file`,
+      {
+        path: path.display,
+      },
+    );
   }
   if (path.type === "file" && !overwrite) {
     return failure(
@@ -96,14 +104,20 @@ export async function writeFileAtomic(
     if (folderReal !== folder) return changedFailure(path);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) {
-      return failure("file_not_found", `Cannot write file "${path.display}": its folder does not exist`, {
-        path: path.display,
-      });
+      return failure(
+        "file_not_found",
+        `Cannot write file "${path.display}": its folder does not exist`,
+        {
+          path: path.display,
+        },
+      );
     }
     return ioFailure("write file", path, error);
   }
 
-  const temporary = `${folder}/.${nodePath.basename(path.real)}.${crypto.randomUUID().slice(0, 8)}.kagent-tmp`;
+  const temporary = `${folder}/.${nodePath.basename(path.real)}.${
+    crypto.randomUUID().slice(0, 8)
+  }.kagent-tmp`;
   try {
     const file = await Deno.open(temporary, { write: true, createNew: true, mode: 0o644 });
     try {
@@ -140,9 +154,13 @@ export async function writeFileAtomic(
   } catch (error) {
     await Deno.remove(temporary).catch(() => {});
     if (error instanceof Deno.errors.AlreadyExists) {
-      return failure("path_conflict", `Cannot write file "${path.display}": it appeared while writing`, {
-        path: path.display,
-      });
+      return failure(
+        "path_conflict",
+        `Cannot write file "${path.display}": it appeared while writing`,
+        {
+          path: path.display,
+        },
+      );
     }
     return ioFailure("write file", path, error);
   }
@@ -156,16 +174,24 @@ export async function writeFileAtomic(
  */
 export async function deleteVerifiedFile(path: ResolvedPath): Promise<ToolOutcome | null> {
   if (path.type === "missing") {
-    return failure("file_not_found", `Cannot delete file "${path.display}": it does not exist`, { path: path.display });
-  }
-  if (path.type !== "file") {
-    return failure("not_a_regular_file", `Cannot delete "${path.display}": only regular files can be deleted`, {
+    return failure("file_not_found", `Cannot delete file "${path.display}": it does not exist`, {
       path: path.display,
     });
   }
+  if (path.type !== "file") {
+    return failure(
+      "not_a_regular_file",
+      `Cannot delete "${path.display}": only regular files can be deleted`,
+      {
+        path: path.display,
+      },
+    );
+  }
   try {
     const now = await Deno.lstat(path.real);
-    if (!now.isFile || now.dev !== path.identity?.dev || now.ino !== path.identity?.ino) return changedFailure(path);
+    if (!now.isFile || now.dev !== path.identity?.dev || now.ino !== path.identity?.ino) {
+      return changedFailure(path);
+    }
     await Deno.remove(path.real);
     return null;
   } catch (error) {
@@ -194,21 +220,32 @@ function changedFailure(path: ResolvedPath): ToolOutcome {
  * Maps an error thrown by a file operation to an outcome. `NotCapable` is Deno's permission layer
  * (layer 2) stopping the operation: `sandbox_violation`.
  */
-export function ioFailure(action: string, path: ResolvedPath | string, error: unknown): ToolOutcome {
+export function ioFailure(
+  action: string,
+  path: ResolvedPath | string,
+  error: unknown,
+): ToolOutcome {
   const display = typeof path === "string" ? path : path.display;
   const reason = error instanceof Error ? error.message : String(error);
   if (isNotCapable(error)) {
-    return failure("sandbox_violation", `Cannot ${action} "${display}": Deno's permissions refused it (${reason})`, {
-      path: display,
-    });
+    return failure(
+      "sandbox_violation",
+      `Cannot ${action} "${display}": Deno's permissions refused it (${reason})`,
+      {
+        path: display,
+      },
+    );
   }
   if (error instanceof Deno.errors.NotFound) {
-    return failure("file_not_found", `Cannot ${action} "${display}": it does not exist`, { path: display });
+    return failure("file_not_found", `Cannot ${action} "${display}": it does not exist`, {
+      path: display,
+    });
   }
   return failure("io_error", `Cannot ${action} "${display}": ${reason}`, { path: display });
 }
 
 /** Tells whether Deno's permission layer refused an operation (node:fs errors carry the name only). */
 export function isNotCapable(error: unknown): boolean {
-  return error instanceof Deno.errors.NotCapable || (error instanceof Error && error.name === "NotCapable");
+  return error instanceof Deno.errors.NotCapable ||
+    (error instanceof Error && error.name === "NotCapable");
 }

@@ -34,7 +34,10 @@ export interface WorkerPermissions {
  *
  * @param extraRead Further read-only folders (later: skill folders).
  */
-export function computeWorkerPermissions(guard: PathGuard, extraRead: readonly string[] = []): WorkerPermissions {
+export function computeWorkerPermissions(
+  guard: PathGuard,
+  extraRead: readonly string[] = [],
+): WorkerPermissions {
   return {
     read: [...new Set([...guard.allReadRoots, ...extraRead])],
     write: guard.allWriteRoots,
@@ -107,7 +110,10 @@ export class ToolWorker {
     try {
       await this.#spawn();
     } catch (error) {
-      return failure("internal_error", `Cannot run tool "${tool}": the tool Worker did not start (${String(error)})`);
+      return failure(
+        "internal_error",
+        `Cannot run tool "${tool}": the tool Worker did not start (${String(error)})`,
+      );
     }
     const worker = this.#worker as Worker;
     const id = this.#nextId++;
@@ -126,18 +132,28 @@ export class ToolWorker {
         const reason = String(signal?.reason ?? "aborted");
         this.#post({ type: "abort", id, reason });
         graceTimer = setTimeout(() => {
-          finish(failure("aborted", `Cannot finish tool "${tool}": the run was aborted (${reason})`, {
-            aborted: true,
-            partial: false,
-            abort_reason: reason,
-          }));
+          finish(
+            failure("aborted", `Cannot finish tool "${tool}": the run was aborted (${reason})`, {
+              aborted: true,
+              partial: false,
+              abort_reason: reason,
+            }),
+          );
           this.#replace();
         }, this.#options.abortGraceMs ?? 2000);
       };
       this.#pending.set(id, { resolve: finish, tool });
       if (signal?.aborted) onAbort();
       else signal?.addEventListener("abort", onAbort, { once: true });
-      worker.postMessage({ type: "execute", id, tool, tool_call_id: toolCallId, arguments: args } satisfies HostMessage);
+      worker.postMessage(
+        {
+          type: "execute",
+          id,
+          tool,
+          tool_call_id: toolCallId,
+          arguments: args,
+        } satisfies HostMessage,
+      );
     });
   }
 
@@ -195,7 +211,13 @@ export class ToolWorker {
         this.#failPending("internal_error", `the tool Worker crashed (${event.message})`);
       };
     });
-    worker.postMessage({ type: "init", guard: this.#options.guard.toOptions(), run: this.#options.run } satisfies HostMessage);
+    worker.postMessage(
+      {
+        type: "init",
+        guard: this.#options.guard.toOptions(),
+        run: this.#options.run,
+      } satisfies HostMessage,
+    );
     return this.#ready;
   }
 }

@@ -61,17 +61,30 @@ export function serveTools(tools: readonly ToolDefinition<never>[]): void {
   ): Promise<ToolOutcome> {
     const tool = byName.get(name);
     if (tool === undefined || guard === null || run === null) {
-      return failure("internal_error", `Cannot run tool "${name}": the tool Worker does not serve it`);
+      return failure(
+        "internal_error",
+        `Cannot run tool "${name}": the tool Worker does not serve it`,
+      );
     }
-    const context: ToolContext = { guard, workspace: guard.workspace, run, tool_call_id: toolCallId, signal };
+    const context: ToolContext = {
+      guard,
+      workspace: guard.workspace,
+      run,
+      tool_call_id: toolCallId,
+      signal,
+    };
     try {
       return toOutcome(name, await tool.handler(args, context));
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       if (isNotCapable(error)) {
-        return failure("sandbox_violation", `Cannot run tool "${name}": Deno's permissions stopped it (${reason})`, {
-          layer: "deno",
-        });
+        return failure(
+          "sandbox_violation",
+          `Cannot run tool "${name}": Deno's permissions stopped it (${reason})`,
+          {
+            layer: "deno",
+          },
+        );
       }
       return failure("internal_error", `Cannot run tool "${name}": the handler failed (${reason})`);
     }

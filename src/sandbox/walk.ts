@@ -56,7 +56,9 @@ export function emptyWalkStats(): WalkStats {
  * @throws {TypeError} when `start` is not a folder.
  */
 export async function* walk(start: ResolvedPath, options: WalkOptions): AsyncGenerator<WalkEntry> {
-  if (start.type !== "directory") throw new TypeError(`Cannot walk "${start.display}": it is not a folder`);
+  if (start.type !== "directory") {
+    throw new TypeError(`Cannot walk "${start.display}": it is not a folder`);
+  }
   const { guard, recursive = false, maxDepth = 64, signal } = options;
   const stats = options.stats ?? emptyWalkStats();
   const stack: { folder: string; depth: number }[] = [{ folder: start.real, depth: 1 }];

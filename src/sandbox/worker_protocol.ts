@@ -11,7 +11,13 @@ import type { ToolOutcome } from "../tools/tool_result.ts";
 /** Main thread → Worker. */
 export type HostMessage =
   | { type: "init"; guard: PathGuardOptions; run: RunLocations }
-  | { type: "execute"; id: number; tool: string; tool_call_id: string; arguments: Record<string, unknown> }
+  | {
+    type: "execute";
+    id: number;
+    tool: string;
+    tool_call_id: string;
+    arguments: Record<string, unknown>;
+  }
   | { type: "abort"; id: number; reason: string };
 
 /** Worker → main thread. */

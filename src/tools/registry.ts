@@ -19,7 +19,12 @@ export class ToolRegistrationError extends Error {
   readonly code: "duplicate_name" | "invalid_name" | "unsupported_schema" | "invalid_definition";
   readonly tool: string;
   readonly problems: string[];
-  constructor(code: ToolRegistrationError["code"], tool: string, message: string, problems: string[] = []) {
+  constructor(
+    code: ToolRegistrationError["code"],
+    tool: string,
+    message: string,
+    problems: string[] = [],
+  ) {
     super(message);
     this.name = "ToolRegistrationError";
     this.code = code;
@@ -48,7 +53,13 @@ export interface RegisteredTool {
 export class ToolRegistry {
   readonly #tools = new Map<string, RegisteredTool>();
   // No coercion, no defaults filled in, no removal of unknown keys: what the model sent is judged as sent.
-  readonly #ajv = new Ajv({ strict: true, allErrors: false, coerceTypes: false, useDefaults: false, validateFormats: false });
+  readonly #ajv = new Ajv({
+    strict: true,
+    allErrors: false,
+    coerceTypes: false,
+    useDefaults: false,
+    validateFormats: false,
+  });
 
   /**
    * Registers a tool.
@@ -58,25 +69,49 @@ export class ToolRegistry {
    */
   register<Args>(tool: ToolDefinition<Args>): void {
     const name = tool.name;
-    if (typeof name !== "string" || name.length > MAX_TOOL_NAME_LENGTH || !TOOL_NAME_PATTERN.test(name)) {
+    if (
+      typeof name !== "string" || name.length > MAX_TOOL_NAME_LENGTH ||
+      !TOOL_NAME_PATTERN.test(name)
+    ) {
       throw new ToolRegistrationError(
         "invalid_name",
         String(name),
-        `Cannot register tool "${String(name)}": names are dotted lower-case segments like "fs.read_file", at most ${MAX_TOOL_NAME_LENGTH} characters`,
+        `Cannot register tool "${
+          String(name)
+        }": names are dotted lower-case segments like "fs.read_file", at most ${MAX_TOOL_NAME_LENGTH} characters`,
       );
     }
     if (this.#tools.has(name)) {
-      throw new ToolRegistrationError("duplicate_name", name, `Cannot register tool "${name}": a tool with this name is already registered`);
+      throw new ToolRegistrationError(
+        "duplicate_name",
+        name,
+        `Cannot register tool "${name}": a tool with this name is already registered`,
+      );
     }
     if (tool.permission !== "readonly" && tool.permission !== "write") {
-      throw new ToolRegistrationError("invalid_definition", name, `Cannot register tool "${name}": permission must be "readonly" or "write"`);
+      throw new ToolRegistrationError(
+        "invalid_definition",
+        name,
+        `Cannot register tool "${name}": permission must be "readonly" or "write"`,
+      );
     }
     const risk = tool.annotations?.risk_level;
     if (!Number.isInteger(risk) || risk < 0 || risk > 4) {
-      throw new ToolRegistrationError("invalid_definition", name, `Cannot register tool "${name}": annotations.risk_level must be an integer from 0 to 4`);
+      throw new ToolRegistrationError(
+        "invalid_definition",
+        name,
+        `Cannot register tool "${name}": annotations.risk_level must be an integer from 0 to 4`,
+      );
     }
-    if (tool.permission === "readonly" && (tool.annotations.destructive || !tool.annotations.read_only)) {
-      throw new ToolRegistrationError("invalid_definition", name, `Cannot register tool "${name}": a readonly tool must be read_only and not destructive`);
+    if (
+      tool.permission === "readonly" &&
+      (tool.annotations.destructive || !tool.annotations.read_only)
+    ) {
+      throw new ToolRegistrationError(
+        "invalid_definition",
+        name,
+        `Cannot register tool "${name}": a readonly tool must be read_only and not destructive`,
+      );
     }
     const checked = checkSchemaSubset(tool.input_schema);
     if ("problems" in checked) {
@@ -91,9 +126,18 @@ export class ToolRegistry {
     try {
       validate = this.#ajv.compile(checked.schema);
     } catch (error) {
-      throw new ToolRegistrationError("unsupported_schema", name, `Cannot register tool "${name}": its input schema does not compile: ${(error as Error).message}`);
+      throw new ToolRegistrationError(
+        "unsupported_schema",
+        name,
+        `Cannot register tool "${name}": its input schema does not compile: ${
+          (error as Error).message
+        }`,
+      );
     }
-    const definition = { ...tool, input_schema: checked.schema as JsonSchema } as unknown as ToolDefinition;
+    const definition = {
+      ...tool,
+      input_schema: checked.schema as JsonSchema,
+    } as unknown as ToolDefinition;
     this.#tools.set(name, { definition, validate });
   }
 

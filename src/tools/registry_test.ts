@@ -39,7 +39,10 @@ Deno.test("registry refuses a duplicate name instead of overwriting it", () => {
   assert.throws(() => registry.register(echo), (error: unknown) => {
     assert.ok(error instanceof ToolRegistrationError);
     assert.equal(error.code, "duplicate_name");
-    assert.match(error.message, /Cannot register tool "demo\.echo": a tool with this name is already registered/);
+    assert.match(
+      error.message,
+      /Cannot register tool "demo\.echo": a tool with this name is already registered/,
+    );
     return true;
   });
   assert.equal(registry.list().length, 1);
@@ -48,8 +51,21 @@ Deno.test("registry refuses a duplicate name instead of overwriting it", () => {
 
 Deno.test("registry refuses names that are not canonical dotted names", () => {
   const registry = new ToolRegistry();
-  for (const name of ["read_file", "FS.read", "fs.", ".x", "fs read", "fs/read", "a".repeat(130) + ".b"]) {
-    assert.throws(() => registry.register(rawTool(name, { type: "object", properties: {} })), /invalid_name|names are dotted/);
+  for (
+    const name of [
+      "read_file",
+      "FS.read",
+      "fs.",
+      ".x",
+      "fs read",
+      "fs/read",
+      "a".repeat(130) + ".b",
+    ]
+  ) {
+    assert.throws(
+      () => registry.register(rawTool(name, { type: "object", properties: {} })),
+      /invalid_name|names are dotted/,
+    );
   }
   registry.register(rawTool("mcp.github.list_issues", { type: "object", properties: {} }));
   assert.ok(registry.get("mcp.github.list_issues"));
@@ -61,15 +77,34 @@ Deno.test("registry refuses each keyword outside the supported schema subset wit
     const schema = { type: "object", properties: { a: { type: "string", [keyword]: [] } } };
     assert.throws(
       () => registry.register(rawTool(`t.${keyword.replace(/\W/g, "").toLowerCase()}`, schema)),
-      (error: unknown) => error instanceof ToolRegistrationError && error.code === "unsupported_schema" &&
+      (error: unknown) =>
+        error instanceof ToolRegistrationError && error.code === "unsupported_schema" &&
         error.message.includes(`"${keyword}" is not supported`),
       keyword,
     );
   }
-  assert.throws(() => registry.register(rawTool("t.top", { type: "string" })), /top level must be "type": "object"/);
-  assert.throws(() => registry.register(rawTool("t.null", { type: "object", properties: { a: { type: ["string", "null"] } } })), /"type" must be one of/);
-  assert.throws(() => registry.register(rawTool("t.open", { type: "object", additionalProperties: true })), /"additionalProperties" must be false/);
-  assert.throws(() => registry.register(rawTool("t.items", { type: "object", properties: { a: { type: "array" } } })), /arrays must declare "items"/);
+  assert.throws(
+    () => registry.register(rawTool("t.top", { type: "string" })),
+    /top level must be "type": "object"/,
+  );
+  assert.throws(
+    () =>
+      registry.register(
+        rawTool("t.null", { type: "object", properties: { a: { type: ["string", "null"] } } }),
+      ),
+    /"type" must be one of/,
+  );
+  assert.throws(
+    () => registry.register(rawTool("t.open", { type: "object", additionalProperties: true })),
+    /"additionalProperties" must be false/,
+  );
+  assert.throws(
+    () =>
+      registry.register(
+        rawTool("t.items", { type: "object", properties: { a: { type: "array" } } }),
+      ),
+    /arrays must declare "items"/,
+  );
 });
 
 Deno.test("registry accepts nested objects, arrays, enums and closes every object", () => {
@@ -77,7 +112,10 @@ Deno.test("registry accepts nested objects, arrays, enums and closes every objec
   registry.register(rawTool("t.nested", {
     type: "object",
     properties: {
-      edits: { type: "array", items: { type: "object", properties: { old: { type: "string" } }, required: ["old"] } },
+      edits: {
+        type: "array",
+        items: { type: "object", properties: { old: { type: "string" } }, required: ["old"] },
+      },
       mode: { type: "string", enum: ["a", "b"], description: "mode" },
     },
     required: ["edits"],
@@ -85,8 +123,16 @@ Deno.test("registry accepts nested objects, arrays, enums and closes every objec
   const tool = registry.get("t.nested");
   assert.ok(tool);
   assert.equal(tool.validate({ edits: [{ old: "x" }], mode: "a" }), true);
-  assert.equal(tool.validate({ edits: [{ old: "x", extra: 1 }] }), false, "nested unknown keys are refused");
-  assert.equal(tool.validate({ edits: [], surprise: true }), false, "top-level unknown keys are refused");
+  assert.equal(
+    tool.validate({ edits: [{ old: "x", extra: 1 }] }),
+    false,
+    "nested unknown keys are refused",
+  );
+  assert.equal(
+    tool.validate({ edits: [], surprise: true }),
+    false,
+    "top-level unknown keys are refused",
+  );
 });
 
 Deno.test("zod-defined tools validate without coercion", () => {
@@ -105,7 +151,10 @@ Deno.test("registry refuses a readonly tool marked destructive and a risk level 
   const registry = new ToolRegistry();
   const destructive = rawTool("t.bad", { type: "object" });
   destructive.annotations = { ...destructive.annotations, destructive: true };
-  assert.throws(() => registry.register(destructive), /readonly tool must be read_only and not destructive/);
+  assert.throws(
+    () => registry.register(destructive),
+    /readonly tool must be read_only and not destructive/,
+  );
   const risky = rawTool("t.risk", { type: "object" });
   risky.annotations = { ...risky.annotations, risk_level: 5 as 4 };
   assert.throws(() => registry.register(risky), /risk_level must be an integer from 0 to 4/);

@@ -9,7 +9,14 @@
 import type { JsonSchema } from "./tool_definition.ts";
 
 /** Types a schema may name (JSON Schema draft 2020-12 `type`, without `null`). */
-export const SUPPORTED_TYPES = ["object", "string", "number", "integer", "boolean", "array"] as const;
+export const SUPPORTED_TYPES = [
+  "object",
+  "string",
+  "number",
+  "integer",
+  "boolean",
+  "array",
+] as const;
 
 /** Keywords refused with a pointed message: composition, references and conditionals. */
 export const REFUSED_KEYWORDS = [
@@ -34,12 +41,36 @@ export const REFUSED_KEYWORDS = [
   "contains",
 ] as const;
 
-const ANNOTATION_KEYWORDS = new Set(["description", "title", "default", "examples", "$schema", "$id", "$comment"]);
+const ANNOTATION_KEYWORDS = new Set([
+  "description",
+  "title",
+  "default",
+  "examples",
+  "$schema",
+  "$id",
+  "$comment",
+]);
 const KEYWORDS_BY_TYPE: Record<string, Set<string>> = {
   object: new Set(["properties", "required", "additionalProperties"]),
   string: new Set(["enum", "const", "minLength", "maxLength", "pattern", "format"]),
-  number: new Set(["enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"]),
-  integer: new Set(["enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"]),
+  number: new Set([
+    "enum",
+    "const",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+  ]),
+  integer: new Set([
+    "enum",
+    "const",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+  ]),
   boolean: new Set(["enum", "const"]),
   array: new Set(["items", "minItems", "maxItems", "uniqueItems"]),
 };
@@ -51,7 +82,9 @@ const KEYWORDS_BY_TYPE: Record<string, Set<string>> = {
  * @param schema The tool's `input_schema`; its top level must be `type: "object"`.
  * @returns the closed schema, or the list of problems as `at "/properties/x": reason` strings.
  */
-export function checkSchemaSubset(schema: JsonSchema): { schema: JsonSchema } | { problems: string[] } {
+export function checkSchemaSubset(
+  schema: JsonSchema,
+): { schema: JsonSchema } | { problems: string[] } {
   const problems: string[] = [];
   if (schema.type !== "object") problems.push(`at "/": the top level must be "type": "object"`);
   const closed = visit(schema, "", problems);
@@ -66,11 +99,17 @@ function visit(node: unknown, pointer: string, problems: string[]): JsonSchema {
   }
   const schema = { ...(node as JsonSchema) };
   for (const keyword of REFUSED_KEYWORDS) {
-    if (keyword in schema) problems.push(`${where}: "${keyword}" is not supported (use a plain object, enum or separate tools)`);
+    if (keyword in schema) {
+      problems.push(
+        `${where}: "${keyword}" is not supported (use a plain object, enum or separate tools)`,
+      );
+    }
   }
   const type = schema.type;
   if (typeof type !== "string" || !(SUPPORTED_TYPES as readonly string[]).includes(type)) {
-    problems.push(`${where}: "type" must be one of ${SUPPORTED_TYPES.map((name) => `"${name}"`).join(", ")}`);
+    problems.push(
+      `${where}: "type" must be one of ${SUPPORTED_TYPES.map((name) => `"${name}"`).join(", ")}`,
+    );
     return schema;
   }
   const allowed = KEYWORDS_BY_TYPE[type] as Set<string>;
@@ -95,7 +134,10 @@ function visit(node: unknown, pointer: string, problems: string[]): JsonSchema {
       }
       schema.properties = closed;
       const required = schema.required ?? [];
-      if (!Array.isArray(required) || required.some((name) => typeof name !== "string" || !(name in closed))) {
+      if (
+        !Array.isArray(required) ||
+        required.some((name) => typeof name !== "string" || !(name in closed))
+      ) {
         problems.push(`${where}: "required" must list names of declared properties`);
       }
     }

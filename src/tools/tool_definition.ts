@@ -108,8 +108,8 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
 }
 
 /** Options of {@linkcode defineTool}: a definition with a zod schema instead of JSON Schema. */
-export interface TypedToolOptions<Schema extends z.ZodObject> extends
-  Omit<ToolDefinition<z.infer<Schema>>, "input_schema" | "annotations"> {
+export interface TypedToolOptions<Schema extends z.ZodObject>
+  extends Omit<ToolDefinition<z.infer<Schema>>, "input_schema" | "annotations"> {
   /** A `z.strictObject`; its JSON Schema becomes `input_schema`. */
   parameters: Schema;
   /** Partial annotations; the rest are derived from `permission` (see {@linkcode defineTool}). */
@@ -139,7 +139,10 @@ export function defineTool<Schema extends z.ZodObject>(
 ): ToolDefinition<z.infer<Schema>> {
   const readOnly = options.permission === "readonly";
   const { parameters, annotations, ...rest } = options;
-  const schema = z.toJSONSchema(parameters, { io: "input", unrepresentable: "throw" }) as JsonSchema;
+  const schema = z.toJSONSchema(parameters, {
+    io: "input",
+    unrepresentable: "throw",
+  }) as JsonSchema;
   delete schema.$schema;
   return {
     ...rest,

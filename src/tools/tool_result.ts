@@ -147,7 +147,13 @@ export function failure(
   message: string,
   details: Record<string, unknown> = {},
 ): ToolOutcome {
-  return { ok: false, summary: message, output: message, data: null, error: { type, message, details } };
+  return {
+    ok: false,
+    summary: message,
+    output: message,
+    data: null,
+    error: { type, message, details },
+  };
 }
 
 /** Tells whether `value` already has the {@linkcode ToolOutcome} shape (as opposed to a plain value). */

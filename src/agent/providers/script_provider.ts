@@ -17,7 +17,13 @@
  * @module
  */
 
-import { type ModelMessage, type ModelProvider, type ModelRequest, type ModelTurn, ModelError } from "../model_provider.ts";
+import {
+  ModelError,
+  type ModelMessage,
+  type ModelProvider,
+  type ModelRequest,
+  type ModelTurn,
+} from "../model_provider.ts";
 import type { ToolCall } from "../../runtime/tool_call.ts";
 
 interface ScriptLine {
@@ -50,7 +56,10 @@ export class ScriptProvider implements ModelProvider {
     try {
       text = await Deno.readTextFile(path);
     } catch (error) {
-      throw new ModelError("script_invalid", `Cannot read script "${path}": ${(error as Error).message}`);
+      throw new ModelError(
+        "script_invalid",
+        `Cannot read script "${path}": ${(error as Error).message}`,
+      );
     }
     return ScriptProvider.fromText(text, path);
   }
@@ -63,30 +72,52 @@ export class ScriptProvider implements ModelProvider {
       const trimmed = raw.trim();
       if (trimmed === "" || trimmed.startsWith("//")) return;
       const invalid = (reason: string) =>
-        new ModelError("script_invalid", `Cannot load script "${source}": line ${line}: ${reason}`, { line });
+        new ModelError(
+          "script_invalid",
+          `Cannot load script "${source}": line ${line}: ${reason}`,
+          { line },
+        );
       let value: unknown;
       try {
         value = JSON.parse(trimmed);
       } catch (error) {
         throw invalid(`not JSON (${(error as Error).message})`);
       }
-      if (typeof value !== "object" || value === null || Array.isArray(value)) throw invalid("a turn must be a JSON object");
+      if (typeof value !== "object" || value === null || Array.isArray(value)) {
+        throw invalid("a turn must be a JSON object");
+      }
       const record = value as Record<string, unknown>;
-      const unknown = Object.keys(record).filter((key) => key !== "content" && key !== "tool_calls");
-      if (unknown.length > 0) throw invalid(`"${unknown[0]}" is not a known key (use "content" and "tool_calls")`);
+      const unknown = Object.keys(record).filter((key) =>
+        key !== "content" && key !== "tool_calls"
+      );
+      if (unknown.length > 0) {
+        throw invalid(`"${unknown[0]}" is not a known key (use "content" and "tool_calls")`);
+      }
       const content = record.content ?? null;
-      if (content !== null && typeof content !== "string") throw invalid(`"content" must be a string`);
+      if (content !== null && typeof content !== "string") {
+        throw invalid(`"content" must be a string`);
+      }
       const calls = record.tool_calls ?? [];
       if (!Array.isArray(calls)) throw invalid(`"tool_calls" must be an array`);
       const toolCalls = calls.map((call, callIndex) => {
-        if (typeof call !== "object" || call === null) throw invalid(`tool_calls[${callIndex}] must be an object`);
+        if (typeof call !== "object" || call === null) {
+          throw invalid(`tool_calls[${callIndex}] must be an object`);
+        }
         const { id, name, arguments: args, ...rest } = call as Record<string, unknown>;
-        if (Object.keys(rest).length > 0) throw invalid(`tool_calls[${callIndex}]: "${Object.keys(rest)[0]}" is not a known key`);
-        if (typeof name !== "string" || name === "") throw invalid(`tool_calls[${callIndex}].name must be a tool name`);
-        if (id !== undefined && typeof id !== "string") throw invalid(`tool_calls[${callIndex}].id must be a string`);
+        if (Object.keys(rest).length > 0) {
+          throw invalid(`tool_calls[${callIndex}]: "${Object.keys(rest)[0]}" is not a known key`);
+        }
+        if (typeof name !== "string" || name === "") {
+          throw invalid(`tool_calls[${callIndex}].name must be a tool name`);
+        }
+        if (id !== undefined && typeof id !== "string") {
+          throw invalid(`tool_calls[${callIndex}].id must be a string`);
+        }
         return { ...(id === undefined ? {} : { id }), name, arguments: args ?? {} };
       });
-      if (content === null && toolCalls.length === 0) throw invalid(`a turn needs "content" or "tool_calls"`);
+      if (content === null && toolCalls.length === 0) {
+        throw invalid(`a turn needs "content" or "tool_calls"`);
+      }
       turns.push({ line, content, tool_calls: toolCalls });
     });
     return new ScriptProvider(turns, source);
@@ -102,7 +133,10 @@ export class ScriptProvider implements ModelProvider {
     const turn = this.#turns[this.#next];
     if (turn === undefined) {
       return Promise.reject(
-        new ModelError("script_exhausted", `Cannot continue script "${this.#source}": it has no more turns and gave no final message`),
+        new ModelError(
+          "script_exhausted",
+          `Cannot continue script "${this.#source}": it has no more turns and gave no final message`,
+        ),
       );
     }
     this.#next += 1;
@@ -111,9 +145,15 @@ export class ScriptProvider implements ModelProvider {
       const toolCalls: ToolCall[] = turn.tool_calls.map((call, index) => ({
         id: call.id ?? `script-${turn.line}-${index + 1}`,
         name: call.name,
-        arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(mapStrings(call.arguments, fill)),
+        arguments: typeof call.arguments === "string"
+          ? call.arguments
+          : JSON.stringify(mapStrings(call.arguments, fill)),
       }));
-      return Promise.resolve({ text: turn.content === null ? null : fill(turn.content), tool_calls: toolCalls, usage: null });
+      return Promise.resolve({
+        text: turn.content === null ? null : fill(turn.content),
+        tool_calls: toolCalls,
+        usage: null,
+      });
     } catch (error) {
       return Promise.reject(error);
     }
@@ -124,26 +164,44 @@ function mapStrings(value: unknown, fill: (text: string) => string): unknown {
   if (typeof value === "string") return fill(value);
   if (Array.isArray(value)) return value.map((item) => mapStrings(item, fill));
   if (typeof value === "object" && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, mapStrings(item, fill)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, mapStrings(item, fill)]),
+    );
   }
   return value;
 }
 
 function fillTemplates(text: string, request: ModelRequest, line: number, source: string): string {
-  return text.replace(/\{\{\s*([A-Za-z0-9_.:-]+?)\.(output|summary|id|workspace|deliverables|scratch)\s*\}\}/g, (whole, subject: string, field: string) => {
-    if (subject === "run") {
-      const run = { id: request.run.run_id, workspace: request.run.workspace, deliverables: request.run.deliverables, scratch: request.run.scratch } as Record<string, string>;
-      const value = run[field];
-      if (value !== undefined) return value;
-    } else if (field === "output" || field === "summary") {
-      const message = findToolMessage(request.messages, subject);
-      if (message !== undefined) return field === "output" ? message.result.output : message.result.summary;
-    }
-    throw new ModelError("script_invalid", `Cannot fill "${whole}" in script "${source}" line ${line}: no such value yet`);
-  });
+  return text.replace(
+    /\{\{\s*([A-Za-z0-9_.:-]+?)\.(output|summary|id|workspace|deliverables|scratch)\s*\}\}/g,
+    (whole, subject: string, field: string) => {
+      if (subject === "run") {
+        const run = {
+          id: request.run.run_id,
+          workspace: request.run.workspace,
+          deliverables: request.run.deliverables,
+          scratch: request.run.scratch,
+        } as Record<string, string>;
+        const value = run[field];
+        if (value !== undefined) return value;
+      } else if (field === "output" || field === "summary") {
+        const message = findToolMessage(request.messages, subject);
+        if (message !== undefined) {
+          return field === "output" ? message.result.output : message.result.summary;
+        }
+      }
+      throw new ModelError(
+        "script_invalid",
+        `Cannot fill "${whole}" in script "${source}" line ${line}: no such value yet`,
+      );
+    },
+  );
 }
 
-function findToolMessage(messages: ModelMessage[], id: string): Extract<ModelMessage, { role: "tool" }> | undefined {
+function findToolMessage(
+  messages: ModelMessage[],
+  id: string,
+): Extract<ModelMessage, { role: "tool" }> | undefined {
   return messages.find((message): message is Extract<ModelMessage, { role: "tool" }> =>
     message.role === "tool" && message.tool_call_id === id
   );

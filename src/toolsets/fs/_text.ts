@@ -36,7 +36,9 @@ export function utf8CutLength(bytes: Uint8Array, limit: number): number {
  */
 export function cutAround(text: string, limit: number, matchIndex = 0): string {
   if (text.length <= limit) return text;
-  const start = matchIndex < limit - 100 ? 0 : Math.min(matchIndex - 100, text.length - limit);
+  const lead = Math.min(100, Math.floor(limit / 4)); // Characters kept before a late match.
+  const wanted = matchIndex < limit - lead ? 0 : matchIndex - lead;
+  const start = Math.max(0, Math.min(wanted, text.length - limit));
   const head = start > 0 ? "…" : "";
   const tail = start + limit < text.length
     ? `…${cutMarker(text.length - limit, "characters")}`
@@ -81,4 +83,9 @@ export function lineOfIndex(text: string, index: number): number {
     line += 1;
   }
   return line;
+}
+
+/** A count with its noun: `1 line`, `2 lines`, `1 byte`. */
+export function plural(count: number, noun: string): string {
+  return `${count} ${count === 1 ? noun : `${noun}s`}`;
 }

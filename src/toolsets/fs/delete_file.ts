@@ -7,7 +7,10 @@
 import { z } from "zod";
 import { defineTool } from "../../tools/tool_definition.ts";
 import { failure, success, type ToolOutcome } from "../../tools/tool_result.ts";
+import { printable } from "../../sandbox/path_guard.ts";
 import { deleteVerifiedFile } from "../../sandbox/safe_file.ts";
+import { checkPath, isOutcome } from "./_check.ts";
+import { plural } from "./_text.ts";
 
 const parameters = z.strictObject({
   path: z.string().min(1).max(4096).describe("File to delete, relative to the workspace"),
@@ -39,13 +42,14 @@ export const deleteFileTool = defineTool({
   annotations: { category: "filesystem", destructive: true, risk_level: 3, idempotent: false },
   targets: (args) => [{ kind: "path", path: args.path, access: "delete" }],
   handler: async (args, context): Promise<ToolOutcome> => {
-    const check = await context.guard.check(args.path, "delete");
-    if (!check.ok) return failure(check.error.type, check.error.message, check.error.details);
-    const path = check.path;
+    const path = await checkPath(context.guard, args.path, "delete", "delete file");
+    if (isOutcome(path)) return path;
     if (path.via_symlink) {
       return failure(
         "not_a_regular_file",
-        `Cannot delete "${args.path}": it is a symlink (to "${path.display}"); only regular files can be deleted`,
+        `Cannot delete "${
+          printable(args.path)
+        }": it is a symlink (to "${path.display}"); only regular files can be deleted`,
         { path: args.path, target: path.display },
       );
     }
@@ -53,7 +57,7 @@ export const deleteFileTool = defineTool({
     if (refused !== null) return refused;
     const data: DeleteFileData = { path: path.display, bytes: path.size };
     return success(
-      `Deleted "${path.display}" (${path.size} bytes)`,
+      `Deleted "${path.display}" (${plural(path.size, "byte")})`,
       `Deleted "${path.display}"`,
       data,
     );

@@ -8,12 +8,14 @@ import { createTwoFilesPatch, FILE_HEADERS_ONLY } from "diff";
 import { z } from "zod";
 import { defineTool } from "../../tools/tool_definition.ts";
 import { failure, success, type ToolOutcome } from "../../tools/tool_result.ts";
-import type { ResolvedPath } from "../../sandbox/path_guard.ts";
+import { printable, type ResolvedPath } from "../../sandbox/path_guard.ts";
 import { ioFailure, openVerifiedForRead, writeFileAtomic } from "../../sandbox/safe_file.ts";
 import { applyEdits } from "./_apply_edits.ts";
+import { checkPath, isOutcome } from "./_check.ts";
 import { guessMediaType } from "./_binary.ts";
 import { formatBytes, MAX_FILE_BYTES } from "./_limits.ts";
 import { readAllBounded } from "./_read_bounded.ts";
+import { plural } from "./_text.ts";
 import { applyUnifiedDiff } from "./_unified_diff.ts";
 
 /** Most edits in one call. */
@@ -83,13 +85,14 @@ export const editFileTool = defineTool({
     if ((edits === undefined) === (diff === undefined)) {
       return failure(
         "invalid_arguments",
-        `Cannot edit file "${args.path}": give exactly one of "edits" and "unified_diff"`,
+        `Cannot edit file "${
+          printable(args.path)
+        }": give exactly one of "edits" and "unified_diff"`,
         { path: args.path },
       );
     }
-    const check = await context.guard.check(args.path, "write");
-    if (!check.ok) return failure(check.error.type, check.error.message, check.error.details);
-    const path = check.path;
+    const path = await checkPath(context.guard, args.path, "write", "edit file");
+    if (isOutcome(path)) return path;
 
     if (path.type === "missing") {
       const only = edits?.length === 1 ? edits[0] : undefined;
@@ -109,8 +112,9 @@ export const editFileTool = defineTool({
       });
     }
 
-    const before = await readText(path);
-    if (typeof before !== "string") return before;
+    const read = await readText(path);
+    if ("ok" in read) return read;
+    const before = read.text;
     const result = edits !== undefined
       ? applyEdits(before, edits, args.replace_all ?? false, path.display)
       : applyUnifiedDiff(before, diff as string, path.display);
@@ -137,7 +141,7 @@ export const editFileTool = defineTool({
       path: path.display,
       edits_applied: applied,
       replacements: "replacements" in result ? result.replacements : result.hunks,
-      bytes_before: path.size,
+      bytes_before: read.bytes,
       bytes_after: bytesAfter,
       created: false,
     };
@@ -178,16 +182,20 @@ async function createFile(path: ResolvedPath, content: string): Promise<ToolOutc
     created: true,
   };
   return success(
-    `Created "${path.display}" with ${bytes.byteLength} bytes`,
+    `Created "${path.display}" with ${plural(bytes.byteLength, "byte")}`,
     diffOutput(path.display, "", content, true),
     data,
   );
 }
 
 /** Reads a checked file whole as UTF-8 text, or the failure: too large, binary, unreadable. */
-async function readText(path: ResolvedPath): Promise<string | ToolOutcome> {
+async function readText(
+  path: ResolvedPath,
+): Promise<{ text: string; bytes: number } | ToolOutcome> {
   if (path.size > MAX_FILE_BYTES) return tooLarge(path, path.size);
-  const opened = await openVerifiedForRead(path);
+  const opened = await openVerifiedForRead(path).catch((error) =>
+    ioFailure("read file", path, error)
+  );
   if ("ok" in opened) return opened;
   let bytes: Uint8Array | "too_large";
   try {
@@ -208,7 +216,10 @@ async function readText(path: ResolvedPath): Promise<string | ToolOutcome> {
   };
   if (bytes.includes(0)) return binary();
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return {
+      text: new TextDecoder("utf-8", { fatal: true }).decode(bytes),
+      bytes: bytes.byteLength,
+    };
   } catch {
     return binary();
   }

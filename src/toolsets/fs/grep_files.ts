@@ -9,10 +9,11 @@ import { z } from "zod";
 import picomatch from "picomatch";
 import { defineTool, type ToolContext } from "../../tools/tool_definition.ts";
 import { failure, success, type ToolOutcome } from "../../tools/tool_result.ts";
-import type { ResolvedPath } from "../../sandbox/path_guard.ts";
-import { openVerifiedForRead } from "../../sandbox/safe_file.ts";
+import { printable, type ResolvedPath } from "../../sandbox/path_guard.ts";
+import { ioFailure, openVerifiedForRead } from "../../sandbox/safe_file.ts";
 import { emptyWalkStats, walk, type WalkStats } from "../../sandbox/walk.ts";
 import { hasNulByte } from "./_binary.ts";
+import { checkPath, isOutcome } from "./_check.ts";
 import { MAX_FILE_BYTES, MAX_WALK_DEPTH } from "./_limits.ts";
 import { readAllBounded } from "./_read_bounded.ts";
 import { cutAround } from "./_text.ts";
@@ -113,7 +114,9 @@ export const grepFilesTool = defineTool({
       const reason = error instanceof Error ? error.message : String(error);
       return failure(
         "invalid_arguments",
-        `Cannot search for "${args.pattern}": it is not a valid regular expression (${reason})`,
+        `Cannot search for "${
+          printable(args.pattern)
+        }": it is not a valid regular expression (${reason})`,
         { pattern: args.pattern },
       );
     }
@@ -129,9 +132,8 @@ export const grepFilesTool = defineTool({
       }
     }
 
-    const check = await context.guard.check(args.path ?? ".", "list");
-    if (!check.ok) return failure(check.error.type, check.error.message, check.error.details);
-    const start = check.path;
+    const start = await checkPath(context.guard, args.path ?? ".", "list", "search folder");
+    if (isOutcome(start)) return start;
     if (start.type === "missing") {
       return failure("file_not_found", `Cannot search "${start.display}": it does not exist`, {
         path: start.display,
@@ -139,12 +141,15 @@ export const grepFilesTool = defineTool({
     }
 
     const search = new Search(regex, limit, context);
-    if (start.type === "file") {
-      search.consume(
-        await search.searchFile({ path: start.real, display: start.display, type: "file" }, start),
-      );
-    } else {
-      await search.searchFolder(start, matchesGlob);
+    try {
+      if (start.type === "file") {
+        const candidate: Candidate = { path: start.real, display: start.display, type: "file" };
+        search.consume(await search.searchFile(candidate, start));
+      } else {
+        await search.searchFolder(start, matchesGlob);
+      }
+    } catch (error) {
+      return ioFailure("search folder", start, error);
     }
     if (context.signal.aborted) {
       return failure("aborted", `Cannot search "${start.display}": the run was interrupted`, {
@@ -258,7 +263,11 @@ class Search {
         return { skip: candidate.type === "symlink" ? "links" : "unreadable" };
       }
       path = check.path;
-      if (candidate.type === "symlink" && path.type !== "file") return { skip: "links" };
+      if (
+        candidate.type === "symlink" && (path.type !== "file" || this.inExcludedFolder(path.real))
+      ) {
+        return { skip: "links" };
+      }
       if (path.sensitive !== null) return { skip: "sensitive" };
     }
     if (path.type !== "file") return { skip: "not_regular" };
@@ -277,11 +286,20 @@ class Search {
     }
   }
 
+  /** A link target inside a folder walks skip (`.git`, the runs folder) stays unread, like the folder. */
+  inExcludedFolder(real: string): boolean {
+    for (let folder = nodePath.dirname(real); folder !== "/"; folder = nodePath.dirname(folder)) {
+      if (this.context.guard.excludedFromWalks(folder)) return true;
+    }
+    return false;
+  }
+
   searchText(text: string, display: string): GrepMatch[] {
     const matches: GrepMatch[] = [];
     const lines = text.split("\n");
     if (lines.at(-1) === "") lines.pop();
-    for (let index = 0; index < lines.length && matches.length < this.limit; index += 1) {
+    // One match past the limit tells `consume` that there are more.
+    for (let index = 0; index < lines.length && matches.length <= this.limit; index += 1) {
       let line = lines[index] as string;
       if (line.endsWith("\r")) line = line.slice(0, -1);
       const found = this.regex.exec(line);

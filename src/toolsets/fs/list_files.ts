@@ -9,6 +9,7 @@ import { defineTool } from "../../tools/tool_definition.ts";
 import { failure, success, type ToolOutcome } from "../../tools/tool_result.ts";
 import { emptyWalkStats, walk, type WalkEntry, type WalkStats } from "../../sandbox/walk.ts";
 import { ioFailure } from "../../sandbox/safe_file.ts";
+import { checkPath, isOutcome } from "./_check.ts";
 import { formatBytes, MAX_WALK_DEPTH } from "./_limits.ts";
 
 /** Default number of entries listed. */
@@ -67,9 +68,8 @@ export const listFilesTool = defineTool({
     const requested = args.path ?? ".";
     const recursive = args.recursive ?? false;
     const limit = args.limit ?? DEFAULT_LIST_LIMIT;
-    const check = await context.guard.check(requested, "list");
-    if (!check.ok) return failure(check.error.type, check.error.message, check.error.details);
-    const start = check.path;
+    const start = await checkPath(context.guard, requested, "list", "list folder");
+    if (isOutcome(start)) return start;
     const stats = emptyWalkStats();
 
     if (start.type === "missing") {

@@ -9,8 +9,9 @@ import { defineTool } from "../../tools/tool_definition.ts";
 import { failure, success, type ToolOutcome } from "../../tools/tool_result.ts";
 import { ioFailure, openVerifiedForRead } from "../../sandbox/safe_file.ts";
 import { guessMediaType, looksBinary } from "./_binary.ts";
+import { checkPath, isOutcome } from "./_check.ts";
 import { BINARY_SNIFF_BYTES, formatBytes } from "./_limits.ts";
-import { cutMarker, lineNumberWidth, numberedLine, utf8CutLength } from "./_text.ts";
+import { cutMarker, lineNumberWidth, numberedLine, plural, utf8CutLength } from "./_text.ts";
 
 /** Default number of lines returned. */
 export const DEFAULT_MAX_LINES = 200;
@@ -76,13 +77,14 @@ export const readFileTool = defineTool({
   annotations: { category: "filesystem" },
   targets: (args) => [{ kind: "path", path: args.path, access: "read" }],
   handler: async (args, context): Promise<ToolOutcome> => {
-    const check = await context.guard.check(args.path, "read");
-    if (!check.ok) return failure(check.error.type, check.error.message, check.error.details);
-    const path = check.path;
+    const path = await checkPath(context.guard, args.path, "read", "read file");
+    if (isOutcome(path)) return path;
     const startLine = args.start_line ?? 1;
     const maxLines = args.max_lines ?? DEFAULT_MAX_LINES;
 
-    const opened = await openVerifiedForRead(path);
+    const opened = await openVerifiedForRead(path).catch((error) =>
+      ioFailure("read file", path, error)
+    );
     if ("ok" in opened) return opened;
     try {
       return await readWindow(
@@ -230,10 +232,14 @@ async function readWindow(
 function summarize(display: string, data: ReadFileData, count: number): string {
   if (data.total_lines === 0) return `Read file "${display}": it is empty`;
   if (count === 0) {
-    return `Read nothing from "${display}": the file has ${data.total_lines} lines, ` +
+    return `Read nothing from "${display}": the file has ${
+      plural(data.total_lines ?? 0, "line")
+    }, ` +
       `start_line ${data.start_line} is past the end`;
   }
-  if (data.start_line === 1 && !data.truncated) return `Read ${count} lines of "${display}"`;
+  if (data.start_line === 1 && !data.truncated) {
+    return `Read ${plural(count, "line")} of "${display}"`;
+  }
   const rest = data.truncated ? `; more from line ${data.next_start_line}` : " (end of file)";
   return `Read lines ${data.start_line}-${data.end_line} of "${display}"${rest}`;
 }

@@ -324,3 +324,11 @@ Deno.test("fs.read_file refuses links to endless devices without hanging", async
     assert.equal(outcome.error?.type, "path_outside_sandbox");
   }
 });
+
+Deno.test("fs.read_file reads a sensitive file when it is named directly (the policy decides before the call)", async () => {
+  await using fixture = await openFixture({ ".env": "TOKEN=1\n" });
+  const outcome = await fixture.call(readFileTool, { path: ".env" });
+  assert.equal(outcome.ok, true, outcome.output);
+  assert.equal(outcome.output, "    1\tTOKEN=1");
+  assert.equal(outcome.summary, 'Read 1 line of ".env"');
+});

@@ -8,7 +8,9 @@ import { z } from "zod";
 import { defineTool } from "../../tools/tool_definition.ts";
 import { failure, success, type ToolOutcome } from "../../tools/tool_result.ts";
 import { writeFileAtomic } from "../../sandbox/safe_file.ts";
+import { checkPath, isOutcome } from "./_check.ts";
 import { formatBytes, MAX_FILE_BYTES } from "./_limits.ts";
+import { plural } from "./_text.ts";
 
 const parameters = z.strictObject({
   path: z.string().min(1).max(4096).describe("File to write, relative to the workspace"),
@@ -52,9 +54,8 @@ export const writeFileTool = defineTool({
   annotations: { category: "filesystem", risk_level: 2, idempotent: false },
   targets: (args) => [{ kind: "path", path: args.path, access: "write" }],
   handler: async (args, context): Promise<ToolOutcome> => {
-    const check = await context.guard.check(args.path, "write");
-    if (!check.ok) return failure(check.error.type, check.error.message, check.error.details);
-    const path = check.path;
+    const path = await checkPath(context.guard, args.path, "write", "write file");
+    if (isOutcome(path)) return path;
     const bytes = new TextEncoder().encode(args.content);
     if (bytes.byteLength > MAX_FILE_BYTES) {
       return failure(
@@ -71,9 +72,10 @@ export const writeFileTool = defineTool({
     });
     if (refused !== null) return refused;
     const data: WriteFileData = { path: path.display, bytes: bytes.byteLength, created };
+    const written = `Wrote ${plural(bytes.byteLength, "byte")} to "${path.display}"`;
     return success(
-      `Wrote ${bytes.byteLength} bytes to "${path.display}" (${created ? "created" : "replaced"})`,
-      `Wrote ${bytes.byteLength} bytes to "${path.display}"${created ? " (new file)" : ""}`,
+      `${written} (${created ? "created" : "replaced"})`,
+      `${written}${created ? " (new file)" : ""}`,
       data,
     );
   },
