@@ -83,11 +83,10 @@ export const editFileTool = defineTool({
     const edits = args.edits;
     const diff = args.unified_diff;
     if ((edits === undefined) === (diff === undefined)) {
+      const shown = printable(args.path);
       return failure(
         "invalid_arguments",
-        `Cannot edit file "${
-          printable(args.path)
-        }": give exactly one of "edits" and "unified_diff"`,
+        `Cannot edit file "${shown}": give exactly one of "edits" and "unified_diff"`,
         { path: args.path },
       );
     }
@@ -146,9 +145,8 @@ export const editFileTool = defineTool({
       created: false,
     };
     const what = "hunks" in result
-      ? `applied a diff of ${applied} ${applied === 1 ? "hunk" : "hunks"}`
-      : `${applied} ${applied === 1 ? "edit" : "edits"}, ${data.replacements} ` +
-        `${data.replacements === 1 ? "replacement" : "replacements"}`;
+      ? `applied a diff of ${plural(applied, "hunk")}`
+      : `${plural(applied, "edit")}, ${plural(data.replacements, "replacement")}`;
     const unchanged = after === before ? " (no change)" : "";
     return success(
       `Edited "${path.display}": ${what}${unchanged}`,
