@@ -85,3 +85,17 @@ Deno.test("the tool Worker cannot write the run's own audit logs", async () => {
   const events = await run.readLog("events");
   assert.ok(events.length > 0 && events.every((event) => typeof event.type === "string"));
 });
+
+Deno.test("a handler stuck in synchronous code times out and the next call gets a fresh Worker", async () => {
+  await using run = await openTestRun({
+    ...rogue,
+    handlerTimeoutMs: 500,
+    prepare: (sandbox) => Deno.writeTextFile(`${sandbox.workspace}/a.txt`, "alive"),
+  });
+  const stuck = await run.call("test.spin", {});
+  assert.equal(stuck.error?.type, "timeout");
+  assert.deepEqual(stuck.error?.details, { timed_out: true, timeout_ms: 500 });
+  const next = await run.call("fs.read_file", { path: "a.txt" });
+  assert.equal(next.ok, true, next.output);
+  assert.match(next.output, /alive/);
+});

@@ -31,6 +31,8 @@ export interface SessionOptions {
   env?: (name: string) => string | undefined;
   /** @default () => new Date() */
   now?: () => Date;
+  /** Longest a tool handler may run, in ms. @default DEFAULT_HANDLER_TIMEOUT_MS (120 s) */
+  handlerTimeoutMs?: number;
 }
 
 /** The policy side of a session, without a run folder (for `tools` and `policy`). */
@@ -139,6 +141,9 @@ export async function openRunSession(
       },
       permissions: prepared.workerPermissions,
       ...(options.workerEntry === undefined ? {} : { entry: options.workerEntry }),
+      ...(options.handlerTimeoutMs === undefined
+        ? {}
+        : { handlerTimeoutMs: options.handlerTimeoutMs }),
     });
   } catch (error) {
     await recorder.error({

@@ -306,6 +306,9 @@ export class PathGuard {
     }
     let type: ResolvedPath["type"] = "missing";
     if (stat !== null) type = stat.isFile() ? "file" : stat.isDirectory() ? "directory" : "other";
+    if (type === "file" && /\/\.?$/.test(requested)) {
+      return refuse("invalid_arguments", 'it ends with "/" but is a file, not a folder', { real });
+    }
     if (type === "other") {
       return refuse(
         "not_a_regular_file",

@@ -43,7 +43,13 @@ export async function openVerifiedForRead(path: ResolvedPath): Promise<VerifiedF
   } catch (error) {
     return ioFailure("read file", path, error);
   }
-  const stat = await file.stat();
+  let stat: Deno.FileInfo;
+  try {
+    stat = await file.stat();
+  } catch (error) {
+    file.close();
+    return ioFailure("read file", path, error);
+  }
   if (!stat.isFile || stat.dev !== path.identity?.dev || stat.ino !== path.identity?.ino) {
     file.close();
     return failure(
@@ -167,12 +173,19 @@ export async function writeFileAtomic(
 }
 
 /**
- * Deletes a checked regular file (a symlink named by the request is removed itself, never its
- * target). Folders are refused.
+ * Deletes a checked regular file. Folders are refused, and so is a path whose last component is a
+ * symlink: deleting `path.real` would delete the link's target, not the link.
  *
  * @returns `null` on success, or `file_not_found`, `not_a_regular_file`, `sandbox_violation`, `io_error`.
  */
 export async function deleteVerifiedFile(path: ResolvedPath): Promise<ToolOutcome | null> {
+  if (path.via_symlink) {
+    return failure(
+      "not_a_regular_file",
+      `Cannot delete "${path.requested}": it is a symlink; delete its target "${path.display}" by name instead`,
+      { path: path.display },
+    );
+  }
   if (path.type === "missing") {
     return failure("file_not_found", `Cannot delete file "${path.display}": it does not exist`, {
       path: path.display,

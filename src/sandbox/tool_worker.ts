@@ -59,7 +59,16 @@ export interface ToolWorkerOptions {
   entry?: URL;
   /** How long a handler may take to stop after an abort, in ms, before the Worker is replaced. @default 2000 */
   abortGraceMs?: number;
+  /**
+   * Longest a handler may run, in ms; then the call ends with `timeout` and the Worker is replaced
+   * (the only way to stop a handler stuck in synchronous code, such as a catastrophic regex).
+   * @default DEFAULT_HANDLER_TIMEOUT_MS
+   */
+  handlerTimeoutMs?: number;
 }
+
+/** Default of {@linkcode ToolWorkerOptions.handlerTimeoutMs}: 120 s, the default command timeout too. */
+export const DEFAULT_HANDLER_TIMEOUT_MS = 120_000;
 
 interface Pending {
   resolve: (outcome: ToolOutcome) => void;
@@ -125,9 +134,20 @@ export class ToolWorker {
         settled = true;
         this.#pending.delete(id);
         signal?.removeEventListener("abort", onAbort);
-        if (graceTimer !== undefined) clearTimeout(graceTimer);
+        clearTimeout(graceTimer);
+        clearTimeout(deadline);
         resolve(outcome);
       };
+      const timeoutMs = this.#options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS;
+      const deadline = setTimeout(() => {
+        finish(
+          failure("timeout", `Cannot finish tool "${tool}": it ran longer than ${timeoutMs} ms`, {
+            timed_out: true,
+            timeout_ms: timeoutMs,
+          }),
+        );
+        this.#replace();
+      }, timeoutMs);
       const onAbort = () => {
         const reason = String(signal?.reason ?? "aborted");
         this.#post({ type: "abort", id, reason });

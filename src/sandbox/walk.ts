@@ -49,8 +49,9 @@ export function emptyWalkStats(): WalkStats {
 }
 
 /**
- * Yields the entries below a checked folder, depth first, sorted by name within each folder so the
- * order is stable. The caller stops iterating to cap the number of entries.
+ * Yields the entries below a checked folder in pre-order (a folder, then everything below it, then
+ * its next sibling), sorted by name within each folder so the order is stable. The caller stops
+ * iterating to cap the number of entries.
  *
  * @param start A guard-checked path of type `directory`.
  * @throws {TypeError} when `start` is not a folder.
@@ -61,43 +62,46 @@ export async function* walk(start: ResolvedPath, options: WalkOptions): AsyncGen
   }
   const { guard, recursive = false, maxDepth = 64, signal } = options;
   const stats = options.stats ?? emptyWalkStats();
-  const stack: { folder: string; depth: number }[] = [{ folder: start.real, depth: 1 }];
-  while (stack.length > 0) {
-    if (signal?.aborted) return;
-    const { folder, depth } = stack.pop() as { folder: string; depth: number };
-    let names: Deno.DirEntry[];
+  // One frame a folder being listed: its sorted entries and the next one to yield.
+  const stack: { folder: string; entries: Deno.DirEntry[]; next: number; depth: number }[] = [];
+  const open = async (folder: string, depth: number) => {
+    const entries: Deno.DirEntry[] = [];
     try {
-      names = [];
-      for await (const entry of Deno.readDir(folder)) names.push(entry);
+      for await (const entry of Deno.readDir(folder)) entries.push(entry);
     } catch {
       stats.unreadable += 1;
+      return;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    stack.push({ folder, entries, next: 0, depth });
+  };
+  await open(start.real, 1);
+  while (stack.length > 0) {
+    if (signal?.aborted) return;
+    const frame = stack[stack.length - 1] as (typeof stack)[number];
+    const entry = frame.entries[frame.next++];
+    if (entry === undefined) {
+      stack.pop();
       continue;
     }
-    names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const subfolders: string[] = [];
-    for (const entry of names) {
-      const path = folder === "/" ? `/${entry.name}` : `${folder}/${entry.name}`;
-      let type: WalkEntry["type"] = "other";
-      let size = 0;
-      if (entry.isSymlink) type = "symlink";
-      else if (entry.isDirectory) type = "directory";
-      else if (entry.isFile) {
-        type = "file";
-        try {
-          size = (await Deno.lstat(path)).size;
-        } catch {
-          continue;
-        }
-      }
-      yield { path, display: guard.display(path), name: entry.name, type, size, depth };
-      if (type === "directory" && recursive) {
-        if (guard.excludedFromWalks(path)) stats.excluded += 1;
-        else if (depth >= maxDepth) stats.depth_limited += 1;
-        else subfolders.push(path);
+    const path = frame.folder === "/" ? `/${entry.name}` : `${frame.folder}/${entry.name}`;
+    let type: WalkEntry["type"] = "other";
+    let size = 0;
+    if (entry.isSymlink) type = "symlink";
+    else if (entry.isDirectory) type = "directory";
+    else if (entry.isFile) {
+      type = "file";
+      try {
+        size = (await Deno.lstat(path)).size;
+      } catch {
+        continue;
       }
     }
-    for (let index = subfolders.length - 1; index >= 0; index -= 1) {
-      stack.push({ folder: subfolders[index] as string, depth: depth + 1 });
+    yield { path, display: guard.display(path), name: entry.name, type, size, depth: frame.depth };
+    if (type === "directory" && recursive) {
+      if (guard.excludedFromWalks(path)) stats.excluded += 1;
+      else if (frame.depth >= maxDepth) stats.depth_limited += 1;
+      else await open(path, frame.depth + 1);
     }
   }
 }

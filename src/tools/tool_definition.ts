@@ -98,18 +98,18 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
    * The paths (later: commands, hosts) the call touches, from validated arguments. The main thread
    * resolves them through the path guard and the policy decides on the result. Default: none.
    */
-  targets?: (args: Args) => TargetRequest[];
+  targets?(args: Args): TargetRequest[];
   /**
    * Does the work inside the tool Worker. May return a {@linkcode ToolOutcome} or a plain value
    * (wrapped by the runtime). Throwing is allowed but discouraged: the Worker turns a throw into
    * `internal_error`, or `sandbox_violation` when Deno's permissions stopped it.
    */
-  handler: (args: Args, context: ToolContext) => unknown | Promise<unknown>;
+  handler(args: Args, context: ToolContext): unknown;
 }
 
 /** Options of {@linkcode defineTool}: a definition with a zod schema instead of JSON Schema. */
 export interface TypedToolOptions<Schema extends z.ZodObject>
-  extends Omit<ToolDefinition<z.infer<Schema>>, "input_schema" | "annotations"> {
+  extends Omit<ToolDefinition<z.input<Schema>>, "input_schema" | "annotations"> {
   /** A `z.strictObject`; its JSON Schema becomes `input_schema`. */
   parameters: Schema;
   /** Partial annotations; the rest are derived from `permission` (see {@linkcode defineTool}). */
@@ -118,7 +118,8 @@ export interface TypedToolOptions<Schema extends z.ZodObject>
 
 /**
  * Defines a typed tool from a zod schema. Annotations default from the permission: readonly tools
- * are `read_only`, idempotent, risk 0; write tools risk 2.
+ * are `read_only`, idempotent, risk 0; write tools risk 2. Handlers see the schema's input type:
+ * the runtime validates but never fills defaults, so optional fields may be absent.
  *
  * @example
  * ```ts
@@ -136,7 +137,7 @@ export interface TypedToolOptions<Schema extends z.ZodObject>
  */
 export function defineTool<Schema extends z.ZodObject>(
   options: TypedToolOptions<Schema>,
-): ToolDefinition<z.infer<Schema>> {
+): ToolDefinition<z.input<Schema>> {
   const readOnly = options.permission === "readonly";
   const { parameters, annotations, ...rest } = options;
   const schema = z.toJSONSchema(parameters, {

@@ -19,11 +19,11 @@ Deno.test("fs.grep_files returns path:line:text in walk order when lines match",
   assert.equal(outcome.ok, true, outcome.output);
   assert.equal(
     outcome.output,
-    "b.ts:1:const needle = 1;\na/x.ts:2:needle here\na/x.ts:3:needle again",
+    "a/x.ts:2:needle here\na/x.ts:3:needle again\nb.ts:1:const needle = 1;",
   );
   assert.equal(outcome.summary, 'Found 3 matches in 2 files of "." (scanned 3 files)');
   const data = outcome.data as GrepFilesData;
-  assert.deepEqual(data.matches[0], { path: "b.ts", line: 1, text: "const needle = 1;" });
+  assert.deepEqual(data.matches[0], { path: "a/x.ts", line: 2, text: "needle here" });
   assert.equal(data.files_scanned, 3);
   assert.equal(data.truncated, false);
 });

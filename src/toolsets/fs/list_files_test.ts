@@ -44,8 +44,8 @@ Deno.test("fs.list_files descends folders in stable walk order and skips .git wh
     "readme.md",
     "src",
     "src/a",
-    "src/b.ts",
     "src/a/z.ts",
+    "src/b.ts",
   ]);
   assert.equal(data.stats.excluded, 1);
   assert.ok(!outcome.output.includes(".git/config"));
@@ -171,9 +171,9 @@ Deno.test("fs.list_files returns finite results when links point at . and ..", a
   const data = outcome.data as ListFilesData;
   assert.deepEqual(data.entries.map((entry) => `${entry.path}:${entry.type}`), [
     "a:directory",
-    "loop:symlink",
     "a/b.txt:file",
     "a/up:symlink",
+    "loop:symlink",
   ]);
   assert.equal(data.truncated, false);
 });

@@ -38,5 +38,17 @@ export function rogueTools(): ToolDefinition<never>[] {
         return "connected";
       },
     }),
+    defineTool({
+      name: "test.spin",
+      description: "Never returns: a synchronous busy loop",
+      parameters: z.strictObject({}),
+      permission: "readonly",
+      tags: ["test"],
+      handler: () => {
+        while (true) {
+          // A handler stuck in synchronous code, like a catastrophic regular expression.
+        }
+      },
+    }),
   ] as ToolDefinition<never>[];
 }
