@@ -40,9 +40,11 @@ const confirm = tool("demo.confirm", "readonly", { requires_confirmation: true }
 const TOOLS = [read, write, remove, confirm];
 
 function path(display: string, facts: Partial<ResolvedPath> = {}): ResolvedPath {
+  const real = facts.real ?? `${WORKSPACE}/${display}`;
   return {
     requested: display,
-    real: `${WORKSPACE}/${display}`,
+    real,
+    spelled: real,
     display,
     access: "read",
     type: "file",
@@ -246,6 +248,52 @@ Deno.test("policy: writes into the run's own folders are allowed by default, not
     runFolders: ["/runs/r1/deliverables"],
   });
   assert.equal(denied.decide(write, scope(inside)).decision, "deny");
+});
+
+Deno.test("policy: deny rules match the spelling too, allow rules only the real path", () => {
+  const effective = policy([
+    { id: "no-vendor", tools: ["fs.read_file"], paths: ["vendor/**"], decision: "deny" },
+    { id: "docs", tools: ["fs.write_file"], paths: ["docs/**"], decision: "allow" },
+  ]);
+  // vendor-link -> vendor: denied through the link.
+  const throughLink = path("vendor/a.txt", {
+    spelled: `${WORKSPACE}/vendor-link/a.txt`,
+    real: `${WORKSPACE}/vendor/a.txt`,
+  });
+  assert.equal(effective.decide(read, scope(throughLink)).decision, "deny");
+  // A link named vendor pointing elsewhere: its spelling matches the deny.
+  const namedLike = path("elsewhere/a.txt", {
+    spelled: `${WORKSPACE}/vendor/a.txt`,
+    real: `${WORKSPACE}/elsewhere/a.txt`,
+  });
+  assert.equal(effective.decide(read, scope(namedLike)).decision, "deny");
+  // docs-link -> src: the allow on docs/** does not cover it (real path is src/).
+  const widen = path("src/a.ts", {
+    spelled: `${WORKSPACE}/docs/a.ts`,
+    real: `${WORKSPACE}/src/a.ts`,
+  });
+  assert.equal(effective.decide(write, scope(widen)).decision, "ask");
+});
+
+Deno.test("policy: names starting with .. inside the workspace match relative patterns", () => {
+  const effective = policy([{
+    id: "private",
+    tools: ["fs.read_file"],
+    paths: ["..private/**"],
+    decision: "deny",
+  }]);
+  assert.equal(effective.decide(read, scope(path("..private/key.txt"))).decision, "deny");
+  assert.equal(effective.decide(read, scope(path("private/key.txt"))).decision, "allow");
+});
+
+Deno.test('policy: a rule with paths ["/**"] decides instead of failing', () => {
+  const effective = policy([{
+    id: "all",
+    tools: ["fs.write_file"],
+    paths: ["/**"],
+    decision: "deny",
+  }]);
+  assert.equal(effective.decide(write, scope(path("a.txt"))).decision, "deny");
 });
 
 Deno.test("policy snapshot names every layer and its hash changes with the rules", () => {

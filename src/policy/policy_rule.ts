@@ -8,7 +8,7 @@ import picomatch from "picomatch";
 import * as nodePath from "node:path";
 import type { ErrorType } from "../tools/tool_result.ts";
 import type { ToolDescriptor } from "../tools/tool_definition.ts";
-import type { ResolvedPath } from "../sandbox/path_guard.ts";
+import { isWithin, type ResolvedPath } from "../sandbox/path_guard.ts";
 
 /** The three decisions. Across layers: deny beats ask beats allow. */
 export type Decision = "allow" | "ask" | "deny";
@@ -66,8 +66,11 @@ export function matchesTool(rule: PolicyRule, tool: ToolDescriptor): boolean {
 /**
  * Tells whether `rule` applies to a call of `tool` on `scope`. A rule with `paths` applies when a
  * path target matches: for allow every path target must match (an allow never covers a path it
- * does not name); for ask and deny one is enough. A rule with `commands` never matches a call
- * without a command target (commands come with command tools).
+ * does not name), on its real path only, so that a spelling through a symlink can never widen it;
+ * for ask and deny one path is enough, on its real path or its spelling (a deny on `vendor/**`
+ * also stops `vendor-link/x` when `vendor-link -> vendor`, and a deny on `link/**` stops `link/x`).
+ * A rule with `commands` never matches a call without a command target (commands come with
+ * command tools).
  */
 export function matchesCall(
   rule: PolicyRule,
@@ -79,27 +82,35 @@ export function matchesCall(
   if (rule.commands !== undefined && rule.commands.length > 0) return false;
   if (rule.paths === undefined || rule.paths.length === 0) return true;
   if (scope.paths.length === 0) return false;
-  const matches = scope.paths.map((path) => pathMatches(rule.paths ?? [], path, workspace));
-  return rule.decision === "allow" ? matches.every(Boolean) : matches.some(Boolean);
+  const restrictive = rule.decision !== "allow";
+  const matches = scope.paths.map((path) =>
+    pathMatches(rule.paths ?? [], path, workspace, restrictive)
+  );
+  return restrictive ? matches.some(Boolean) : matches.every(Boolean);
 }
 
 /**
- * A path matches a pattern when its real path (relative to the workspace, or absolute) or its
- * requested spelling does. Relative patterns are relative to the workspace; `src/**` also covers
- * `src` itself.
+ * A path matches a pattern when its real path does (relative to the workspace when inside it, and
+ * absolute), or, with `includeSpelling`, when its spelling does. Relative patterns are relative to
+ * the workspace; `src/**` also covers `src` itself.
  */
 export function pathMatches(
   patterns: readonly string[],
   path: ResolvedPath,
   workspace: string,
+  includeSpelling = false,
 ): boolean {
-  const candidates = new Set<string>([path.real]);
-  const relative = nodePath.relative(workspace, path.real);
-  if (!relative.startsWith("..") && !nodePath.isAbsolute(relative)) {
-    candidates.add(relative === "" ? "." : relative);
+  const candidates = new Set<string>();
+  for (const absolute of includeSpelling ? [path.real, path.spelled] : [path.real]) {
+    candidates.add(absolute);
+    if (isWithin(absolute, workspace)) {
+      candidates.add(nodePath.relative(workspace, absolute) || ".");
+    }
   }
-  const expanded = patterns.flatMap((pattern) =>
-    pattern.endsWith("/**") ? [pattern, pattern.slice(0, -3)] : [pattern]
-  );
+  const expanded = patterns.flatMap((pattern) => {
+    if (!pattern.endsWith("/**")) return [pattern];
+    const base = pattern.slice(0, -3);
+    return [pattern, base === "" ? "/" : base];
+  });
   return [...candidates].some((candidate) => picomatch.isMatch(candidate, expanded, { dot: true }));
 }

@@ -20,6 +20,23 @@ import { describeTool, type ToolDefinition } from "../tools/tool_definition.ts";
 import { builtinTools } from "../toolsets/mod.ts";
 import { ToolRuntime } from "./tool_runtime.ts";
 
+/**
+ * Files in the home folder that a shell runs at start (bash, sh, zsh): never writable by tools,
+ * even when the home folder is inside a write root (CASES.md "Writes that later execute").
+ */
+export const SHELL_STARTUP_FILES: readonly string[] = [
+  ".bashrc",
+  ".bash_profile",
+  ".bash_login",
+  ".bash_logout",
+  ".profile",
+  ".zshrc",
+  ".zshenv",
+  ".zprofile",
+  ".zlogin",
+  ".zlogout",
+];
+
 /** Options shared by {@linkcode preparePolicy} and {@linkcode openRunSession}. */
 export interface SessionOptions {
   /** The tools to register. @default builtinTools() */
@@ -58,6 +75,9 @@ export async function preparePolicy(
 ): Promise<PreparedPolicy> {
   const home = readEnvironment(options.env, "HOME") ?? null;
   const protectedPaths = [config.runs_dir, config.configPath];
+  if (home !== null) {
+    protectedPaths.push(...SHELL_STARTUP_FILES.map((name) => nodePath.join(home, name)));
+  }
   if (config.permissionsPath !== null) protectedPaths.push(config.permissionsPath);
   const guard = await PathGuard.create({
     workspace: config.workspace,

@@ -77,6 +77,11 @@ export interface ResolvedPath {
   requested: string;
   /** The real path: every existing component resolved, missing ones appended. */
   real: string;
+  /**
+   * The path as spelled: absolute, `.` and `..` collapsed as text, no link followed. Deny and ask
+   * rules, protected and sensitive paths are checked on it as well as on `real`.
+   */
+  spelled: string;
   /** The real path relative to the workspace (`.` for the workspace), or the real path if outside it. */
   display: string;
   access: PathAccess;
@@ -230,8 +235,8 @@ export class PathGuard {
   /**
    * Resolves `requested` and reports the facts, or refuses it.
    *
-   * Refusals: `invalid_arguments` (empty, NUL, too long, `~user`, a file used as a folder, a
-   * symlink loop), `path_outside_sandbox` (outside the roots for this access, or through /proc,
+   * Refusals: `invalid_arguments` (empty, NUL, too long, a file used as a folder, a
+   * symlink loop), `path_outside_sandbox` (outside the roots for this access, `~user`, or through /proc,
    * /sys, /dev), `not_a_regular_file` (a FIFO, socket or device for any access).
    *
    * @param requested Relative to the workspace, absolute, or `~/…`.
@@ -317,19 +322,21 @@ export class PathGuard {
       );
     }
 
-    const lexical = nodePath.resolve(start, rest);
+    const spelled = nodePath.resolve(start, rest);
     return {
       ok: true,
       path: {
         requested,
         real,
+        spelled,
         display: this.display(real),
         access,
         type,
         via_symlink: leafWasSymlink,
         root,
-        protected: writing ? this.protectedMatch(real) : null,
-        sensitive: this.sensitiveMatch(lexical) ?? this.sensitiveMatch(real),
+        // A `.git` reached through a symlink (`.git -> store`) is still where git runs hooks from.
+        protected: writing ? this.protectedMatch(real) ?? this.protectedMatch(spelled) : null,
+        sensitive: this.sensitiveMatch(spelled) ?? this.sensitiveMatch(real),
         identity: stat === null ? null : { dev: stat.dev, ino: stat.ino },
         size: stat !== null && stat.isFile() ? stat.size : 0,
       },

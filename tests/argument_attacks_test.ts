@@ -1,0 +1,738 @@
+/**
+ * Black-box attack pairs for arguments and policy logic (attacks/CASES.md "Arguments and policy
+ * logic"). Every call goes through the whole pipeline with `run.call`, often with raw JSON text so
+ * that the parser sees exactly what a model could send.
+ */
+
+import assert from "node:assert/strict";
+import * as nodePath from "node:path";
+import { ConfigError } from "../src/config/mod.ts";
+import { openTestRun, type TestRun } from "../src/testing/run_harness.ts";
+import { writeTree } from "../src/testing/temp_sandbox.ts";
+import type { ErrorType, ToolResult } from "../src/tools/tool_result.ts";
+
+/** Content of every file an attack must not reach; never appears in a result or a log. */
+const CANARY = "KAGENT-CANARY-9b21d4";
+const PASSWD_MARK = "root:x:0:0";
+const SECRETS = [CANARY, PASSWD_MARK] as const;
+
+const ALLOW_ALL = {
+  rules: [
+    { id: "allow-all", tools: ["*"], decision: "allow" },
+    { id: "allow-delete", tools: ["fs.delete_file"], decision: "allow" },
+  ],
+};
+
+const PATH_GUARD = { rule: "sandbox:path-guard", layer: "sandbox" } as const;
+const PROTECTED = { rule: "sandbox:protected-path", layer: "sandbox" } as const;
+const SENSITIVE = { rule: "runtime:sensitive-path", layer: "runtime" } as const;
+
+function assertWorked(result: ToolResult): void {
+  assert.equal(
+    result.ok,
+    true,
+    `${result.tool} failed: ${result.error?.type}: ${result.error?.message}`,
+  );
+}
+
+function assertNoLeak(result: ToolResult, secrets: readonly string[] = SECRETS): void {
+  const shown = JSON.stringify([result.summary, result.output, result.data, result.error]);
+  for (const secret of secrets) {
+    assert.ok(!shown.includes(secret), `${result.tool} leaks "${secret}": ${shown.slice(0, 400)}`);
+  }
+}
+
+function assertRefused(result: ToolResult, type: ErrorType): void {
+  assert.equal(
+    result.ok,
+    false,
+    `${result.tool} should fail with "${type}" but worked: ${result.summary}`,
+  );
+  assert.equal(result.error?.type, type, `${result.tool}: ${result.error?.message}`);
+  assertNoLeak(result);
+}
+
+function assertDenied(
+  result: ToolResult,
+  type: ErrorType,
+  policy: { rule: string; layer: string },
+): void {
+  assertRefused(result, type);
+  assert.equal(result.error?.details.rule, policy.rule, result.error?.message);
+}
+
+/** The call is in events.jsonl (its event type and policy) and in logs/errors.jsonl. */
+async function assertAudited(
+  run: TestRun,
+  result: ToolResult,
+  event: "tool.denied" | "tool.failed",
+  policy?: { rule: string; layer: string },
+): Promise<void> {
+  const events = await run.readLog("events");
+  const found = events.find((line) =>
+    line.type === event && line.tool_call_id === result.tool_call_id
+  );
+  assert.ok(found, `no "${event}" event for ${result.tool_call_id}`);
+  assert.equal(found.error_type, result.error?.type);
+  const recorded = found.policy as Record<string, unknown> | null;
+  if (policy === undefined) {
+    assert.equal(recorded, null);
+  } else {
+    assert.equal(recorded?.rule, policy.rule);
+    assert.equal(recorded?.layer, policy.layer);
+  }
+  const errors = await run.readLog("errors");
+  const line = errors.find((entry) => entry.tool_call_id === result.tool_call_id);
+  assert.ok(line, `no errors.jsonl line for ${result.tool_call_id}`);
+  assert.equal(line.error_type, result.error?.type);
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}
+
+/** Own property names of Object.prototype, to compare before and after. */
+function prototypeKeys(): string[] {
+  return Object.getOwnPropertyNames(Object.prototype).sort();
+}
+
+function assertPrototypeClean(before: string[]): void {
+  assert.deepEqual(prototypeKeys(), before);
+  const probe = {} as Record<string, unknown>;
+  for (const key of ["approved", "x", "sandbox", "path", "polluted"]) {
+    assert.equal(probe[key], undefined, `Object.prototype.${key} was set`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Prototype keys
+// ---------------------------------------------------------------------------------------------
+
+Deno.test("fs tools refuse __proto__ and constructor keys in arguments and leave Object.prototype unchanged", async () => {
+  const before = prototypeKeys();
+  await using run = await openTestRun({
+    prepare: async (sandbox) => {
+      await writeTree(sandbox.workspace, { "a.txt": "alpha\n" });
+      await writeTree(sandbox.outside, { "secret.txt": `${CANARY}\n` });
+    },
+  });
+  const deliverables = run.session.folder.paths.deliverables;
+  const attacks: [string, string][] = [
+    ["fs.read_file", '{"path":"a.txt","__proto__":{"approved":true}}'],
+    ["fs.read_file", '{"constructor":{"prototype":{"x":1}}}'],
+    ["fs.read_file", '{"path":"a.txt","constructor":{"prototype":{"x":1}}}'],
+    ["fs.read_file", '{"__proto__":{"path":"../outside/secret.txt"}}'],
+    ["fs.list_files", '{"__proto__":{"path":"../outside"}}'],
+    ["fs.list_files", '{"path":".","__proto__":{"recursive":true,"polluted":1}}'],
+    ["fs.grep_files", `{"pattern":"KAGENT","__proto__":{"path":"../outside"}}`],
+    [
+      "fs.write_file",
+      `{"path":"../outside/new.txt","content":"x","__proto__":{"approved":true,"sandbox":false}}`,
+    ],
+    [
+      "fs.write_file",
+      `{"path":${JSON.stringify(`${deliverables}/p.txt`)},"content":"x","__proto__":{"x":1}}`,
+    ],
+    [
+      "fs.edit_file",
+      '{"path":"a.txt","edits":[{"old":"alpha","new":"beta","__proto__":{"polluted":1}}]}',
+    ],
+    ["fs.edit_file", '{"path":"a.txt","edits":[{"old":"alpha","new":"beta"}],"prototype":{}}'],
+  ];
+  for (const [tool, text] of attacks) {
+    const result = await run.call(tool, text);
+    assertRefused(result, "invalid_arguments");
+    await assertAudited(run, result, "tool.failed");
+    assertPrototypeClean(before);
+  }
+  assert.equal(await Deno.readTextFile(`${run.sandbox.workspace}/a.txt`), "alpha\n");
+  assert.equal(await exists(`${run.sandbox.outside}/new.txt`), false);
+  assert.equal(await exists(`${deliverables}/p.txt`), false);
+});
+
+Deno.test("fs.write_file writes content and names that contain __proto__ and constructor (near miss)", async () => {
+  const before = prototypeKeys();
+  await using run = await openTestRun();
+  const deliverables = run.session.folder.paths.deliverables;
+  const content = '{"__proto__":{"approved":true},"constructor":{"prototype":{"x":1}}}\n' +
+    "Object.prototype.polluted = constructor.prototype.__proto__;\n";
+  for (const name of ["proto.json", "__proto__", "constructor", "prototype.txt"]) {
+    const path = `${deliverables}/${name}`;
+    assertWorked(await run.call("fs.write_file", { path, content }));
+    assert.equal(await Deno.readTextFile(path), content);
+    const read = await run.call("fs.read_file", { path });
+    assertWorked(read);
+    assert.ok(read.output.includes('"__proto__"'), read.output);
+  }
+  assertWorked(
+    await run.call(
+      "fs.edit_file",
+      JSON.stringify({
+        path: `${deliverables}/proto.json`,
+        edits: [{ old: '"approved":true', new: '"__proto__":"constructor"' }],
+      }),
+    ),
+  );
+  assert.match(await Deno.readTextFile(`${deliverables}/proto.json`), /"__proto__":"constructor"/);
+  assertPrototypeClean(before);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Type confusion
+// ---------------------------------------------------------------------------------------------
+
+Deno.test("fs tools refuse confused argument types without coercion", async () => {
+  await using run = await openTestRun({
+    permissions: ALLOW_ALL,
+    prepare: async (sandbox) => {
+      await writeTree(sandbox.workspace, { "a.txt": "one\ntwo\nthree\n", "sub/b.txt": "bee\n" });
+      await writeTree(sandbox.outside, { "secret.txt": `${CANARY}\n` });
+    },
+  });
+  const workspace = run.sandbox.workspace;
+  const attacks: [string, string][] = [
+    ["fs.read_file", '{"path":["a","/etc/passwd"]}'],
+    ["fs.read_file", '{"path":["a.txt"]}'],
+    ["fs.read_file", '{"path":{"toString":"/etc/passwd"}}'],
+    ["fs.read_file", '{"path":{"0":"a.txt","length":1}}'],
+    ["fs.read_file", '{"path":null}'],
+    ["fs.read_file", '{"path":42}'],
+    ["fs.read_file", '{"path":true}'],
+    ["fs.read_file", '{"path":""}'],
+    ["fs.read_file", '{"path":"a.txt","max_lines":-1}'],
+    ["fs.read_file", '{"path":"a.txt","max_lines":0}'],
+    ["fs.read_file", '{"path":"a.txt","max_lines":1e309}'],
+    ["fs.read_file", '{"path":"a.txt","max_lines":-1e309}'],
+    ["fs.read_file", '{"path":"a.txt","max_lines":1.5}'],
+    ["fs.read_file", '{"path":"a.txt","max_lines":"10"}'],
+    ["fs.read_file", '{"path":"a.txt","max_lines":1001}'],
+    ["fs.read_file", '{"path":"a.txt","start_line":"1"}'],
+    ["fs.read_file", '{"path":"a.txt","start_line":0}'],
+    ["fs.read_file", '{"path":"a.txt","start_line":9007199254740993}'],
+    ["fs.read_file", '{"path":"a.txt","start_line":[1]}'],
+    ["fs.read_file", '{"path":"a.txt","start_line":null}'],
+    ["fs.read_file", '{"path":"a.txt","max_lines":NaN}'],
+    ["fs.read_file", '{"path":"a.txt","max_lines":Infinity}'],
+    ["fs.read_file", "{path:'a.txt'}"],
+    ["fs.read_file", '["a.txt"]'],
+    ["fs.read_file", '"a.txt"'],
+    ["fs.read_file", "null"],
+    ["fs.read_file", "42"],
+    ["fs.list_files", '{"path":".","recursive":"false"}'],
+    ["fs.list_files", '{"path":".","recursive":1}'],
+    ["fs.list_files", '{"path":".","limit":"5"}'],
+    ["fs.grep_files", '{"pattern":["KAGENT"],"path":"."}'],
+    ["fs.grep_files", '{"pattern":"x","path":".","case_sensitive":"false"}'],
+    ["fs.write_file", '{"path":"a.txt","content":"owned\\n","overwrite":"true"}'],
+    ["fs.write_file", '{"path":"a.txt","content":"owned\\n","overwrite":1}'],
+    ["fs.write_file", '{"path":"n.txt","content":123}'],
+    ["fs.write_file", '{"path":"n.txt","content":null}'],
+    ["fs.write_file", '{"path":"n.txt","content":["owned"]}'],
+    ["fs.write_file", '{"path":"n.txt","content":{"toString":"owned"}}'],
+    ["fs.edit_file", '{"path":"a.txt","edits":{"old":"one","new":"owned"}}'],
+    ["fs.edit_file", '{"path":"a.txt","edits":[{"old":1,"new":"owned"}]}'],
+    ["fs.edit_file", '{"path":"a.txt","edits":[["one","owned"]]}'],
+    ["fs.delete_file", '{"path":["a.txt"]}'],
+  ];
+  for (const [tool, text] of attacks) {
+    const result = await run.call(tool, text);
+    assert.equal(result.ok, false, `${tool} ${text} worked: ${result.summary}`);
+    assert.equal(
+      result.error?.type,
+      "invalid_arguments",
+      `${tool} ${text}: ${result.error?.message}`,
+    );
+    assertNoLeak(result);
+    await assertAudited(run, result, "tool.failed");
+  }
+  assert.equal(await Deno.readTextFile(`${workspace}/a.txt`), "one\ntwo\nthree\n");
+  assert.equal(await exists(`${workspace}/n.txt`), false);
+});
+
+Deno.test("fs tools accept well-typed numbers and booleans, including 1e2 and 1.0 (near miss)", async () => {
+  await using run = await openTestRun({
+    prepare: (sandbox) =>
+      writeTree(sandbox.workspace, { "a.txt": "one\ntwo\nthree\n", "sub/b.txt": "bee\n" }),
+  });
+  const second = await run.call("fs.read_file", '{"path":"a.txt","start_line":2,"max_lines":1}');
+  assertWorked(second);
+  assert.match(second.output, /two/);
+  assert.doesNotMatch(second.output, /one|three/);
+  for (
+    const text of [
+      '{"path":"a.txt","max_lines":1e2}',
+      '{"path":"a.txt","max_lines":1.0,"start_line":3}',
+      '{"path":"a.txt","max_lines":1000}',
+      '{"path":"a.txt"}',
+    ]
+  ) {
+    assertWorked(await run.call("fs.read_file", text));
+  }
+  const listed = await run.call("fs.list_files", '{"path":".","recursive":false,"limit":5}');
+  assertWorked(listed);
+  assert.doesNotMatch(listed.output, /b\.txt/);
+  const recursive = await run.call("fs.list_files", '{"path":".","recursive":true}');
+  assertWorked(recursive);
+  assert.match(recursive.output, /sub\/b\.txt/);
+  const grep = await run.call("fs.grep_files", '{"pattern":"BEE","case_sensitive":false}');
+  assertWorked(grep);
+  assert.match(grep.output, /bee/);
+});
+
+Deno.test("a repeated key in arguments cannot smuggle a path past the guard", async () => {
+  await using run = await openTestRun({
+    permissions: ALLOW_ALL,
+    prepare: async (sandbox) => {
+      await writeTree(sandbox.workspace, { "a.txt": "alpha\n" });
+      await writeTree(sandbox.outside, { "secret.txt": `${CANARY}\n` });
+    },
+  });
+  const result = await run.call(
+    "fs.read_file",
+    '{"path":"a.txt","path":"../outside/secret.txt"}',
+  );
+  assert.equal(result.ok, false, result.summary);
+  assert.ok(
+    result.error?.type === "invalid_arguments" || result.error?.type === "path_outside_sandbox",
+    result.error?.message,
+  );
+  assertNoLeak(result);
+  // Near miss: a repeated key whose last value stays inside the workspace reads that value.
+  const near = await run.call("fs.read_file", '{"path":"../outside/secret.txt","path":"a.txt"}');
+  assert.ok(near.ok || near.error?.type === "invalid_arguments", near.error?.message);
+  assertNoLeak(near);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Oversized and over-deep arguments
+// ---------------------------------------------------------------------------------------------
+
+Deno.test("fs tools refuse arguments over 1 MiB or nested 40 levels deep", async () => {
+  await using run = await openTestRun({
+    prepare: (sandbox) => writeTree(sandbox.workspace, { "a.txt": "alpha\n" }),
+  });
+  const deliverables = run.session.folder.paths.deliverables;
+  const big = `${deliverables}/big.txt`;
+  const oversized = [
+    JSON.stringify({ path: big, content: "x".repeat(1_048_577) }),
+    JSON.stringify({ path: big, content: "€".repeat(400_000) }),
+    JSON.stringify({ path: big, content: "\u0001".repeat(200_000) }),
+  ];
+  for (const text of oversized) {
+    const result = await run.call("fs.write_file", text);
+    assertRefused(result, "invalid_arguments");
+    await assertAudited(run, result, "tool.failed");
+  }
+  assert.equal(await exists(big), false);
+
+  const deepArray = `{"path":"a.txt","edits":${"[".repeat(40)}${"]".repeat(40)}}`;
+  const deepObject = `{"path":"a.txt","x":${'{"a":'.repeat(40)}1${"}".repeat(40)}}`;
+  const veryDeep = `{"path":"a.txt","edits":${"[".repeat(100_000)}${"]".repeat(100_000)}}`;
+  const unbalanced = `{"path":"a.txt","edits":${"[".repeat(100_000)}`;
+  for (const text of [deepArray, deepObject, veryDeep, unbalanced]) {
+    const result = await run.call("fs.edit_file", text);
+    assertRefused(result, "invalid_arguments");
+    await assertAudited(run, result, "tool.failed");
+  }
+  assert.equal(await Deno.readTextFile(`${run.sandbox.workspace}/a.txt`), "alpha\n");
+});
+
+Deno.test("fs tools accept large flat arguments and brackets inside strings (near miss)", async () => {
+  await using run = await openTestRun();
+  const deliverables = run.session.folder.paths.deliverables;
+  const big = `${deliverables}/big.txt`;
+  const content = "x".repeat(1_000_000);
+  assertWorked(await run.call("fs.write_file", { path: big, content }));
+  assert.equal((await Deno.stat(big)).size, 1_000_000);
+
+  const brackets = `${"[".repeat(100)}${"{".repeat(100)}"\\"${"}".repeat(100)}${"]".repeat(100)}\n`;
+  const path = `${deliverables}/brackets.txt`;
+  assertWorked(await run.call("fs.write_file", { path, content: brackets }));
+  assert.equal(await Deno.readTextFile(path), brackets);
+  assertWorked(
+    await run.call("fs.edit_file", {
+      path,
+      edits: [{ old: "[{", new: "(<" }, { old: "}]", new: ">)" }],
+    }),
+  );
+});
+
+// ---------------------------------------------------------------------------------------------
+// Request fields that try to change policy
+// ---------------------------------------------------------------------------------------------
+
+Deno.test("fs tools refuse request fields such as sandbox:false and approved:true", async () => {
+  await using run = await openTestRun({
+    // fs.delete_file is on (asking), so that its call reaches argument checking.
+    permissions: { rules: [{ tools: ["fs.delete_file"], decision: "ask" }] },
+    prepare: async (sandbox) => {
+      await writeTree(sandbox.workspace, { "a.txt": "alpha\n", ".env": `${CANARY}\n` });
+      await writeTree(sandbox.outside, { "secret.txt": `${CANARY}\n` });
+    },
+  });
+  const workspace = run.sandbox.workspace;
+  const outside = run.sandbox.outside;
+  const attacks: [string, Record<string, unknown>][] = [
+    ["fs.read_file", { path: "a.txt", sandbox: false }],
+    ["fs.read_file", { path: "a.txt", approved: true }],
+    ["fs.read_file", { path: "../outside/secret.txt", sandbox: false }],
+    ["fs.read_file", { path: ".env", approved: true }],
+    ["fs.read_file", { path: ".env", decision: "allow" }],
+    ["fs.write_file", { path: "x.txt", content: "owned\n", approved: true }],
+    ["fs.write_file", { path: `${outside}/x.txt`, content: "owned\n", sandbox: false }],
+    ["fs.write_file", { path: "x.txt", content: "owned\n", dangerouslyDisableSandbox: true }],
+    ["fs.write_file", { path: "x.txt", content: "owned\n", permissions: { rules: [] } }],
+    ["fs.delete_file", { path: "a.txt", approved: true }],
+    ["fs.list_files", { path: "/", sandbox: false }],
+    ["fs.grep_files", { pattern: "KAGENT", path: "..", roots: ["/"] }],
+  ];
+  for (const [tool, args] of attacks) {
+    const result = await run.call(tool, args);
+    assertRefused(result, "invalid_arguments");
+    await assertAudited(run, result, "tool.failed");
+  }
+  assert.equal(await exists(`${workspace}/x.txt`), false);
+  assert.equal(await exists(`${outside}/x.txt`), false);
+  assert.equal(await exists(`${workspace}/a.txt`), true);
+  // The same calls without the extra fields get the ordinary decisions.
+  assertDenied(
+    await run.call("fs.write_file", { path: "x.txt", content: "owned\n" }),
+    "approval_required",
+    { rule: "default:write-ask", layer: "default" },
+  );
+  assertDenied(await run.call("fs.read_file", { path: ".env" }), "approval_required", SENSITIVE);
+  assert.equal(await exists(`${workspace}/x.txt`), false);
+});
+
+Deno.test("fs tools run the same calls without extra request fields (near miss)", async () => {
+  await using run = await openTestRun({
+    prepare: (sandbox) => writeTree(sandbox.workspace, { "a.txt": "alpha\n" }),
+  });
+  const read = await run.call("fs.read_file", { path: "a.txt" });
+  assertWorked(read);
+  assert.match(read.output, /alpha/);
+  const report = `${run.session.folder.paths.deliverables}/report.md`;
+  assertWorked(await run.call("fs.write_file", { path: report, content: "report\n" }));
+  assert.equal(await Deno.readTextFile(report), "report\n");
+});
+
+// ---------------------------------------------------------------------------------------------
+// Allow must not short-circuit
+// ---------------------------------------------------------------------------------------------
+
+Deno.test("an allow-all rule still refuses paths outside the roots, protected paths and sensitive paths", async () => {
+  await using run = await openTestRun({
+    permissions: ALLOW_ALL,
+    prepare: async (sandbox) => {
+      await writeTree(sandbox.workspace, {
+        ".env": `${CANARY}\n`,
+        ".env.local": `${CANARY}\n`,
+        "config/.env.production": `${CANARY}\n`,
+        "x.pem": `${CANARY}\n`,
+        "certs/id.key": `${CANARY}\n`,
+        ".git/config": "[core]\n",
+        "plain.txt": "plain\n",
+      });
+      await writeTree(sandbox.outside, { "secret.txt": `${CANARY}\n` });
+      await Deno.symlink(".env", `${sandbox.workspace}/innocent.txt`);
+      await Deno.symlink("plain.txt", `${sandbox.workspace}/.env.test`);
+    },
+  });
+  const workspace = run.sandbox.workspace;
+  const outside = run.sandbox.outside;
+
+  for (const path of ["/etc/passwd", "../outside/secret.txt", `${outside}/secret.txt`]) {
+    const result = await run.call("fs.read_file", { path });
+    assertDenied(result, "path_outside_sandbox", PATH_GUARD);
+    await assertAudited(run, result, "tool.denied", PATH_GUARD);
+  }
+  assertDenied(
+    await run.call("fs.write_file", { path: "../outside/new.txt", content: "owned\n" }),
+    "path_outside_sandbox",
+    PATH_GUARD,
+  );
+  assertDenied(
+    await run.call("fs.delete_file", { path: "../outside/secret.txt" }),
+    "path_outside_sandbox",
+    PATH_GUARD,
+  );
+
+  const gitWrite = await run.call("fs.write_file", {
+    path: ".git/hooks/pre-commit",
+    content: "#!/bin/sh\n",
+  });
+  assertDenied(gitWrite, "permission_denied", PROTECTED);
+  await assertAudited(run, gitWrite, "tool.denied", PROTECTED);
+  assertDenied(
+    await run.call("fs.delete_file", { path: ".git/config" }),
+    "permission_denied",
+    PROTECTED,
+  );
+
+  const sensitive = [
+    ".env",
+    ".env.local",
+    "config/.env.production",
+    "x.pem",
+    "certs/id.key",
+    `${workspace}/.env`,
+    "innocent.txt",
+    ".env.test",
+  ];
+  for (const path of sensitive) {
+    const result = await run.call("fs.read_file", { path });
+    assertDenied(result, "approval_required", SENSITIVE);
+    await assertAudited(run, result, "tool.denied", SENSITIVE);
+    assertDenied(
+      await run.call("fs.grep_files", { pattern: "KAGENT", path }),
+      "approval_required",
+      SENSITIVE,
+    );
+  }
+  assertDenied(
+    await run.call("fs.write_file", { path: ".env", content: "OWNED=1\n", overwrite: true }),
+    "approval_required",
+    SENSITIVE,
+  );
+  assertDenied(
+    await run.call("fs.edit_file", { path: "x.pem", edits: [{ old: "KAGENT", new: "OWNED" }] }),
+    "approval_required",
+    SENSITIVE,
+  );
+  assertDenied(
+    await run.call("fs.delete_file", { path: "certs/id.key" }),
+    "approval_required",
+    SENSITIVE,
+  );
+  assertDenied(
+    await run.call("fs.write_file", { path: "new.pem", content: "x\n" }),
+    "approval_required",
+    SENSITIVE,
+  );
+
+  // A walk from the workspace never reads sensitive files.
+  const grep = await run.call("fs.grep_files", { pattern: "KAGENT", path: "." });
+  assertWorked(grep);
+  assertNoLeak(grep);
+  assert.equal((grep.data as { matches: unknown[] }).matches.length, 0, grep.output);
+
+  assert.equal(await Deno.readTextFile(`${workspace}/.env`), `${CANARY}\n`);
+  assert.equal(await Deno.readTextFile(`${workspace}/x.pem`), `${CANARY}\n`);
+  assert.equal(await exists(`${workspace}/certs/id.key`), true);
+  assert.equal(await exists(`${workspace}/new.pem`), false);
+  assert.equal(await exists(`${workspace}/.git/hooks`), false);
+  assert.equal(await exists(`${outside}/new.txt`), false);
+  assert.equal(await exists(`${outside}/secret.txt`), true);
+  for (const log of ["events", "tools", "errors"] as const) {
+    assert.ok(!JSON.stringify(await run.readLog(log)).includes(CANARY), `${log} leaks the canary`);
+  }
+});
+
+Deno.test("a path-scoped allow rule naming outside or sensitive paths does not open them", async () => {
+  await using run = await openTestRun({
+    permissions: {
+      rules: [
+        {
+          id: "allow-named",
+          tools: ["fs.*"],
+          paths: ["/etc/**", "../outside/**", "**/.env", "*.pem", "/tmp/**"],
+          decision: "allow",
+        },
+        { id: "allow-delete", tools: ["fs.delete_file"], paths: ["**"], decision: "allow" },
+      ],
+    },
+    prepare: async (sandbox) => {
+      await writeTree(sandbox.workspace, { ".env": `${CANARY}\n`, "x.pem": `${CANARY}\n` });
+      await writeTree(sandbox.outside, { "secret.txt": `${CANARY}\n` });
+    },
+  });
+  for (const path of ["/etc/passwd", "../outside/secret.txt"]) {
+    assertDenied(await run.call("fs.read_file", { path }), "path_outside_sandbox", PATH_GUARD);
+  }
+  assertDenied(
+    await run.call("fs.write_file", { path: "../outside/x.txt", content: "owned\n" }),
+    "path_outside_sandbox",
+    PATH_GUARD,
+  );
+  for (const path of [".env", "x.pem"]) {
+    assertDenied(await run.call("fs.read_file", { path }), "approval_required", SENSITIVE);
+  }
+  assert.equal(await exists(`${run.sandbox.outside}/x.txt`), false);
+});
+
+Deno.test("an allow-all rule reads, writes and deletes ordinary files with sensitive-looking names (near miss)", async () => {
+  await using run = await openTestRun({
+    permissions: ALLOW_ALL,
+    prepare: (sandbox) =>
+      writeTree(sandbox.workspace, {
+        "env.txt": "plain env\n",
+        ".environment": "plain environment\n",
+        ".envrc.md": "plain envrc\n",
+        "pem.txt": "plain pem\n",
+        "keys.md": "plain keys\n",
+        "notes.key.txt": "plain key notes\n",
+        "old.txt": "old\n",
+      }),
+  });
+  const workspace = run.sandbox.workspace;
+  for (
+    const path of ["env.txt", ".environment", ".envrc.md", "pem.txt", "keys.md", "notes.key.txt"]
+  ) {
+    const read = await run.call("fs.read_file", { path });
+    assertWorked(read);
+    assert.match(read.output, /plain/);
+  }
+  assertWorked(await run.call("fs.write_file", { path: "notes.txt", content: "notes\n" }));
+  assert.equal(await Deno.readTextFile(`${workspace}/notes.txt`), "notes\n");
+  assertWorked(await run.call("fs.delete_file", { path: "old.txt" }));
+  assert.equal(await exists(`${workspace}/old.txt`), false);
+  const grep = await run.call("fs.grep_files", { pattern: "^plain", path: "." });
+  assertWorked(grep);
+  assert.equal((grep.data as { matches: unknown[] }).matches.length, 6, grep.output);
+});
+
+Deno.test("fs.delete_file stays off under a wildcard allow-all rule", async () => {
+  await using run = await openTestRun({
+    permissions: {
+      rules: [{ tools: ["*"], decision: "allow" }, { tools: ["fs.*"], decision: "allow" }],
+    },
+    prepare: (sandbox) => writeTree(sandbox.workspace, { "a.txt": "alpha\n" }),
+  });
+  const result = await run.call("fs.delete_file", { path: "a.txt" });
+  assert.equal(result.ok, false, result.summary);
+  assert.ok(
+    result.error?.type === "tool_not_available" || result.error?.type === "permission_denied",
+    result.error?.message,
+  );
+  assert.equal(await exists(`${run.sandbox.workspace}/a.txt`), true);
+  // Near miss: the other fs tools are allowed by the same rule.
+  assertWorked(await run.call("fs.write_file", { path: "b.txt", content: "beta\n" }));
+  assert.equal(await Deno.readTextFile(`${run.sandbox.workspace}/b.txt`), "beta\n");
+});
+
+// ---------------------------------------------------------------------------------------------
+// Missing or malformed permissions files
+// ---------------------------------------------------------------------------------------------
+
+async function assertConfigRejected(
+  open: () => Promise<TestRun>,
+  code: string,
+  fileName: string,
+): Promise<void> {
+  let run: TestRun | undefined;
+  try {
+    run = await open();
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`);
+    assert.equal(error.code, code, error.message);
+    assert.equal(nodePath.basename(error.file), fileName, error.message);
+    assert.ok(error.message.includes(fileName), error.message);
+    return;
+  } finally {
+    await run?.close();
+  }
+  assert.fail(`the run opened with a ${code} permissions file`);
+}
+
+Deno.test("a missing or malformed permissions file stops the run instead of allowing everything", async () => {
+  await assertConfigRejected(
+    () => openTestRun({ config: { permissions: "missing-permissions.json" } }),
+    "permissions_not_found",
+    "missing-permissions.json",
+  );
+  for (
+    const [text, code] of [
+      ['{"rules": [', "permissions_syntax"],
+      ["", "permissions_syntax"],
+      ["not json at all", "permissions_syntax"],
+      ["{}", "permissions_invalid"],
+      ["null", "permissions_invalid"],
+      ['{"rules": "allow"}', "permissions_invalid"],
+      ['{"rules": [{"tools": ["*"], "decision": "allow-all"}]}', "permissions_invalid"],
+      ['{"rules": [{"tools": "*", "decision": "allow"}]}', "permissions_invalid"],
+      ['{"rules": [], "default": "allow"}', "permissions_invalid"],
+    ] as const
+  ) {
+    await assertConfigRejected(
+      () =>
+        openTestRun({
+          config: { permissions: "broken-permissions.json" },
+          prepare: (sandbox) =>
+            Deno.writeTextFile(
+              nodePath.join(sandbox.root, "config", "broken-permissions.json"),
+              text,
+            ),
+        }),
+      code,
+      "broken-permissions.json",
+    ).catch((error) => {
+      throw new Error(`permissions file ${JSON.stringify(text)}: ${error.message}`);
+    });
+  }
+});
+
+Deno.test("an empty permissions file keeps the safe defaults and a valid one applies (near miss)", async () => {
+  {
+    await using run = await openTestRun({ permissions: { rules: [] } });
+    assertDenied(
+      await run.call("fs.write_file", { path: "x.txt", content: "x\n" }),
+      "approval_required",
+      { rule: "default:write-ask", layer: "default" },
+    );
+    assert.equal(await exists(`${run.sandbox.workspace}/x.txt`), false);
+  }
+  {
+    await using run = await openTestRun({
+      permissions: { rules: [{ id: "writes", tools: ["fs.write_file"], decision: "allow" }] },
+    });
+    assertWorked(await run.call("fs.write_file", { path: "x.txt", content: "x\n" }));
+    assert.equal(await Deno.readTextFile(`${run.sandbox.workspace}/x.txt`), "x\n");
+  }
+});
+
+Deno.test('a permissions rule with paths ["/**"] decides calls instead of failing them', async () => {
+  await using run = await openTestRun({
+    permissions: {
+      rules: [
+        { id: "deny-reads", tools: ["fs.read_file"], paths: ["/**"], decision: "deny" },
+        { id: "allow-writes", tools: ["fs.write_file"], paths: ["/**"], decision: "allow" },
+      ],
+    },
+    prepare: (sandbox) => writeTree(sandbox.workspace, { "a.txt": `${CANARY}\n` }),
+  });
+  const denied = await run.call("fs.read_file", { path: "a.txt" });
+  assertDenied(denied, "permission_denied", { rule: "deny-reads", layer: "config" });
+  await assertAudited(run, denied, "tool.denied", { rule: "deny-reads", layer: "config" });
+  // Near miss: the allow rule with the same pattern lets a write through.
+  assertWorked(await run.call("fs.write_file", { path: "b.txt", content: "beta\n" }));
+  assert.equal(await Deno.readTextFile(`${run.sandbox.workspace}/b.txt`), "beta\n");
+});
+
+Deno.test("a path-scoped deny rule naming a symlinked folder denies calls spelled through it", async () => {
+  await using run = await openTestRun({
+    permissions: {
+      rules: [{ id: "no-vendor", tools: ["fs.*"], paths: ["vendor-link/**"], decision: "deny" }],
+    },
+    prepare: async (sandbox) => {
+      await writeTree(sandbox.workspace, {
+        "vendor/a.txt": `${CANARY}\n`,
+        "other/a.txt": "other\n",
+      });
+      await Deno.symlink("vendor", `${sandbox.workspace}/vendor-link`);
+    },
+  });
+  // The rule names the spelling; policy_rule.ts says the requested spelling is matched too.
+  const denied = await run.call("fs.read_file", { path: "vendor-link/a.txt" });
+  assertDenied(denied, "permission_denied", { rule: "no-vendor", layer: "config" });
+  await assertAudited(run, denied, "tool.denied", { rule: "no-vendor", layer: "config" });
+  // Near miss: a folder the rule does not name reads normally.
+  const read = await run.call("fs.read_file", { path: "other/a.txt" });
+  assertWorked(read);
+  assert.match(read.output, /other/);
+});
