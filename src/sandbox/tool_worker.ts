@@ -205,7 +205,7 @@ export class ToolWorker {
 
   #spawn(): Promise<void> {
     if (this.#ready !== null) return this.#ready;
-    const entry = this.#options.entry ?? new URL("./worker_main.ts", import.meta.url);
+    const entry = this.#options.entry ?? defaultWorkerEntry();
     const worker = new Worker(entry, {
       type: "module",
       name: "kagent-run tools",
@@ -240,4 +240,14 @@ export class ToolWorker {
     );
     return this.#ready;
   }
+}
+
+/**
+ * The built-in Worker entry beside this module: `worker_main.ts` from source and in a compiled
+ * binary (`--include src/sandbox/worker_main.ts`), `worker_main.js` beside a `deno task bundle`
+ * output (`dist/kagent-run.js` + `dist/worker_main.js`).
+ */
+export function defaultWorkerEntry(): URL {
+  const bundled = import.meta.url.endsWith(".js");
+  return new URL(bundled ? "./worker_main.js" : "./worker_main.ts", import.meta.url);
 }
