@@ -9,93 +9,19 @@ import * as nodePath from "node:path";
 import { ConfigError } from "../src/config/mod.ts";
 import { openTestRun, type TestRun } from "../src/testing/run_harness.ts";
 import { writeTree } from "../src/testing/temp_sandbox.ts";
-import type { ErrorType, ToolResult } from "../src/tools/tool_result.ts";
-
-/** Content of every file an attack must not reach; never appears in a result or a log. */
-const CANARY = "KAGENT-CANARY-9b21d4";
-const PASSWD_MARK = "root:x:0:0";
-const SECRETS = [CANARY, PASSWD_MARK] as const;
-
-const ALLOW_ALL = {
-  rules: [
-    { id: "allow-all", tools: ["*"], decision: "allow" },
-    { id: "allow-delete", tools: ["fs.delete_file"], decision: "allow" },
-  ],
-};
-
-const PATH_GUARD = { rule: "sandbox:path-guard", layer: "sandbox" } as const;
-const PROTECTED = { rule: "sandbox:protected-path", layer: "sandbox" } as const;
-const SENSITIVE = { rule: "runtime:sensitive-path", layer: "runtime" } as const;
-
-function assertWorked(result: ToolResult): void {
-  assert.equal(
-    result.ok,
-    true,
-    `${result.tool} failed: ${result.error?.type}: ${result.error?.message}`,
-  );
-}
-
-function assertNoLeak(result: ToolResult, secrets: readonly string[] = SECRETS): void {
-  const shown = JSON.stringify([result.summary, result.output, result.data, result.error]);
-  for (const secret of secrets) {
-    assert.ok(!shown.includes(secret), `${result.tool} leaks "${secret}": ${shown.slice(0, 400)}`);
-  }
-}
-
-function assertRefused(result: ToolResult, type: ErrorType): void {
-  assert.equal(
-    result.ok,
-    false,
-    `${result.tool} should fail with "${type}" but worked: ${result.summary}`,
-  );
-  assert.equal(result.error?.type, type, `${result.tool}: ${result.error?.message}`);
-  assertNoLeak(result);
-}
-
-function assertDenied(
-  result: ToolResult,
-  type: ErrorType,
-  policy: { rule: string; layer: string },
-): void {
-  assertRefused(result, type);
-  assert.equal(result.error?.details.rule, policy.rule, result.error?.message);
-}
-
-/** The call is in events.jsonl (its event type and policy) and in logs/errors.jsonl. */
-async function assertAudited(
-  run: TestRun,
-  result: ToolResult,
-  event: "tool.denied" | "tool.failed",
-  policy?: { rule: string; layer: string },
-): Promise<void> {
-  const events = await run.readLog("events");
-  const found = events.find((line) =>
-    line.type === event && line.tool_call_id === result.tool_call_id
-  );
-  assert.ok(found, `no "${event}" event for ${result.tool_call_id}`);
-  assert.equal(found.error_type, result.error?.type);
-  const recorded = found.policy as Record<string, unknown> | null;
-  if (policy === undefined) {
-    assert.equal(recorded, null);
-  } else {
-    assert.equal(recorded?.rule, policy.rule);
-    assert.equal(recorded?.layer, policy.layer);
-  }
-  const errors = await run.readLog("errors");
-  const line = errors.find((entry) => entry.tool_call_id === result.tool_call_id);
-  assert.ok(line, `no errors.jsonl line for ${result.tool_call_id}`);
-  assert.equal(line.error_type, result.error?.type);
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
-  }
-}
+import {
+  ALLOW_ALL,
+  assertAudited,
+  assertDenied,
+  assertNoLeak,
+  assertRefused,
+  assertWorked,
+  CANARY,
+  exists,
+  PATH_GUARD,
+  PROTECTED,
+  SENSITIVE,
+} from "./_attack_helpers.ts";
 
 /** Own property names of Object.prototype, to compare before and after. */
 function prototypeKeys(): string[] {
@@ -148,7 +74,7 @@ Deno.test("fs tools refuse __proto__ and constructor keys in arguments and leave
   for (const [tool, text] of attacks) {
     const result = await run.call(tool, text);
     assertRefused(result, "invalid_arguments");
-    await assertAudited(run, result, "tool.failed");
+    await assertAudited(run, result, "tool.failed", null);
     assertPrototypeClean(before);
   }
   assert.equal(await Deno.readTextFile(`${run.sandbox.workspace}/a.txt`), "alpha\n");
@@ -249,7 +175,7 @@ Deno.test("fs tools refuse confused argument types without coercion", async () =
       `${tool} ${text}: ${result.error?.message}`,
     );
     assertNoLeak(result);
-    await assertAudited(run, result, "tool.failed");
+    await assertAudited(run, result, "tool.failed", null);
   }
   assert.equal(await Deno.readTextFile(`${workspace}/a.txt`), "one\ntwo\nthree\n");
   assert.equal(await exists(`${workspace}/n.txt`), false);
@@ -327,7 +253,7 @@ Deno.test("fs tools refuse arguments over 1 MiB or nested 40 levels deep", async
   for (const text of oversized) {
     const result = await run.call("fs.write_file", text);
     assertRefused(result, "invalid_arguments");
-    await assertAudited(run, result, "tool.failed");
+    await assertAudited(run, result, "tool.failed", null);
   }
   assert.equal(await exists(big), false);
 
@@ -338,7 +264,7 @@ Deno.test("fs tools refuse arguments over 1 MiB or nested 40 levels deep", async
   for (const text of [deepArray, deepObject, veryDeep, unbalanced]) {
     const result = await run.call("fs.edit_file", text);
     assertRefused(result, "invalid_arguments");
-    await assertAudited(run, result, "tool.failed");
+    await assertAudited(run, result, "tool.failed", null);
   }
   assert.equal(await Deno.readTextFile(`${run.sandbox.workspace}/a.txt`), "alpha\n");
 });
@@ -395,7 +321,7 @@ Deno.test("fs tools refuse request fields such as sandbox:false and approved:tru
   for (const [tool, args] of attacks) {
     const result = await run.call(tool, args);
     assertRefused(result, "invalid_arguments");
-    await assertAudited(run, result, "tool.failed");
+    await assertAudited(run, result, "tool.failed", null);
   }
   assert.equal(await exists(`${workspace}/x.txt`), false);
   assert.equal(await exists(`${outside}/x.txt`), false);
