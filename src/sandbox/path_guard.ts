@@ -343,6 +343,41 @@ export class PathGuard {
     };
   }
 
+  /**
+   * The facts of a regular file found by a walk, without touching the disk again: the walk lists
+   * only real folders below a checked one and lstat'ed the entry itself, so its path is real. The
+   * identity lets the open verify that nothing was swapped since. Returns null for anything but a
+   * regular file inside a read root (symlinks go through {@linkcode PathGuard.check}).
+   */
+  fromWalkEntry(
+    entry: {
+      path: string;
+      type: string;
+      size: number;
+      identity: { dev: number; ino: number } | null;
+    },
+  ): ResolvedPath | null {
+    if (entry.type !== "file" || entry.identity === null) return null;
+    const root = this.allReadRoots.find((candidate) => isWithin(entry.path, candidate));
+    if (
+      root === undefined || SPECIAL_FILESYSTEMS.some((special) => isWithin(entry.path, special))
+    ) return null;
+    return {
+      requested: entry.path,
+      real: entry.path,
+      spelled: entry.path,
+      display: this.display(entry.path),
+      access: "read",
+      type: "file",
+      via_symlink: false,
+      root,
+      protected: null,
+      sensitive: this.sensitiveMatch(entry.path),
+      identity: entry.identity,
+      size: entry.size,
+    };
+  }
+
   /** The protected path `real` falls in, unless a writable exception covers it. `.git` folders are protected wherever they are. */
   protectedMatch(real: string): string | null {
     if (this.writableExceptions.some((exception) => isWithin(real, exception))) return null;

@@ -17,6 +17,8 @@ export interface WalkEntry {
   type: "file" | "directory" | "symlink" | "other";
   /** Bytes, for files; 0 otherwise. */
   size: number;
+  /** Device and inode of a file, from the walk's own lstat (null for other entries). */
+  identity: { dev: number; ino: number } | null;
   /** 1 for the entries of the start folder. */
   depth: number;
 }
@@ -87,17 +89,29 @@ export async function* walk(start: ResolvedPath, options: WalkOptions): AsyncGen
     const path = frame.folder === "/" ? `/${entry.name}` : `${frame.folder}/${entry.name}`;
     let type: WalkEntry["type"] = "other";
     let size = 0;
+    let identity: WalkEntry["identity"] = null;
     if (entry.isSymlink) type = "symlink";
     else if (entry.isDirectory) type = "directory";
     else if (entry.isFile) {
       type = "file";
       try {
-        size = (await Deno.lstat(path)).size;
+        const stat = await Deno.lstat(path);
+        if (!stat.isFile) continue; // replaced since readDir: pass over it
+        size = stat.size;
+        identity = stat.ino === null ? null : { dev: stat.dev, ino: stat.ino };
       } catch {
         continue;
       }
     }
-    yield { path, display: guard.display(path), name: entry.name, type, size, depth: frame.depth };
+    yield {
+      path,
+      display: guard.display(path),
+      name: entry.name,
+      type,
+      size,
+      identity,
+      depth: frame.depth,
+    };
     if (type === "directory" && recursive) {
       if (guard.excludedFromWalks(path)) stats.excluded += 1;
       else if (frame.depth >= maxDepth) stats.depth_limited += 1;

@@ -11,7 +11,7 @@ import { defineTool, type ToolContext } from "../../tools/tool_definition.ts";
 import { failure, success, type ToolOutcome } from "../../tools/tool_result.ts";
 import { printable, type ResolvedPath } from "../../sandbox/path_guard.ts";
 import { ioFailure, openVerifiedForRead } from "../../sandbox/safe_file.ts";
-import { emptyWalkStats, walk, type WalkStats } from "../../sandbox/walk.ts";
+import { emptyWalkStats, walk, type WalkEntry, type WalkStats } from "../../sandbox/walk.ts";
 import { hasNulByte } from "./_binary.ts";
 import { checkPath, isOutcome } from "./_check.ts";
 import { MAX_FILE_BYTES, MAX_WALK_DEPTH } from "./_limits.ts";
@@ -164,6 +164,8 @@ interface Candidate {
   path: string;
   display: string;
   type: "file" | "symlink";
+  /** The walk's facts of a regular file (saves a full guard check per file). */
+  entry?: WalkEntry;
 }
 
 type FileResult = { matches: GrepMatch[] } | { skip: keyof GrepSkipped };
@@ -220,7 +222,7 @@ class Search {
         }
         this.filesScanned += 1;
         pending.push(
-          this.searchFile({ path: entry.path, display: entry.display, type: entry.type }),
+          this.searchFile({ path: entry.path, display: entry.display, type: entry.type, entry }),
         );
         if (pending.length >= CONCURRENCY) {
           this.consume(await (pending.shift() as Promise<FileResult>));
@@ -256,7 +258,13 @@ class Search {
    * requested file (not a walk: sensitive files are then searched, the policy having decided).
    */
   async searchFile(candidate: Candidate, resolved?: ResolvedPath): Promise<FileResult> {
-    let path = resolved;
+    let path = resolved ??
+      (candidate.entry === undefined
+        ? undefined
+        : this.context.guard.fromWalkEntry(candidate.entry) ?? undefined);
+    if (path !== undefined && resolved === undefined && path.sensitive !== null) {
+      return { skip: "sensitive" };
+    }
     if (path === undefined) {
       const check = await this.context.guard.check(candidate.path, "read").catch(() => null);
       if (check === null || !check.ok) {
