@@ -22,7 +22,9 @@ export type ConfigErrorCode =
   | "config_invalid"
   | "permissions_not_found"
   | "permissions_syntax"
-  | "permissions_invalid";
+  | "permissions_invalid"
+  | "commands_invalid"
+  | "tool_invalid";
 
 /** The fields of a {@linkcode ConfigError}, as given to its constructor. */
 export interface ConfigErrorOptions {

@@ -23,6 +23,57 @@ export const SandboxConfigSchema = z.strictObject({
   sensitive_paths: z.array(z.string().min(1)).optional().describe(
     "Glob patterns added to the runtime's sensitive paths (never read or written). Default: [].",
   ),
+  command_isolation: z.enum(["auto", "bwrap", "none"]).optional().describe(
+    'How commands are confined by the operating system: "bwrap" (bubblewrap; the run fails ' +
+      'when it cannot run), "none" (process group, environment and time limits only), or "auto" ' +
+      '(bubblewrap when it works, recorded in the policy). Default: "auto".',
+  ),
+});
+
+const environmentName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*\*?$|^[A-Za-z_*][A-Za-z0-9_*]*$/, {
+  error: "must be an environment variable name or a glob such as GITHUB_*",
+});
+
+/** `tools`: limits and settings of command tools (exec.run_command, skills.run_script, declarative tools). */
+export const ToolsConfigSchema = z.strictObject({
+  default_timeout_ms: z.int().min(1).optional().describe(
+    "Time a command may run when neither the call nor the tool says less, in ms. Default: 120000.",
+  ),
+  max_timeout_ms: z.int().min(1).optional().describe(
+    "Longest time any command may run, in ms; a tool definition may lower it, a request never " +
+      "raises it. Default: 600000.",
+  ),
+  stdout_limit_bytes: z.int().min(64).optional().describe(
+    "Standard output kept inline in a result (head and tail), in bytes; the whole stream goes to " +
+      "an artifact. Default: 65536.",
+  ),
+  stderr_limit_bytes: z.int().min(64).optional().describe(
+    "Standard error kept inline in a result (head and tail), in bytes. Default: 16384.",
+  ),
+  env: z.array(environmentName).optional().describe(
+    "Environment variables passed to commands besides PATH, HOME, TMPDIR, LANG, LC_ALL and TERM; " +
+      "globs allowed (GITHUB_*). Variables that make programs run code (LD_*, NODE_OPTIONS, " +
+      "GIT_CONFIG_*, …) pass only when named exactly. Default: [].",
+  ),
+  git_safe_mode: z.boolean().optional().describe(
+    "Run git with hooks, fsmonitor, pagers and external diff disabled. Default: true.",
+  ),
+  interpreters: z.record(z.string().regex(/^\.[A-Za-z0-9]+$/), z.string().min(1)).optional()
+    .describe(
+      'Interpreter by file extension for skill scripts without a shebang, e.g. {".py": ' +
+        '"python3"}. Default: {".sh": "sh", ".py": "python3"}.',
+    ),
+  dirs: z.array(pathString("A folder of declarative tool JSON files.")).optional().describe(
+    "Folders of declarative command tools (*.json), never inside the workspace. Default: " +
+      '["$KAGENT_HOME/tools"] (KAGENT_HOME defaults to ~/.kagent).',
+  ),
+});
+
+/** `skills`: where skills are found. */
+export const SkillsConfigSchema = z.strictObject({
+  dirs: z.array(pathString("A folder of skills (one sub-folder a skill).")).optional().describe(
+    'Folders holding skills. Default: ["skills"] beside the config file.',
+  ),
 });
 
 /** `model` with `provider: "script"`: replays a JSONL plan, no network. */
@@ -94,6 +145,14 @@ export const ConfigFileSchema = z.strictObject({
     "Permission rules: a path to a permissions.json file, or the same object inline. " +
       "Default: no rules from the config.",
   ),
+  commands: z.array(z.string().min(1)).optional().describe(
+    "Programs exec.run_command may run: names searched in PATH at start-up, or absolute paths. " +
+      "Each must lie outside every write root. Empty (the default) disables command tools.",
+  ),
+  tools: ToolsConfigSchema.optional().describe(
+    "Limits and settings of command tools: timeouts, output caps, environment allowlist.",
+  ),
+  skills: SkillsConfigSchema.optional().describe("Where skills are found."),
   model: ModelConfigSchema.optional(),
   task: z.string().optional().describe("The task given to the agent."),
   agent: AgentConfigSchema.optional(),

@@ -39,3 +39,23 @@ export const DEFAULT_SECRET_ENV: readonly string[] = Object.freeze([
 
 /** `runs_dir`: the folder, beside the config file, that holds one folder per run. */
 export const DEFAULT_RUNS_DIR = "runs";
+
+/** `tools.*` defaults: times in ms, sizes in bytes. */
+export const DEFAULT_TOOLS: Readonly<{
+  default_timeout_ms: number;
+  max_timeout_ms: number;
+  stdout_limit_bytes: number;
+  stderr_limit_bytes: number;
+  git_safe_mode: boolean;
+  interpreters: Readonly<Record<string, string>>;
+}> = Object.freeze({
+  default_timeout_ms: 120_000,
+  max_timeout_ms: 600_000,
+  stdout_limit_bytes: 65_536,
+  stderr_limit_bytes: 16_384,
+  git_safe_mode: true,
+  interpreters: Object.freeze({ ".sh": "sh", ".py": "python3" }),
+});
+
+/** `skills.dirs`: one folder beside the config file. */
+export const DEFAULT_SKILL_DIRS: readonly string[] = Object.freeze(["skills"]);

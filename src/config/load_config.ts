@@ -12,6 +12,8 @@ import {
   DEFAULT_MAX_TURNS,
   DEFAULT_RUNS_DIR,
   DEFAULT_SECRET_ENV,
+  DEFAULT_SKILL_DIRS,
+  DEFAULT_TOOLS,
 } from "./defaults.ts";
 import { formatIssues, type IssueText } from "./_format_issues.ts";
 import { homeFromEnvironment } from "./_home.ts";
@@ -56,6 +58,8 @@ export interface LoadedConfig {
   /** Folder of run folders; may not exist yet (the audit module creates it). Default: `<configDir>/runs`. */
   runs_dir: string;
   sandbox: {
+    /** "auto" (bubblewrap when it works), "bwrap" (required) or "none". Default "auto". */
+    command_isolation: "auto" | "bwrap" | "none";
     /** Extra read-only roots, each existing. Default `[]`. */
     read_roots: string[];
     /** Writable roots besides the workspace, each inside it. Default `[]`. */
@@ -74,6 +78,26 @@ export interface LoadedConfig {
   agent: {
     /** Model turns before the run stops, 1..1000. Default 50. */
     max_turns: number;
+  };
+  /** Programs command tools may run, as written (resolved by the sandbox at start-up). Default `[]`. */
+  commands: string[];
+  /** Command tool settings; see {@linkcode DEFAULT_TOOLS}. */
+  tools: {
+    default_timeout_ms: number;
+    max_timeout_ms: number;
+    stdout_limit_bytes: number;
+    stderr_limit_bytes: number;
+    /** Extra environment names or globs passed to commands. */
+    env: string[];
+    git_safe_mode: boolean;
+    /** Extension (".py") → interpreter program for skill scripts without a shebang. */
+    interpreters: Record<string, string>;
+    /** Absolute folders of declarative tool files. */
+    dirs: string[];
+  };
+  skills: {
+    /** Absolute skill folders. */
+    dirs: string[];
   };
   /** Sizes in bytes (`max_argument_depth` in nesting levels); see {@linkcode DEFAULT_LIMITS}. */
   limits: {
@@ -191,6 +215,35 @@ export async function loadConfig(
     writeRoots.push(root);
   }
 
+  const defaultTimeout = file.tools?.default_timeout_ms ?? DEFAULT_TOOLS.default_timeout_ms;
+  const maxTimeout = file.tools?.max_timeout_ms ?? DEFAULT_TOOLS.max_timeout_ms;
+  if (defaultTimeout > maxTimeout) {
+    issues.push({
+      key: "tools.default_timeout_ms",
+      text: `key "tools.default_timeout_ms" (${defaultTimeout}) must not exceed ` +
+        `"tools.max_timeout_ms" (${maxTimeout})`,
+    });
+  }
+  let toolDirs = (file.tools?.dirs ?? [defaultToolsDir(home)]).map((written, index) =>
+    resolvePath(written, `tools.dirs[${index}]`)
+  );
+  // The default folder is dropped, not refused, when HOME happens to lie in the workspace.
+  if (file.tools?.dirs === undefined) {
+    toolDirs = toolDirs.filter((dir) => !isPathInside(dir, workspace));
+  }
+  for (const [index, dir] of toolDirs.entries()) {
+    if (isPathInside(dir, workspace)) {
+      issues.push({
+        key: `tools.dirs[${index}]`,
+        text: `key "tools.dirs[${index}]" must be outside the workspace: the agent could write ` +
+          `tool definitions there ("${dir}")`,
+      });
+    }
+  }
+  const skillDirs = (file.skills?.dirs ?? [...DEFAULT_SKILL_DIRS]).map((written, index) =>
+    resolvePath(written, `skills.dirs[${index}]`)
+  );
+
   let model: ModelConfig | null = null;
   if (file.model !== undefined) {
     const script = resolvePath(file.model.script, "model.script");
@@ -215,6 +268,7 @@ export async function loadConfig(
     workspace,
     runs_dir: runsDir,
     sandbox: {
+      command_isolation: file.sandbox?.command_isolation ?? "auto",
       read_roots: readRoots,
       write_roots: writeRoots,
       sensitive_paths: [...(file.sandbox?.sensitive_paths ?? [])],
@@ -224,6 +278,18 @@ export async function loadConfig(
     model,
     task: file.task ?? null,
     agent: { max_turns: file.agent?.max_turns ?? DEFAULT_MAX_TURNS },
+    commands: [...new Set(file.commands ?? [])],
+    tools: {
+      default_timeout_ms: defaultTimeout,
+      max_timeout_ms: maxTimeout,
+      stdout_limit_bytes: file.tools?.stdout_limit_bytes ?? DEFAULT_TOOLS.stdout_limit_bytes,
+      stderr_limit_bytes: file.tools?.stderr_limit_bytes ?? DEFAULT_TOOLS.stderr_limit_bytes,
+      env: [...(file.tools?.env ?? [])],
+      git_safe_mode: file.tools?.git_safe_mode ?? DEFAULT_TOOLS.git_safe_mode,
+      interpreters: { ...(file.tools?.interpreters ?? DEFAULT_TOOLS.interpreters) },
+      dirs: toolDirs,
+    },
+    skills: { dirs: skillDirs },
     limits: {
       max_argument_bytes: file.limits?.max_argument_bytes ?? DEFAULT_LIMITS.max_argument_bytes,
       max_argument_depth: file.limits?.max_argument_depth ?? DEFAULT_LIMITS.max_argument_depth,
@@ -267,4 +333,20 @@ async function describeMismatch(path: string, wanted: Wanted): Promise<string | 
   if (wanted === "directory" && kind !== "directory") return `"${path}" is not a directory`;
   if (wanted === "file" && kind !== "file") return `"${path}" is a directory`;
   return null;
+}
+
+/**
+ * `$KAGENT_HOME/tools`, with KAGENT_HOME defaulting to `~/.kagent`. Read from the environment here
+ * (not a parameter) because it is a default, like HOME for `~`.
+ */
+function defaultToolsDir(home: () => string | undefined): string {
+  let kagentHome: string | undefined;
+  try {
+    kagentHome = Deno.env.get("KAGENT_HOME");
+  } catch {
+    kagentHome = undefined;
+  }
+  return kagentHome !== undefined && kagentHome !== ""
+    ? `${kagentHome}/tools`
+    : `${home() ?? "/nonexistent"}/.kagent/tools`;
 }

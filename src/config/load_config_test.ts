@@ -44,18 +44,31 @@ async function configError(promise: Promise<unknown>): Promise<ConfigError> {
 }
 
 Deno.test("loadConfig fills every default when the file sets only the workspace", async () => {
-  const config = await loadConfig(fixture("minimal.jsonc"));
+  const config = await loadConfig(fixture("minimal.jsonc"), {}, { home: () => "/home/tester" });
+  const kagentHome = Deno.env.get("KAGENT_HOME");
   assert.deepEqual(config, {
     configPath: fixture("minimal.jsonc"),
     configDir: TESTDATA,
     workspace: TESTDATA,
     runs_dir: join(TESTDATA, "runs"),
-    sandbox: { read_roots: [], write_roots: [], sensitive_paths: [] },
+    sandbox: { command_isolation: "auto", read_roots: [], write_roots: [], sensitive_paths: [] },
     permissionsPath: null,
     permissions: { rules: [] },
     model: null,
     task: null,
     agent: { max_turns: 50 },
+    commands: [],
+    tools: {
+      default_timeout_ms: 120_000,
+      max_timeout_ms: 600_000,
+      stdout_limit_bytes: 65_536,
+      stderr_limit_bytes: 16_384,
+      env: [],
+      git_safe_mode: true,
+      interpreters: { ".sh": "sh", ".py": "python3" },
+      dirs: [kagentHome ? `${kagentHome}/tools` : "/home/tester/.kagent/tools"],
+    },
+    skills: { dirs: [join(TESTDATA, "skills")] },
     limits: { ...DEFAULT_LIMITS },
     audit: { secret_env: [...DEFAULT_SECRET_ENV] },
   });
@@ -471,4 +484,26 @@ Deno.test("loadConfig treats __proto__ as an unknown key when a file sets it", a
     assert.match(error.message, /key "__proto__" is not a known key$/);
     assert.equal(({} as Record<string, unknown>).task, undefined);
   });
+});
+
+Deno.test("loadConfig refuses a default timeout above the maximum and a tool folder in the workspace", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = join(dir, "agent.jsonc");
+    await Deno.writeTextFile(path, JSON.stringify({ tools: { default_timeout_ms: 700_000 } }));
+    const tooLong = await configError(loadConfig(path));
+    assert.equal(tooLong.key, "tools.default_timeout_ms");
+    assert.match(tooLong.message, /must not exceed "tools.max_timeout_ms" \(600000\)/);
+    await Deno.writeTextFile(path, JSON.stringify({ tools: { dirs: ["tools"] } }));
+    const inside = await configError(loadConfig(path));
+    assert.equal(inside.key, "tools.dirs[0]");
+    assert.match(inside.message, /must be outside the workspace/);
+    await Deno.writeTextFile(
+      path,
+      JSON.stringify({ commands: ["git"], sandbox: { command_isolation: "maybe" } }),
+    );
+    assert.equal((await configError(loadConfig(path))).key, "sandbox.command_isolation");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

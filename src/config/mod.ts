@@ -28,12 +28,16 @@ export {
   ModelConfigSchema,
   SandboxConfigSchema,
   ScriptModelConfigSchema,
+  SkillsConfigSchema,
+  ToolsConfigSchema,
 } from "./config_schema.ts";
 export {
   DEFAULT_LIMITS,
   DEFAULT_MAX_TURNS,
   DEFAULT_RUNS_DIR,
   DEFAULT_SECRET_ENV,
+  DEFAULT_SKILL_DIRS,
+  DEFAULT_TOOLS,
 } from "./defaults.ts";
 export { configJsonSchema, permissionsJsonSchema } from "./json_schema.ts";
 export {
@@ -55,3 +59,4 @@ export {
   PermissionsFileSchema,
   ruleId,
 } from "./permissions_schema.ts";
+export { formatIssues, type IssueText } from "./_format_issues.ts";

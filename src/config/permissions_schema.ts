@@ -32,7 +32,15 @@ export const PermissionRuleSchema = z.strictObject({
     "Glob patterns over target paths, relative to the workspace or absolute. An allow needs every " +
       "path of a call to match; ask and deny need one.",
   ).min(1).optional(),
-  commands: patternList("The rule applies only to these executables.").min(1).optional(),
+  commands: patternList(
+    "The rule applies only to commands running these programs (names as allowlisted in the " +
+      'config\'s "commands", or absolute paths).',
+  ).min(1).optional(),
+  arguments: patternList(
+    "Glob patterns over a command's arguments (argv[1..], each element on its own, never a " +
+      'joined string); the rule applies when one argument matches. Needs "commands" or ' +
+      "applies to every program.",
+  ).min(1).optional(),
   decision: z.enum(PERMISSION_DECISIONS).describe(
     "What a matching call gets. Across layers, deny beats ask beats allow.",
   ),

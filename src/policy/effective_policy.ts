@@ -40,6 +40,7 @@ export interface ConfigRule {
   tags?: string[] | undefined;
   paths?: string[] | undefined;
   commands?: string[] | undefined;
+  arguments?: string[] | undefined;
   decision: Decision;
   reason?: string | undefined;
 }
@@ -97,6 +98,10 @@ export const RUNTIME_RULES = {
   defaultReadonly: "default:readonly-allow",
   defaultWrite: "default:write-ask",
   defaultRunFolders: "default:run-folders-allow",
+  commandAllowlist: "sandbox:command-allowlist",
+  unrestrictedExecution: "runtime:unrestricted-execution",
+  codeExecutingArguments: "runtime:code-executing-arguments",
+  uncheckedArguments: "runtime:unchecked-arguments",
 } as const;
 
 const LAYER_ORDER: PolicyLayer[] = ["runtime", "sandbox", "skill", "config", "default"];
@@ -203,6 +208,11 @@ export class EffectivePolicy {
           reason: `"${path.display}" matches the sensitive pattern "${path.sensitive}"`,
           error_type: "sensitive_path",
         });
+      }
+    }
+    for (const command of scope.commands ?? []) {
+      for (const finding of command.findings) {
+        candidates.push(findingDecision(command.program, finding));
       }
     }
     if (tool.annotations.requires_confirmation) {
@@ -332,6 +342,36 @@ export class EffectivePolicy {
       rule.decision !== "deny" && rule.tools.includes(tool.name)
     );
   }
+}
+
+/**
+ * The runtime's answer to an argument finding: a shell, interpreter or exec wrapper runs whatever it
+ * is told, so it asks even when allowlisted; an option that makes a bounded program run code or
+ * write files it was not asked to, or arguments the analysis cannot check, are denied (fail closed).
+ */
+function findingDecision(
+  program: string,
+  finding: { id: string; kind: string; argument: string; reason: string },
+): PolicyDecision {
+  if (finding.kind === "unrestricted_execution") {
+    return {
+      decision: "ask",
+      rule: RUNTIME_RULES.unrestrictedExecution,
+      layer: "runtime",
+      reason: `"${program}" is unrestricted execution (${finding.reason})`,
+      error_type: null,
+    };
+  }
+  const rule = finding.kind === "unchecked"
+    ? RUNTIME_RULES.uncheckedArguments
+    : RUNTIME_RULES.codeExecutingArguments;
+  return {
+    decision: "deny",
+    rule,
+    layer: "runtime",
+    reason: `argument "${finding.argument}" of "${program}": ${finding.reason} (${finding.id})`,
+    error_type: "permission_denied",
+  };
 }
 
 function strongest(candidates: PolicyDecision[]): PolicyDecision {

@@ -320,3 +320,106 @@ function pick(
 ): [string, string, string] {
   return [decision.decision, decision.layer, decision.rule];
 }
+
+const runCommand = tool("exec.run_command", "write", { risk_level: 3 }, ["exec", "dangerous"]);
+
+function command(
+  argv: string[],
+  findings: { id: string; kind: string; index: number; argument: string; reason: string }[] = [],
+) {
+  return {
+    program: argv[0] as string,
+    path: `/usr/bin/${argv[0]}`,
+    argv,
+    cwd: path("."),
+    findings,
+  };
+}
+
+Deno.test("policy: command rules match the program and single arguments, never a joined string", () => {
+  const effective = EffectivePolicy.compute({
+    tools: [...TOOLS, runCommand],
+    workspace: WORKSPACE,
+    configSource: "test",
+    sandbox: {},
+    configRules: [
+      { id: "git", tools: ["exec.run_command"], commands: ["git"], decision: "allow" },
+      {
+        id: "no-push",
+        tools: ["exec.run_command"],
+        commands: ["git"],
+        arguments: ["push"],
+        decision: "deny",
+      },
+    ],
+  });
+  const decideArgv = (argv: string[]) =>
+    effective.decide(runCommand, { paths: [path(".")], commands: [command(argv)] });
+  assert.deepEqual(pick(decideArgv(["git", "status"])), ["allow", "config", "git"]);
+  assert.deepEqual(pick(decideArgv(["git", "push", "origin"])), ["deny", "config", "no-push"]);
+  // "push" inside a longer argument is not the argument "push".
+  assert.equal(decideArgv(["git", "commit", "-m", "please push later"]).decision, "allow");
+  // Another program is not covered by the git allow: the write default asks.
+  assert.deepEqual(pick(decideArgv(["ls"])), ["ask", "default", RUNTIME_RULES.defaultWrite]);
+  assert.equal(effective.isAvailable("exec.run_command"), true, "named exactly: enabled");
+});
+
+Deno.test("policy: argument findings ask for interpreters and deny code-executing options even under allow", () => {
+  const effective = EffectivePolicy.compute({
+    tools: [...TOOLS, runCommand],
+    workspace: WORKSPACE,
+    configSource: "test",
+    sandbox: {},
+    configRules: [{ id: "all", tools: ["exec.run_command"], decision: "allow" }],
+  });
+  const shell = effective.decide(runCommand, {
+    paths: [],
+    commands: [
+      command(["sh", "-c", "x"], [{
+        id: "shell",
+        kind: "unrestricted_execution",
+        index: 0,
+        argument: "sh",
+        reason: "a shell",
+      }]),
+    ],
+  });
+  assert.deepEqual(pick(shell), ["ask", "runtime", RUNTIME_RULES.unrestrictedExecution]);
+  const pager = effective.decide(runCommand, {
+    paths: [],
+    commands: [
+      command(["git", "-c", "core.pager=x"], [{
+        id: "git.config",
+        kind: "code_execution",
+        index: 1,
+        argument: "-c",
+        reason: "sets config",
+      }]),
+    ],
+  });
+  assert.deepEqual(pick(pager), ["deny", "runtime", RUNTIME_RULES.codeExecutingArguments]);
+  const unchecked = effective.decide(runCommand, {
+    paths: [],
+    commands: [
+      command(["git", "-C", "/"], [{
+        id: "git.cwd",
+        kind: "unchecked",
+        index: 1,
+        argument: "-C",
+        reason: "changes folder",
+      }]),
+    ],
+  });
+  assert.deepEqual(pick(unchecked), ["deny", "runtime", RUNTIME_RULES.uncheckedArguments]);
+});
+
+Deno.test("policy: exec.run_command stays off until a rule names it exactly", () => {
+  const effective = EffectivePolicy.compute({
+    tools: [...TOOLS, runCommand],
+    workspace: WORKSPACE,
+    configSource: "test",
+    sandbox: {},
+    configRules: [{ id: "everything", tools: ["*"], decision: "allow" }],
+  });
+  assert.equal(effective.isAvailable("exec.run_command"), false);
+});

@@ -31,8 +31,10 @@ export interface PolicyRule {
   tags?: readonly string[];
   /** Glob patterns over paths relative to the workspace (or absolute). */
   paths?: readonly string[];
-  /** Program names for command tools (argv[0] basename). Matches no call without a command. */
+  /** Programs (allowlisted names or absolute paths). Matches no call without a command. */
   commands?: readonly string[];
+  /** Glob patterns over a command's arguments (argv[1..], one element at a time). */
+  arguments?: readonly string[];
   decision: Decision;
   reason?: string;
 }
@@ -49,9 +51,30 @@ export interface PolicyDecision {
   error_type: ErrorType | null;
 }
 
-/** What a call touches, after the path guard resolved every path. */
+/** A command a call runs, as resolved before it runs. */
+export interface CommandScope {
+  /** The allowlisted name (`git`) the request's argv[0] matched. */
+  program: string;
+  /** Its absolute real path, resolved at start-up. */
+  path: string;
+  /** The whole argv as requested (argv[0] as given). */
+  argv: readonly string[];
+  /** The working folder, resolved by the path guard. */
+  cwd: ResolvedPath;
+  /** What the argument analysis found (`src/exec/argv_analysis.ts`). */
+  findings: readonly {
+    id: string;
+    kind: string;
+    index: number;
+    argument: string;
+    reason: string;
+  }[];
+}
+
+/** What a call touches, after the path guard resolved every path and command. */
 export interface TargetScope {
   paths: ResolvedPath[];
+  commands?: CommandScope[];
 }
 
 /** An empty {@linkcode TargetScope}: the tool-level view used by `tools` and `policy`. */
@@ -79,14 +102,37 @@ export function matchesCall(
   workspace: string,
 ): boolean {
   if (!matchesTool(rule, tool)) return false;
-  if (rule.commands !== undefined && rule.commands.length > 0) return false;
+  const restrictive = rule.decision !== "allow";
+  const combine = (matches: boolean[]) =>
+    restrictive ? matches.some(Boolean) : matches.every(Boolean);
+  const commands = scope.commands ?? [];
+  if (rule.commands !== undefined || rule.arguments !== undefined) {
+    if (commands.length === 0) return false;
+    if (!combine(commands.map((command) => commandMatches(rule, command)))) return false;
+  }
   if (rule.paths === undefined || rule.paths.length === 0) return true;
   if (scope.paths.length === 0) return false;
-  const restrictive = rule.decision !== "allow";
-  const matches = scope.paths.map((path) =>
-    pathMatches(rule.paths ?? [], path, workspace, restrictive)
+  return combine(
+    scope.paths.map((path) => pathMatches(rule.paths ?? [], path, workspace, restrictive)),
   );
-  return restrictive ? matches.some(Boolean) : matches.every(Boolean);
+}
+
+/**
+ * A command matches when its program is one of `rule.commands` (the allowlisted name or the
+ * absolute path) and, with `rule.arguments`, when one of its arguments matches a pattern.
+ */
+export function commandMatches(rule: PolicyRule, command: CommandScope): boolean {
+  if (
+    rule.commands !== undefined && !picomatch.isMatch(command.program, [...rule.commands]) &&
+    !rule.commands.includes(command.path)
+  ) {
+    return false;
+  }
+  if (rule.arguments === undefined) return true;
+  const patterns = [...rule.arguments];
+  return command.argv.slice(1).some((argument) =>
+    argument !== "" && picomatch.isMatch(argument, patterns, { dot: true, nonegate: true })
+  );
 }
 
 /**

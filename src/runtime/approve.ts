@@ -20,7 +20,13 @@ export function approve(
   scope: TargetScope,
 ): ToolOutcome | null {
   if (decision.decision !== "ask") return null;
-  const targets = scope.paths.map((path) => path.display);
+  const targets = [
+    ...(scope.commands ?? []).map((command) =>
+      `${command.argv.join(" ")} (in ${command.cwd.display})`
+    ),
+    ...scope.paths.filter((path) => !(scope.commands ?? []).some((command) => command.cwd === path))
+      .map((path) => path.display),
+  ];
   const on = targets.length > 0 ? ` on "${targets.join('", "')}"` : "";
   return failure(
     "approval_required",

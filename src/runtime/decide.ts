@@ -1,29 +1,41 @@
 /**
- * Pipeline step 4: resolve what the call touches through the path guard, then ask the effective
- * policy. An allow never skips the guard: the guard runs first, and a path it refuses is a deny of
- * the sandbox layer whatever the rules say.
+ * Pipeline step 4: resolve what the call touches — paths through the path guard, commands through
+ * the allowlist and argument analysis — then ask the effective policy. An allow never skips the
+ * guard: the guard runs first, and a path or command it refuses is a deny of the sandbox layer
+ * whatever the rules say.
  *
  * @module
  */
 
-import type { PathGuard } from "../sandbox/path_guard.ts";
+import type { AllowedProgram } from "../exec/program_allowlist.ts";
+import { resolveCommand, resolveScript } from "../exec/resolve_command.ts";
 import type { EffectivePolicy } from "../policy/effective_policy.ts";
 import { RUNTIME_RULES } from "../policy/effective_policy.ts";
 import type { PolicyDecision, TargetScope } from "../policy/policy_rule.ts";
+import type { PathGuard } from "../sandbox/path_guard.ts";
 import type { ToolDefinition } from "../tools/tool_definition.ts";
+import type { ToolError } from "../tools/tool_result.ts";
+
+/** What command targets are resolved against; absent when no command tool is enabled. */
+export interface CommandResolutionContext {
+  programs: readonly AllowedProgram[];
+  interpreters: Readonly<Record<string, string>>;
+  skillDirs: readonly string[];
+  runWorkspace: string;
+}
 
 /** The decision and what it was made on. */
 export interface DecisionOutcome {
   decision: PolicyDecision;
   scope: TargetScope;
-  /** When the guard refused a path: its message and details, for the result. */
+  /** When the guard or the allowlist refused a target: its message and details, for the result. */
   refusal: { message: string; details: Record<string, unknown> } | null;
 }
 
 /**
  * Decides one validated call.
  *
- * @param tool The registered definition (its `targets` names the paths).
+ * @param tool The registered definition (its `targets` names the paths and commands).
  * @param args Validated arguments.
  */
 export async function decide(
@@ -31,24 +43,43 @@ export async function decide(
   args: Record<string, unknown>,
   guard: PathGuard,
   policy: EffectivePolicy,
+  commands: CommandResolutionContext | null = null,
 ): Promise<DecisionOutcome> {
-  const scope: TargetScope = { paths: [] };
+  const scope: TargetScope = { paths: [], commands: [] };
+  const refused = (error: ToolError): DecisionOutcome => ({
+    decision: {
+      decision: "deny",
+      rule: typeof error.details.rule === "string" ? error.details.rule : RUNTIME_RULES.pathGuard,
+      layer: "sandbox",
+      reason: error.message,
+      error_type: error.type,
+    },
+    scope,
+    refusal: { message: error.message, details: error.details },
+  });
   for (const target of tool.targets?.(args) ?? []) {
-    const check = await guard.check(target.path, target.access);
-    if (!check.ok) {
-      return {
-        decision: {
-          decision: "deny",
-          rule: RUNTIME_RULES.pathGuard,
-          layer: "sandbox",
-          reason: check.error.message,
-          error_type: check.error.type,
-        },
-        scope,
-        refusal: { message: check.error.message, details: check.error.details },
-      };
+    if (target.kind === "path") {
+      const check = await guard.check(target.path, target.access);
+      if (!check.ok) return refused(check.error);
+      scope.paths.push(check.path);
+      continue;
     }
-    scope.paths.push(check.path);
+    if (commands === null) {
+      return refused({
+        type: "tool_not_available",
+        message:
+          `Cannot call tool "${tool.name}": command tools are not enabled ("commands" is empty)`,
+        details: {},
+      });
+    }
+    const resolution = target.kind === "command"
+      ? await resolveCommand(target.argv, target.cwd, guard, commands.programs, {
+        declared: target.declared === true,
+      })
+      : await resolveScript(target, { guard, ...commands });
+    if (!resolution.ok) return refused(resolution.error);
+    scope.commands?.push(resolution.command);
+    scope.paths.push(resolution.command.cwd);
   }
   return { decision: policy.decide(tool, scope), scope, refusal: null };
 }

@@ -12,12 +12,16 @@ import { EffectivePolicy, type SkillRequest } from "../policy/effective_policy.t
 import { DEFAULT_SENSITIVE_PATTERNS, PathGuard } from "../sandbox/path_guard.ts";
 import {
   computeWorkerPermissions,
+  DEFAULT_HANDLER_TIMEOUT_MS,
   ToolWorker,
   type WorkerPermissions,
 } from "../sandbox/tool_worker.ts";
 import { ToolRegistry } from "../tools/registry.ts";
 import { describeTool, type ToolDefinition } from "../tools/tool_definition.ts";
-import { builtinTools } from "../toolsets/mod.ts";
+import { builtinTools, commandTools } from "../toolsets/mod.ts";
+import { declarativeTool } from "../toolsets/declarative/declarative_tool.ts";
+import { type CommandSetup, prepareCommands } from "../exec/command_setup.ts";
+import type { ExecContext } from "../tools/tool_definition.ts";
 import { ToolRuntime } from "./tool_runtime.ts";
 
 /**
@@ -48,8 +52,10 @@ export interface SessionOptions {
   env?: (name: string) => string | undefined;
   /** @default () => new Date() */
   now?: () => Date;
-  /** Longest a tool handler may run, in ms. @default DEFAULT_HANDLER_TIMEOUT_MS (120 s) */
+  /** Longest a tool handler may run, in ms. @default the config's tools.max_timeout_ms + 15 s */
   handlerTimeoutMs?: number;
+  /** Names of the environment's variables (for the command env allowlist's globs). */
+  environmentNames?: () => string[];
 }
 
 /** The policy side of a session, without a run folder (for `tools` and `policy`). */
@@ -59,6 +65,10 @@ export interface PreparedPolicy {
   policy: EffectivePolicy;
   /** The Deno permissions the tool Worker gets. */
   workerPermissions: WorkerPermissions;
+  /** Command tool set-up, or null when no command tool is enabled. */
+  commands: CommandSetup | null;
+  /** Real paths of the skill folders that exist. */
+  skillDirs: string[];
 }
 
 /**
@@ -72,6 +82,7 @@ export async function preparePolicy(
   config: LoadedConfig,
   options: SessionOptions = {},
   runWriteRoots: string[] = [],
+  runArtifacts: string | null = null,
 ): Promise<PreparedPolicy> {
   const home = readEnvironment(options.env, "HOME") ?? null;
   const protectedPaths = [config.runs_dir, config.configPath];
@@ -79,6 +90,8 @@ export async function preparePolicy(
     protectedPaths.push(...SHELL_STARTUP_FILES.map((name) => nodePath.join(home, name)));
   }
   if (config.permissionsPath !== null) protectedPaths.push(config.permissionsPath);
+  // Skill folders (their scripts run) and declarative tool folders (their commands run).
+  protectedPaths.push(...config.skills.dirs, ...config.tools.dirs);
   const guard = await PathGuard.create({
     workspace: config.workspace,
     readRoots: config.sandbox.read_roots,
@@ -89,9 +102,38 @@ export async function preparePolicy(
     home,
     walkExclusions: [config.runs_dir],
   });
+  const commands = await prepareCommands(config, guard, {
+    names: options.environmentNames ?? environmentNames,
+    get: (name) => readEnvironment(options.env, name),
+  });
   const registry = new ToolRegistry();
   for (const tool of options.tools ?? builtinTools()) registry.register(tool);
-  const workerPermissions = computeWorkerPermissions(guard);
+  if (commands !== null) {
+    for (const tool of commandTools()) {
+      if (registry.get(tool.name) === undefined) registry.register(tool);
+    }
+    for (const file of commands.declarativeTools) registry.register(declarativeTool(file));
+  }
+  const skillDirs = await realFolders(config.skills.dirs);
+  const workerPermissions = computeWorkerPermissions(
+    guard,
+    commands === null ? null : {
+      run: [
+        ...commands.programs.map((program) => program.path),
+        ...commands.interpreters.map((program) => program.path),
+        commands.setsidPath,
+        commands.killPath,
+        ...(commands.bwrapPath === null ? [] : [commands.bwrapPath]),
+      ],
+      env: commands.environmentNames,
+      read: skillDirs,
+      write: runArtifacts === null ? [] : [
+        runArtifacts,
+        nodePath.join(nodePath.dirname(runArtifacts), "home"),
+        nodePath.join(nodePath.dirname(runArtifacts), "tmp"),
+      ],
+    },
+  );
   const policy = EffectivePolicy.compute({
     tools: registry.list().map((registered) => describeTool(registered.definition)),
     workspace: guard.workspace,
@@ -108,9 +150,42 @@ export async function preparePolicy(
       sensitive_patterns: guard.sensitivePatterns,
       outside_always: ["/proc", "/sys", "/dev"],
       deno_permissions: workerPermissions,
+      commands: commands === null ? null : {
+        programs: commands.programs,
+        interpreters: commands.interpreters,
+        isolation: commands.isolation,
+        environment_names: commands.environmentNames,
+        declarative_tools: commands.declarativeTools.map((tool) => ({
+          name: tool.name,
+          source: tool.source,
+        })),
+        git_safe_mode: config.tools.git_safe_mode,
+        timeouts_ms: { default: config.tools.default_timeout_ms, max: config.tools.max_timeout_ms },
+      },
     },
   });
-  return { guard, registry, policy, workerPermissions };
+  return { guard, registry, policy, workerPermissions, commands, skillDirs };
+}
+
+/** Real paths of the folders that exist. */
+async function realFolders(paths: readonly string[]): Promise<string[]> {
+  const real: string[] = [];
+  for (const path of paths) {
+    try {
+      real.push(await Deno.realPath(path));
+    } catch {
+      // A missing skill folder has no scripts to run.
+    }
+  }
+  return real;
+}
+
+function environmentNames(): string[] {
+  try {
+    return Object.keys(Deno.env.toObject());
+  } catch {
+    return [];
+  }
 }
 
 /** An open run: everything a call or an agent needs, and how to close it. */
@@ -133,10 +208,12 @@ export async function openRunSession(
 ): Promise<RunSession> {
   const now = options.now ?? (() => new Date());
   const folder = await RunFolder.create(config.runs_dir, { now: now() });
-  const prepared = await preparePolicy(config, options, [
-    folder.paths.workspace,
-    folder.paths.deliverables,
-  ]);
+  const prepared = await preparePolicy(
+    config,
+    options,
+    [folder.paths.workspace, folder.paths.deliverables],
+    folder.paths.artifacts,
+  );
   const redactor = Redactor.fromEnvironment(
     config.audit.secret_env,
     (name) => readEnvironment(options.env, name),
@@ -150,9 +227,14 @@ export async function openRunSession(
     policy_hash: prepared.policy.hash,
     tools: prepared.policy.tools.filter((tool) => tool.available).map((tool) => tool.tool),
   });
+  const exec = prepared.commands === null
+    ? null
+    : execContext(prepared.commands, prepared.skillDirs, config, folder, options);
   let worker: ToolWorker;
   try {
     worker = await ToolWorker.start({
+      exec,
+      declarativeTools: prepared.commands?.declarativeTools ?? [],
       guard: prepared.guard,
       run: {
         run_id: folder.id,
@@ -161,9 +243,9 @@ export async function openRunSession(
       },
       permissions: prepared.workerPermissions,
       ...(options.workerEntry === undefined ? {} : { entry: options.workerEntry }),
-      ...(options.handlerTimeoutMs === undefined
-        ? {}
-        : { handlerTimeoutMs: options.handlerTimeoutMs }),
+      // Commands keep their own time (≤ tools.max_timeout_ms); this only catches a stuck handler.
+      handlerTimeoutMs: options.handlerTimeoutMs ??
+        Math.max(DEFAULT_HANDLER_TIMEOUT_MS, config.tools.max_timeout_ms + 15_000),
     });
   } catch (error) {
     await recorder.error({
@@ -184,6 +266,12 @@ export async function openRunSession(
     recorder,
     redactor,
     artifacts,
+    commands: prepared.commands === null ? null : {
+      programs: prepared.commands.programs,
+      interpreters: prepared.commands.interpreterMap,
+      skillDirs: exec?.skill_dirs ?? [],
+      runWorkspace: folder.paths.workspace,
+    },
     limits: {
       maxBytes: config.limits.max_argument_bytes,
       maxDepth: config.limits.max_argument_depth,
@@ -205,6 +293,55 @@ export async function openRunSession(
       await recorder.close();
     },
   };
+}
+
+/** The command settings the Worker's handlers get. */
+function execContext(
+  commands: CommandSetup,
+  skillDirs: string[],
+  config: LoadedConfig,
+  folder: RunFolder,
+  options: SessionOptions,
+): ExecContext {
+  const secrets = config.audit.secret_env
+    .map((name) => readEnvironment(options.env, name))
+    .filter((value): value is string => value !== undefined && value.length >= 8);
+  return {
+    programs: [...commands.programs, ...commands.interpreters],
+    interpreters: commands.interpreterMap,
+    skill_dirs: skillDirs,
+    setsid_path: commands.setsidPath,
+    kill_path: commands.killPath,
+    isolation: commands.isolation.effective,
+    bwrap_path: commands.bwrapPath,
+    hidden_paths: hiddenFolders(readEnvironment(options.env, "HOME")),
+    environment_names: commands.environmentNames,
+    // Outside the folders fs tools may write, so no tool call can plant dotfiles a child reads.
+    home: nodePath.join(folder.dir, "home"),
+    tmp_dir: nodePath.join(folder.dir, "tmp"),
+    git_safe_mode: config.tools.git_safe_mode,
+    default_timeout_ms: config.tools.default_timeout_ms,
+    max_timeout_ms: config.tools.max_timeout_ms,
+    stdout_limit_bytes: config.tools.stdout_limit_bytes,
+    stderr_limit_bytes: config.tools.stderr_limit_bytes,
+    artifacts_dir: folder.paths.artifacts,
+    run_dir: folder.dir,
+    max_artifact_bytes: config.limits.max_artifact_bytes,
+    secrets,
+  };
+}
+
+/**
+ * The runtime user's home, hidden from confined commands when it is a real folder below "/" (its
+ * keys and credentials are none of a command's business; the roots inside it are bound again).
+ */
+function hiddenFolders(home: string | undefined): string[] {
+  if (home === undefined || !nodePath.isAbsolute(home) || nodePath.resolve(home) === "/") return [];
+  try {
+    return Deno.statSync(home).isDirectory ? [Deno.realPathSync(home)] : [];
+  } catch {
+    return [];
+  }
 }
 
 /** Reads an environment variable through `env`, or Deno.env when permitted. */

@@ -40,10 +40,22 @@ export async function shape(
   };
   const bytes = new TextEncoder().encode(output);
   if (bytes.byteLength <= maxOutputBytes) return { outcome: shaped, artifacts: [] };
-  const stored = await artifacts.store(bytes, "text/plain; charset=utf-8");
+  const stored = outcome.artifacts ?? [];
+  if (stored.length > 0) {
+    // The handler already keeps the full output (command streams): cut, never store it twice.
+    const head = new TextDecoder().decode(bytes.subarray(0, maxOutputBytes)).replace(
+      /\uFFFD+$/,
+      "",
+    );
+    shaped.output =
+      `${head}\n… [output cut at ${maxOutputBytes} of ${bytes.byteLength} bytes; full ` +
+      `streams in ${stored.map((artifact) => artifact.ref).join(", ")}]`;
+    return { outcome: shaped, artifacts: [] };
+  }
+  const kept = await artifacts.store(bytes, "text/plain; charset=utf-8");
   const head = new TextDecoder().decode(bytes.subarray(0, maxOutputBytes)).replace(/\uFFFD+$/, "");
   shaped.output =
-    `${head}\n… [output cut at ${maxOutputBytes} of ${bytes.byteLength} bytes; full output in ${stored.ref}]`;
-  const { ref, sha256, bytes: storedBytes, media_type } = stored;
+    `${head}\n… [output cut at ${maxOutputBytes} of ${bytes.byteLength} bytes; full output in ${kept.ref}]`;
+  const { ref, sha256, bytes: storedBytes, media_type } = kept;
   return { outcome: shaped, artifacts: [{ ref, sha256, bytes: storedBytes, media_type }] };
 }

@@ -14,7 +14,7 @@ import type { ToolWorker } from "../sandbox/tool_worker.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import { failure, type ToolOutcome, type ToolResult } from "../tools/tool_result.ts";
 import { approve } from "./approve.ts";
-import { decide } from "./decide.ts";
+import { type CommandResolutionContext, decide } from "./decide.ts";
 import { type ArgumentLimits, parseArguments } from "./parse_arguments.ts";
 import { record } from "./record.ts";
 import { shape } from "./shape.ts";
@@ -30,6 +30,8 @@ export interface ToolRuntimeOptions {
   redactor: Redactor;
   artifacts: ArtifactStore;
   limits: ArgumentLimits & { maxOutputBytes: number };
+  /** What command targets resolve against; null when no command tool is enabled. */
+  commands: CommandResolutionContext | null;
   /** @default () => new Date() */
   now?: () => Date;
 }
@@ -95,7 +97,7 @@ export class ToolRuntime {
       summary: shaped.outcome.summary,
       output: shaped.outcome.output,
       data: shaped.outcome.data,
-      artifacts: shaped.artifacts,
+      artifacts: [...(outcome.artifacts ?? []), ...shaped.artifacts],
       error: shaped.outcome.error,
       duration_ms: ended.getTime() - started.getTime(),
     };
@@ -134,7 +136,7 @@ export class ToolRuntime {
     const args = parsed.arguments;
     // 3. Hooks: PreToolUse hooks come with approvals (a later step); none are configured yet.
     // 4. Decide.
-    const decided = await decide(tool, args, guard, policy);
+    const decided = await decide(tool, args, guard, policy, this.#options.commands);
     const { decision } = decided;
     if (decision.decision === "deny") {
       const message = decided.refusal?.message ??

@@ -8,7 +8,8 @@
 
 import type { PathGuard } from "./path_guard.ts";
 import type { HostMessage, WorkerMessage } from "./worker_protocol.ts";
-import type { RunLocations } from "../tools/tool_definition.ts";
+import type { ExecContext, RunLocations } from "../tools/tool_definition.ts";
+import type { DeclarativeToolFile } from "../toolsets/declarative/declarative_tool_file.ts";
 import { failure, type ToolOutcome } from "../tools/tool_result.ts";
 
 /**
@@ -19,31 +20,47 @@ export interface WorkerPermissions {
   read: string[];
   write: string[];
   net: false;
-  env: false;
-  run: false;
+  /** Exact names command tools pass to children, or none. */
+  env: false | string[];
+  /** Absolute paths of the allowlisted programs, interpreters, setsid, kill and bwrap, or none. */
+  run: false | string[];
   ffi: false;
   sys: false;
   import: false;
+}
+
+/** What command tools add to the Worker's permissions. */
+export interface CommandPermissions {
+  /** Absolute program paths the Worker may start. */
+  run: string[];
+  /** Exact environment names the Worker may read. */
+  env: string[];
+  /** Skill folders (read-only: scripts are read for their shebang). */
+  read: string[];
+  /** The run's artifacts/ folder (command streams are written there as they arrive). */
+  write: string[];
 }
 
 /**
  * Computes the Worker's permissions from the guard: read = every read and write root (the
  * workspace, `sandbox.read_roots`, `sandbox.write_roots`, the run's workspace/ and deliverables/);
  * write = the write roots only. Deno has no deny list for Workers, so protected paths inside a
- * write root (the runs folder, `.git`) are kept by the path guard alone.
- *
- * @param extraRead Further read-only folders (later: skill folders).
+ * write root (the runs folder, `.git`) are kept by the path guard alone. With command tools, `run`
+ * lists exactly the programs, `env` exactly the names, and artifacts/ becomes writable; without
+ * them both stay off.
  */
 export function computeWorkerPermissions(
   guard: PathGuard,
-  extraRead: readonly string[] = [],
+  commands: CommandPermissions | null = null,
 ): WorkerPermissions {
   return {
-    read: [...new Set([...guard.allReadRoots, ...extraRead])],
-    write: guard.allWriteRoots,
+    read: [
+      ...new Set([...guard.allReadRoots, ...(commands?.read ?? []), ...(commands?.write ?? [])]),
+    ],
+    write: [...new Set([...guard.allWriteRoots, ...(commands?.write ?? [])])],
     net: false,
-    env: false,
-    run: false,
+    env: commands === null ? false : [...new Set(commands.env)],
+    run: commands === null ? false : [...new Set(commands.run)],
     ffi: false,
     sys: false,
     import: false,
@@ -55,6 +72,10 @@ export interface ToolWorkerOptions {
   guard: PathGuard;
   run: RunLocations;
   permissions: WorkerPermissions;
+  /** Command tool settings for handlers; null when none is enabled. @default null */
+  exec?: ExecContext | null;
+  /** Declarative tool files the Worker serves. @default [] */
+  declarativeTools?: DeclarativeToolFile[];
   /** The Worker's entry module. @default src/sandbox/worker_main.ts (the built-in tools) */
   entry?: URL;
   /** How long a handler may take to stop after an abort, in ms, before the Worker is replaced. @default 2000 */
@@ -236,6 +257,8 @@ export class ToolWorker {
         type: "init",
         guard: this.#options.guard.toOptions(),
         run: this.#options.run,
+        exec: this.#options.exec ?? null,
+        declarative_tools: this.#options.declarativeTools ?? [],
       } satisfies HostMessage,
     );
     return this.#ready;

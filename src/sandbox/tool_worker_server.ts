@@ -8,8 +8,13 @@
 
 import { PathGuard } from "./path_guard.ts";
 import { isNotCapable } from "./safe_file.ts";
-import type { HostMessage, WorkerMessage } from "./worker_protocol.ts";
-import type { RunLocations, ToolContext, ToolDefinition } from "../tools/tool_definition.ts";
+import type { HostMessage, InitMessage, WorkerMessage } from "./worker_protocol.ts";
+import type {
+  ExecContext,
+  RunLocations,
+  ToolContext,
+  ToolDefinition,
+} from "../tools/tool_definition.ts";
 import { failure, type ToolOutcome, toOutcome } from "../tools/tool_result.ts";
 
 /** The global scope of a module Worker, as far as this module needs it. */
@@ -22,13 +27,18 @@ interface WorkerScope {
  * Serves `tools` in the current Worker. Call once from the Worker's entry module.
  *
  * @param tools Definitions with handlers; the main thread registers the same names.
+ * @param extend Further tools built from the init message (declarative tools).
  */
-export function serveTools(tools: readonly ToolDefinition<never>[]): void {
+export function serveTools(
+  tools: readonly ToolDefinition<never>[],
+  extend: (init: InitMessage) => readonly ToolDefinition<never>[] = () => [],
+): void {
   const scope = globalThis as unknown as WorkerScope;
   const byName = new Map(tools.map((tool) => [tool.name, tool as unknown as ToolDefinition]));
   const running = new Map<number, AbortController>();
   let guard: PathGuard | null = null;
   let run: RunLocations | null = null;
+  let exec: ExecContext | null = null;
 
   scope.onmessage = (event) => {
     const message = event.data;
@@ -36,6 +46,10 @@ export function serveTools(tools: readonly ToolDefinition<never>[]): void {
       try {
         guard = PathGuard.fromCanonical(message.guard);
         run = message.run;
+        exec = message.exec;
+        for (const tool of extend(message)) {
+          if (!byName.has(tool.name)) byName.set(tool.name, tool as unknown as ToolDefinition);
+        }
         scope.postMessage({ type: "ready", tools: [...byName.keys()] });
       } catch (error) {
         scope.postMessage({ type: "init_failed", message: String(error) });
@@ -72,6 +86,7 @@ export function serveTools(tools: readonly ToolDefinition<never>[]): void {
       run,
       tool_call_id: toolCallId,
       signal,
+      ...(exec === null ? {} : { exec }),
     };
     try {
       return toOutcome(name, await tool.handler(args, context));

@@ -6,6 +6,10 @@
  */
 
 import { serveTools } from "./tool_worker_server.ts";
-import { builtinTools } from "../toolsets/mod.ts";
+import { builtinTools, commandTools } from "../toolsets/mod.ts";
+import { declarativeTool } from "../toolsets/declarative/declarative_tool.ts";
 
-serveTools(builtinTools());
+serveTools(
+  [...builtinTools(), ...commandTools()],
+  (init) => init.declarative_tools.map((file) => declarativeTool(file) as never),
+);

@@ -5,12 +5,13 @@
  */
 
 import type { PathGuardOptions } from "./path_guard.ts";
-import type { RunLocations } from "../tools/tool_definition.ts";
+import type { ExecContext, RunLocations } from "../tools/tool_definition.ts";
+import type { DeclarativeToolFile } from "../toolsets/declarative/declarative_tool_file.ts";
 import type { ToolOutcome } from "../tools/tool_result.ts";
 
 /** Main thread → Worker. */
 export type HostMessage =
-  | { type: "init"; guard: PathGuardOptions; run: RunLocations }
+  | InitMessage
   | {
     type: "execute";
     id: number;
@@ -25,3 +26,14 @@ export type WorkerMessage =
   | { type: "ready"; tools: string[] }
   | { type: "init_failed"; message: string }
   | { type: "result"; id: number; outcome: ToolOutcome };
+
+/** The first message: everything the Worker needs to build its guard, context and tools. */
+export interface InitMessage {
+  type: "init";
+  guard: PathGuardOptions;
+  run: RunLocations;
+  /** Command tool settings; null when no command tool is enabled. */
+  exec: ExecContext | null;
+  /** Declarative tool files, turned into tools on both sides. */
+  declarative_tools: DeclarativeToolFile[];
+}

@@ -41,7 +41,28 @@ export interface ToolAnnotations {
 }
 
 /** What a tool call touches, declared from its validated arguments before it runs. */
-export type TargetRequest = PathTargetRequest;
+export type TargetRequest = PathTargetRequest | CommandTargetRequest | ScriptTargetRequest;
+
+/** A program the call runs: argv[0] must be allowlisted, `cwd` inside the roots. */
+export interface CommandTargetRequest {
+  kind: "command";
+  argv: readonly string[];
+  /** Relative to the workspace or absolute. @default "." */
+  cwd?: string;
+  /**
+   * The program was chosen by a tool definition (a declarative tool), not by the request: it is not
+   * judged as unrestricted execution, while its filled-in arguments are still analysed.
+   */
+  declared?: boolean;
+}
+
+/** A script of a skill the call runs (`<skill dir>/scripts/<script>`), with its arguments. */
+export interface ScriptTargetRequest {
+  kind: "script";
+  skill: string;
+  script: string;
+  args: readonly string[];
+}
 
 /** A filesystem path the call reads, writes, lists or deletes. */
 export interface PathTargetRequest {
@@ -64,6 +85,42 @@ export interface RunLocations {
   deliverables: string;
 }
 
+/**
+ * What command tools need in the Worker (absent when no command tool is enabled). Plain data, sent
+ * by the main thread when the Worker starts.
+ */
+export interface ExecContext {
+  /** The allowlist: configured name → absolute real path, resolved at start-up. */
+  programs: { name: string; path: string }[];
+  /** Interpreters for skill scripts, by extension (".py") → configured program name. */
+  interpreters: Record<string, string>;
+  /** Absolute real skill folders (`<dir>/<skill>/scripts/<script>`). */
+  skill_dirs: string[];
+  setsid_path: string;
+  kill_path: string;
+  /** "bwrap" when commands run under bubblewrap (then `bwrap_path` is set), else "none". */
+  isolation: "bwrap" | "none";
+  bwrap_path: string | null;
+  /** Folders hidden from confined commands (the runtime user's home). */
+  hidden_paths: string[];
+  /** Exact environment names a child may get (the Worker may read only these). */
+  environment_names: string[];
+  /** HOME and TMPDIR of children: `runs/<id>/home` and `runs/<id>/tmp`, which fs tools cannot write. */
+  home: string;
+  tmp_dir: string;
+  git_safe_mode: boolean;
+  default_timeout_ms: number;
+  max_timeout_ms: number;
+  stdout_limit_bytes: number;
+  stderr_limit_bytes: number;
+  /** Full output streams go here as sha256-named artifacts. */
+  artifacts_dir: string;
+  run_dir: string;
+  max_artifact_bytes: number;
+  /** Values to redact from command output (secret environment values). */
+  secrets: string[];
+}
+
 /** What a handler receives besides its arguments. Everything it touches comes through here. */
 export interface ToolContext {
   /** The one path guard: every path a handler touches goes through it, walks included. */
@@ -74,6 +131,8 @@ export interface ToolContext {
   tool_call_id: string;
   /** Aborted when the run is interrupted; handlers stop early and return `aborted`. */
   signal: AbortSignal;
+  /** Present when command tools are enabled. */
+  exec?: ExecContext;
 }
 
 /** JSON Schema object as data (the supported subset is checked by the registry). */

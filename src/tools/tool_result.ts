@@ -107,6 +107,8 @@ export interface ToolOutcome {
   output: string;
   data: unknown;
   error: ToolError | null;
+  /** Artifacts the handler stored itself (command output streams), added to the result's. */
+  artifacts?: ArtifactRef[];
 }
 
 /** Tells whether `value` is one of the closed {@linkcode ERROR_TYPES}. */

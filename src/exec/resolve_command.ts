@@ -1,0 +1,260 @@
+/**
+ * Resolves what a command call will run, before it runs: the allowlisted program, the working
+ * folder through the path guard, the argument findings, and for skill scripts the script file and
+ * its interpreter. The main thread decides on the result; the Worker resolves again before it
+ * spawns (never trusting the first answer).
+ *
+ * @module
+ */
+
+import * as nodePath from "node:path";
+import type { CommandScope } from "../policy/policy_rule.ts";
+import { isWithin, type PathGuard, printable } from "../sandbox/path_guard.ts";
+import type { ToolError } from "../tools/tool_result.ts";
+import { analyzeArgv } from "./argv_analysis.ts";
+import { type AllowedProgram, matchProgram } from "./program_allowlist.ts";
+
+/** The Agent Skills name rule (agentskills.io specification): lower-case words joined by hyphens. */
+export const SKILL_NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+
+/** Longest shebang line read, in bytes. */
+const MAX_SHEBANG_BYTES = 256;
+
+/** A resolved command: the scope the policy decides on, or why it cannot run. */
+export type CommandResolution =
+  | { ok: true; command: CommandScope }
+  | { ok: false; error: ToolError };
+
+function refuse(
+  type: ToolError["type"],
+  message: string,
+  details: Record<string, unknown> = {},
+): { ok: false; error: ToolError } {
+  return { ok: false, error: { type, message, details } };
+}
+
+/**
+ * Resolves `argv` run in `cwd`: argv[0] must equal an allowlisted name or its resolved path
+ * exactly (no PATH lookup from the request), `cwd` must be a folder the guard accepts for listing.
+ * With `declared`, the program comes from a tool definition and is not judged as unrestricted
+ * execution (its arguments still are).
+ *
+ * @returns the scope, or `permission_denied` (program not allowlisted, with rule
+ * `sandbox:command-allowlist`), `invalid_arguments` (empty argv, NUL), or the guard's refusal.
+ */
+export async function resolveCommand(
+  argv: readonly string[],
+  cwd: string | undefined,
+  guard: PathGuard,
+  programs: readonly AllowedProgram[],
+  options: { declared?: boolean } = {},
+): Promise<CommandResolution> {
+  const first = argv[0];
+  if (first === undefined || first === "") {
+    return refuse("invalid_arguments", "Cannot run a command: argv is empty");
+  }
+  if (argv.some((argument) => argument.includes("\0"))) {
+    return refuse("invalid_arguments", "Cannot run a command: an argument contains a NUL byte");
+  }
+  const program = matchProgram(first, programs);
+  if (program === null) {
+    const names = programs.map((allowed) => allowed.name).join(", ") || "none";
+    return refuse(
+      "permission_denied",
+      `Cannot run "${
+        printable(first)
+      }": it is not an allowlisted program (allowlisted: ${names}); ` +
+        `add it to "commands" in the config to allow it`,
+      { rule: "sandbox:command-allowlist", layer: "sandbox", program: first },
+    );
+  }
+  const folder = await resolveWorkingFolder(cwd ?? ".", guard);
+  if (!folder.ok) return folder;
+  return {
+    ok: true,
+    command: {
+      program: program.name,
+      path: program.path,
+      argv: [...argv],
+      cwd: folder.path,
+      findings: findingsFor(program, argv).filter((finding) =>
+        !(options.declared && finding.kind === "unrestricted_execution" && finding.index === 0)
+      ),
+    },
+  };
+}
+
+/** Options of {@linkcode resolveScript}. */
+export interface ScriptResolutionOptions {
+  guard: PathGuard;
+  /** Interpreters (and any allowlisted program) a script may name. */
+  programs: readonly AllowedProgram[];
+  /** Extension → program name, for scripts without a shebang. */
+  interpreters: Readonly<Record<string, string>>;
+  /** Absolute real skill folders, searched in order. */
+  skillDirs: readonly string[];
+  /** The run's workspace/ folder: scripts run there. */
+  runWorkspace: string;
+}
+
+/**
+ * Resolves a skill script: the skill id must follow the Agent Skills name rule, the script must
+ * resolve (realpath) to a regular file inside `<skill dir>/<skill>/scripts/`, outside every write
+ * root (the agent could otherwise write the script it then runs), and name an allowlisted
+ * interpreter by its shebang or its extension. The command runs in the run's workspace/ folder.
+ * Scripts get no argument findings: their code is fixed by the skill, not by the request.
+ */
+export async function resolveScript(
+  request: { skill: string; script: string; args: readonly string[] },
+  options: ScriptResolutionOptions,
+): Promise<CommandResolution> {
+  const { skill, script, args } = request;
+  if (!SKILL_NAME_PATTERN.test(skill) || skill.length > 64) {
+    return refuse(
+      "invalid_arguments",
+      `Cannot run a script of skill "${
+        printable(skill)
+      }": skill ids are 1-64 lower-case letters, ` +
+        `digits and single hyphens`,
+    );
+  }
+  if (script === "" || script.includes("\0") || nodePath.isAbsolute(script)) {
+    return refuse(
+      "path_outside_sandbox",
+      `Cannot run script "${printable(script)}" of skill "${skill}": name a file inside the ` +
+        `skill's scripts/ folder, relative to it`,
+    );
+  }
+  if (args.some((argument) => argument.includes("\0"))) {
+    return refuse(
+      "invalid_arguments",
+      `Cannot run script "${script}": an argument contains a NUL byte`,
+    );
+  }
+  let scriptsDir: string | null = null;
+  for (const dir of options.skillDirs) {
+    const candidate = await realOrNull(nodePath.join(dir, skill, "scripts"));
+    if (candidate !== null && isWithin(candidate, dir)) {
+      scriptsDir = candidate;
+      break;
+    }
+  }
+  if (scriptsDir === null) {
+    return refuse(
+      "file_not_found",
+      `Cannot run a script of skill "${skill}": it has no scripts/ folder`,
+    );
+  }
+  const real = await realOrNull(nodePath.join(scriptsDir, script));
+  if (real === null || !isWithin(real, scriptsDir) || real === scriptsDir) {
+    return refuse(
+      real === null ? "file_not_found" : "path_outside_sandbox",
+      real === null
+        ? `Cannot run script "${printable(script)}" of skill "${skill}": it does not exist`
+        : `Cannot run script "${printable(script)}" of skill "${skill}": it resolves outside the ` +
+          `skill's scripts/ folder`,
+    );
+  }
+  const stat = await Deno.stat(real);
+  if (!stat.isFile) {
+    return refuse(
+      "not_a_regular_file",
+      `Cannot run script "${script}" of skill "${skill}": it is not a regular file`,
+    );
+  }
+  if (options.guard.allWriteRoots.some((root) => isWithin(real, root))) {
+    return refuse(
+      "permission_denied",
+      `Cannot run script "${script}" of skill "${skill}": it lies in a write root, so the agent ` +
+        `could have written it; keep skills outside "sandbox.write_roots" and the workspace`,
+      { rule: "sandbox:script-in-write-root", layer: "sandbox" },
+    );
+  }
+  const interpreterName = (await shebangProgram(real)) ??
+    options.interpreters[nodePath.extname(real)] ?? null;
+  if (interpreterName === null) {
+    return refuse(
+      "invalid_arguments",
+      `Cannot run script "${script}" of skill "${skill}": it has no shebang and its extension ` +
+        `"${nodePath.extname(real)}" is not in "tools.interpreters"`,
+    );
+  }
+  const interpreter = matchProgram(interpreterName, options.programs) ??
+    options.programs.find((program) => program.name === nodePath.basename(interpreterName)) ?? null;
+  if (interpreter === null) {
+    return refuse(
+      "permission_denied",
+      `Cannot run script "${script}" of skill "${skill}": its interpreter "${interpreterName}" is ` +
+        `not allowlisted; add it to "commands" or "tools.interpreters"`,
+      { rule: "sandbox:command-allowlist", layer: "sandbox", program: interpreterName },
+    );
+  }
+  const folder = await resolveWorkingFolder(options.runWorkspace, options.guard);
+  if (!folder.ok) return folder;
+  return {
+    ok: true,
+    command: {
+      program: interpreter.name,
+      path: interpreter.path,
+      argv: [interpreter.path, real, ...args],
+      cwd: folder.path,
+      findings: [],
+    },
+  };
+}
+
+/**
+ * Findings for the program as named and as it really is: an allowlisted `ls` that resolves to
+ * `/bin/busybox` is a multi-call binary that runs `sh` when asked (`["ls", "sh", "-c", …]`).
+ */
+function findingsFor(program: AllowedProgram, argv: readonly string[]) {
+  const named = analyzeArgv([program.name, ...argv.slice(1)]);
+  if (nodePath.basename(program.path) === nodePath.basename(program.name)) return named;
+  const real = analyzeArgv([program.path, ...argv.slice(1)]);
+  const seen = new Set(named.map((finding) => `${finding.id}@${finding.index}`));
+  return [...named, ...real.filter((finding) => !seen.has(`${finding.id}@${finding.index}`))];
+}
+
+async function resolveWorkingFolder(cwd: string, guard: PathGuard) {
+  const check = await guard.check(cwd, "list");
+  if (!check.ok) return { ok: false as const, error: check.error };
+  if (check.path.type !== "directory") {
+    return refuse(
+      "not_a_regular_file",
+      `Cannot run a command in "${check.path.display}": it is not a folder`,
+    );
+  }
+  return { ok: true as const, path: check.path };
+}
+
+/**
+ * The program a shebang names: `#!/bin/sh` → `/bin/sh`; `#!/usr/bin/env python3` → `python3`
+ * (env's own options are refused: `env -S` would take a command line). Null without a shebang.
+ */
+export async function shebangProgram(path: string): Promise<string | null> {
+  const file = await Deno.open(path, { read: true });
+  try {
+    const buffer = new Uint8Array(MAX_SHEBANG_BYTES);
+    const read = await file.read(buffer);
+    if (read === null) return null;
+    const text = new TextDecoder().decode(buffer.subarray(0, read));
+    if (!text.startsWith("#!")) return null;
+    const words = (text.slice(2).split("\n", 1)[0] ?? "").trim().split(/\s+/);
+    const [first, second] = words;
+    if (first === undefined || first === "") return null;
+    if (nodePath.basename(first) === "env") {
+      return second !== undefined && !second.startsWith("-") ? second : null;
+    }
+    return first;
+  } finally {
+    file.close();
+  }
+}
+
+async function realOrNull(path: string): Promise<string | null> {
+  try {
+    return await Deno.realPath(path);
+  } catch {
+    return null;
+  }
+}

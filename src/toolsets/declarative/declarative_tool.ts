@@ -1,0 +1,125 @@
+/**
+ * Builds a tool from a declarative tool file, for both threads: the main thread registers it and
+ * decides on its command; the Worker runs it.
+ *
+ * Protocol: the validated input goes to the command's stdin as JSON; stdout that parses as a JSON
+ * object with a boolean `ok` is taken as the tool result (`summary`, `output`, `data`, `error`),
+ * other stdout is the output as text; stderr is kept (and logged) like any command's; an exit code
+ * other than 0 is a tool error (`exit_nonzero`).
+ *
+ * @module
+ */
+
+import { resolveCommand } from "../../exec/resolve_command.ts";
+import type { ToolDefinition } from "../../tools/tool_definition.ts";
+import { failure, isErrorType, success, type ToolOutcome } from "../../tools/tool_result.ts";
+import { runPrepared } from "../exec/_run_prepared.ts";
+import type { DeclarativeToolFile } from "./declarative_tool_file.ts";
+import { fillArgv, fillShell } from "./template.ts";
+
+/** The argv a declarative tool runs for `input`. @throws {TypeError} on a non-scalar substitution. */
+export function declarativeArgv(
+  file: DeclarativeToolFile,
+  input: Record<string, unknown>,
+): string[] {
+  if (file.command_type === "exec") return [file.command, ...fillArgv(file.args, input)];
+  return ["sh", "-c", fillShell(file.command, input), file.name, ...fillArgv(file.args, input)];
+}
+
+/** The tool for a declarative file. Its command must be allowlisted (`commands`; `sh` for shell mode). */
+export function declarativeTool(file: DeclarativeToolFile): ToolDefinition {
+  const readonly = file.permission === "readonly";
+  return {
+    name: file.name,
+    description: file.description,
+    input_schema: file.input_schema,
+    permission: file.permission,
+    tags: [...new Set([...file.tags, "declarative"])],
+    annotations: {
+      read_only: readonly,
+      destructive: false,
+      idempotent: readonly,
+      open_world: false,
+      risk_level: readonly ? 1 : 3,
+      category: "declarative",
+      requires_confirmation: false,
+    },
+    targets: (
+      args,
+    ) => [{
+      kind: "command",
+      argv: declarativeArgv(file, args),
+      cwd: file.working_dir,
+      declared: true,
+    }],
+    handler: async (args, context) => {
+      if (context.exec === undefined) {
+        return failure(
+          "internal_error",
+          `Cannot run tool "${file.name}": command tools are not enabled`,
+        );
+      }
+      let argv: string[];
+      try {
+        argv = declarativeArgv(file, args);
+      } catch (error) {
+        return failure(
+          "invalid_arguments",
+          `Cannot run tool "${file.name}": ${(error as Error).message}`,
+        );
+      }
+      const resolution = await resolveCommand(
+        argv,
+        file.working_dir,
+        context.guard,
+        context.exec.programs,
+        { declared: true },
+      );
+      if (!resolution.ok) {
+        return failure(resolution.error.type, resolution.error.message, resolution.error.details);
+      }
+      const outcome = await runPrepared(resolution.command, context, {
+        timeoutMs: file.timeout_ms,
+        toolMaxTimeoutMs: file.timeout_ms,
+        stdoutLimitBytes: file.stdout_limit_bytes,
+        stderrLimitBytes: file.stderr_limit_bytes,
+        stdin: JSON.stringify(args),
+        environmentNames: file.env_allowlist,
+      });
+      return outcome.ok ? fromStdout(file.name, outcome) : outcome;
+    },
+  };
+}
+
+/** Reads a ToolResult-shaped JSON object from a successful command's stdout, if it is one. */
+function fromStdout(name: string, outcome: ToolOutcome): ToolOutcome {
+  const data = outcome.data as { stdout?: { text?: string; truncated?: boolean } } | null;
+  const text = data?.stdout?.text ?? "";
+  if (data?.stdout?.truncated || !text.trimStart().startsWith("{")) return outcome;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return outcome;
+  }
+  if (
+    typeof value !== "object" || value === null ||
+    typeof (value as { ok?: unknown }).ok !== "boolean"
+  ) return outcome;
+  const result = value as {
+    ok: boolean;
+    summary?: unknown;
+    output?: unknown;
+    data?: unknown;
+    error?: { type?: unknown; message?: unknown };
+  };
+  const summary = typeof result.summary === "string" ? result.summary : `${name} completed`;
+  const output = typeof result.output === "string" ? result.output : "";
+  const artifacts = outcome.artifacts ?? [];
+  if (result.ok) return { ...success(summary, output, result.data ?? null), artifacts };
+  const type = isErrorType(result.error?.type) ? result.error.type : "exit_nonzero";
+  const message = typeof result.error?.message === "string"
+    ? result.error.message
+    : `Tool "${name}" reported a failure`;
+  return { ...failure(type, message, { reported_by: "tool" }), artifacts };
+}

@@ -1,0 +1,48 @@
+/**
+ * The declarative command tool format: one JSON file a tool in a configured tool folder
+ * (`tools.dirs`, default `$KAGENT_HOME/tools`, never the workspace). Exactly these fields; unknown
+ * fields are errors.
+ *
+ * ```json
+ * {
+ *   "name": "repo.count_lines", "description": "Counts lines of a file",
+ *   "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+ *   "permission": "readonly", "tags": ["repo"],
+ *   "command_type": "exec", "command": "wc", "args": ["-l", "{{path}}"],
+ *   "working_dir": ".", "env_allowlist": [], "timeout_ms": 10000,
+ *   "stdout_limit_bytes": 65536, "stderr_limit_bytes": 16384
+ * }
+ * ```
+ *
+ * @module
+ */
+
+import { z } from "zod";
+
+/** A declarative tool file as written. */
+export const DeclarativeToolFileSchema = z.strictObject({
+  name: z.string().min(1).describe("Canonical dotted name, e.g. repo.count_lines"),
+  description: z.string().min(1).max(2048),
+  input_schema: z.record(z.string(), z.unknown()).describe(
+    "JSON Schema of the input object (the supported subset)",
+  ),
+  permission: z.enum(["readonly", "write"]),
+  tags: z.array(z.string().min(1)),
+  command_type: z.enum(["exec", "shell"]).describe(
+    '"exec": command and args are argv, each {{field}} substituted in its own element; "shell": ' +
+      'command is an sh script, every substitution single-quoted (needs the "write" or ' +
+      '"dangerous" tag)',
+  ),
+  command: z.string().min(1).describe("Program (exec: an allowlisted name) or sh script (shell)"),
+  args: z.array(z.string()).describe("exec: further argv elements; shell: positional parameters"),
+  working_dir: z.string().min(1).describe("Working folder relative to the workspace"),
+  env_allowlist: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).describe(
+    "Environment names this tool's command gets (within the run's allowlist)",
+  ),
+  timeout_ms: z.int().min(1),
+  stdout_limit_bytes: z.int().min(64),
+  stderr_limit_bytes: z.int().min(64),
+});
+
+/** A declarative tool file after validation, with where it came from. */
+export type DeclarativeToolFile = z.infer<typeof DeclarativeToolFileSchema> & { source: string };

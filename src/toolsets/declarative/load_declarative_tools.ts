@@ -1,0 +1,90 @@
+/**
+ * Loads declarative command tools from the configured folders (`tools.dirs`).
+ *
+ * @module
+ */
+
+import * as nodePath from "node:path";
+import { ConfigError, formatIssues } from "../../config/mod.ts";
+import { type DeclarativeToolFile, DeclarativeToolFileSchema } from "./declarative_tool_file.ts";
+import { templateFields } from "./template.ts";
+
+/**
+ * Reads every `*.json` file of each folder, in name order. A folder that does not exist is skipped
+ * (the default `$KAGENT_HOME/tools` usually does not).
+ *
+ * @throws {ConfigError} `tool_invalid` naming the file, the key and the reason: not JSON, an unknown
+ * or missing field, shell mode without the "write" or "dangerous" tag, a `{{field}}` the input
+ * schema does not declare.
+ */
+export async function loadDeclarativeTools(
+  dirs: readonly string[],
+): Promise<DeclarativeToolFile[]> {
+  const tools: DeclarativeToolFile[] = [];
+  for (const dir of dirs) {
+    const names: string[] = [];
+    try {
+      for await (const entry of Deno.readDir(dir)) {
+        if (entry.isFile && entry.name.endsWith(".json")) names.push(entry.name);
+      }
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) continue;
+      throw error;
+    }
+    for (const name of names.sort()) tools.push(await loadOne(nodePath.join(dir, name)));
+  }
+  return tools;
+}
+
+async function loadOne(file: string): Promise<DeclarativeToolFile> {
+  const fail = (key: string | null, reason: string) =>
+    new ConfigError({
+      code: "tool_invalid",
+      file,
+      key,
+      message: `Cannot load tool "${file}": ${key === null ? "" : `key "${key}" `}${reason}`,
+    });
+  let value: unknown;
+  try {
+    value = JSON.parse(await Deno.readTextFile(file));
+  } catch (error) {
+    throw fail(null, `is not valid JSON (${(error as Error).message})`);
+  }
+  const parsed = DeclarativeToolFileSchema.safeParse(value);
+  if (!parsed.success) {
+    const [first] = formatIssues(parsed.error.issues, value);
+    throw new ConfigError({
+      code: "tool_invalid",
+      file,
+      key: first?.key ?? null,
+      message: `Cannot load tool "${file}": ${first?.text ?? "it is not a valid tool definition"}`,
+    });
+  }
+  const tool = parsed.data;
+  if (
+    tool.command_type === "shell" && !tool.tags.includes("write") &&
+    !tool.tags.includes("dangerous")
+  ) {
+    throw fail("tags", 'must include "write" or "dangerous" for command_type "shell"');
+  }
+  if (tool.command_type === "shell" && tool.permission !== "write") {
+    throw fail("permission", 'must be "write" for command_type "shell"');
+  }
+  const properties = (tool.input_schema.properties ?? {}) as Record<string, unknown>;
+  for (
+    const [key, text] of [
+      ["command", tool.command],
+      ...tool.args.map((arg, index) => [`args[${index}]`, arg]),
+    ]
+  ) {
+    for (const field of templateFields(text as string)) {
+      if (!(field in properties)) {
+        throw fail(key as string, `uses "{{${field}}}", which input_schema does not declare`);
+      }
+    }
+  }
+  if (tool.command_type === "exec" && templateFields(tool.command).length > 0) {
+    throw fail("command", "must be a fixed program name in exec mode (no templates)");
+  }
+  return { ...tool, source: file };
+}
