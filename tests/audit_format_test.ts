@@ -34,7 +34,12 @@ Deno.test("a demo run leaves a complete run folder whose every log line parses",
   );
   await using project = await createProject({
     plan: plan.split("\n"),
-    config: { audit: { secret_env: ["KAGENT_TEST_SECRET"] } },
+    config: {
+      audit: { secret_env: ["KAGENT_TEST_SECRET"] },
+      commands: ["git"],
+      skills: { dirs: [nodePath.join(repository, "skills")] },
+    },
+    permissions: JSON.parse(await Deno.readTextFile(nodePath.join(repository, "permissions.json"))),
   });
   await Deno.writeTextFile(
     nodePath.join(project.sandbox.workspace, "notes.txt"),
@@ -55,18 +60,22 @@ Deno.test("a demo run leaves a complete run folder whose every log line parses",
   const output = await command.output();
   const stderr = new TextDecoder().decode(output.stderr);
   assert.equal(output.code, 0, stderr);
-  assert.match(stderr, /6 tool calls, 2 denied, 0 failed/);
+  // The temporary workspace is no git repository: "git log" fails (exit 128), and is recorded.
+  assert.match(stderr, /8 tool calls, 2 denied, 1 failed/);
 
   const runDir = await onlyRunDir(project);
   const listing: string[] = [];
   for await (const entry of Deno.readDir(runDir)) listing.push(entry.name);
+  // home/ and tmp/ are the HOME and TMPDIR of commands (created when a command runs).
   assert.deepEqual(listing.sort(), [
     "archive",
     "artifacts",
     "deliverables",
     "events.jsonl",
+    "home",
     "logs",
     "policy.json",
+    "tmp",
     "workspace",
   ]);
 
@@ -85,7 +94,16 @@ Deno.test("a demo run leaves a complete run folder whose every log line parses",
   const finished = events.filter((event) =>
     ["tool.completed", "tool.failed", "tool.denied"].includes(String(event.type))
   );
-  assert.deepEqual(started, ["tree", "todos", "readme", "escape", "secret", "report"]);
+  assert.deepEqual(started, [
+    "tree",
+    "todos",
+    "readme",
+    "history",
+    "sizes",
+    "escape",
+    "secret",
+    "report",
+  ]);
   assert.deepEqual(
     finished.map((event) => event.tool_call_id),
     started,
@@ -99,7 +117,7 @@ Deno.test("a demo run leaves a complete run folder whose every log line parses",
   for (const event of finished) assert.equal(typeof event.duration_ms, "number");
 
   const tools = await readJsonl(nodePath.join(runDir, "logs/tools.jsonl"));
-  assert.equal(tools.length, 6);
+  assert.equal(tools.length, 8);
   for (const record of tools) {
     for (
       const key of [
@@ -146,7 +164,7 @@ Deno.test("a demo run leaves a complete run folder whose every log line parses",
   );
 
   const errors = await readJsonl(nodePath.join(runDir, "logs/errors.jsonl"));
-  assert.deepEqual(errors.map((error) => error.tool_call_id), ["escape", "secret"]);
+  assert.deepEqual(errors.map((error) => error.tool_call_id), ["history", "escape", "secret"]);
 
   const policy = JSON.parse(await Deno.readTextFile(nodePath.join(runDir, "policy.json")));
   assert.equal(policy.hash, events[0]?.policy_hash);

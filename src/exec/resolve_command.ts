@@ -99,8 +99,8 @@ export interface ScriptResolutionOptions {
 
 /**
  * Resolves a skill script: the skill id must follow the Agent Skills name rule, the script must
- * resolve (realpath) to a regular file inside `<skill dir>/<skill>/scripts/`, outside every write
- * root (the agent could otherwise write the script it then runs), and name an allowlisted
+ * resolve (realpath) to a regular file inside `<skill dir>/<skill>/scripts/`, never in a write
+ * root unless protected (the agent could otherwise write the script it then runs), and name an allowlisted
  * interpreter by its shebang or its extension. The command runs in the run's workspace/ folder.
  * Scripts get no argument findings: their code is fixed by the skill, not by the request.
  */
@@ -162,11 +162,17 @@ export async function resolveScript(
       `Cannot run script "${script}" of skill "${skill}": it is not a regular file`,
     );
   }
-  if (options.guard.allWriteRoots.some((root) => isWithin(real, root))) {
+  // A script the agent could have written is refused. Skill folders are protected paths (fs tools
+  // never write them; bubblewrap binds them read-only for commands), so only a script reached
+  // outside them through a link into a write root gets here.
+  if (
+    options.guard.allWriteRoots.some((root) => isWithin(real, root)) &&
+    options.guard.protectedMatch(real) === null
+  ) {
     return refuse(
       "permission_denied",
-      `Cannot run script "${script}" of skill "${skill}": it lies in a write root, so the agent ` +
-        `could have written it; keep skills outside "sandbox.write_roots" and the workspace`,
+      `Cannot run script "${script}" of skill "${skill}": it lies in a write root outside the ` +
+        `protected skill folders, so the agent could have written it`,
       { rule: "sandbox:script-in-write-root", layer: "sandbox" },
     );
   }

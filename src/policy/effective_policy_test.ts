@@ -345,6 +345,13 @@ Deno.test("policy: command rules match the program and single arguments, never a
     configRules: [
       { id: "git", tools: ["exec.run_command"], commands: ["git"], decision: "allow" },
       {
+        id: "ls-status",
+        tools: ["exec.run_command"],
+        commands: ["ls"],
+        arguments: ["status"],
+        decision: "allow",
+      },
+      {
         id: "no-push",
         tools: ["exec.run_command"],
         commands: ["git"],
@@ -357,10 +364,18 @@ Deno.test("policy: command rules match the program and single arguments, never a
     effective.decide(runCommand, { paths: [path(".")], commands: [command(argv)] });
   assert.deepEqual(pick(decideArgv(["git", "status"])), ["allow", "config", "git"]);
   assert.deepEqual(pick(decideArgv(["git", "push", "origin"])), ["deny", "config", "no-push"]);
+  // An allow on arguments covers the first argument only: "status" later does not allow a push.
+  assert.equal(decideArgv(["git", "push", "status"]).decision, "deny");
   // "push" inside a longer argument is not the argument "push".
   assert.equal(decideArgv(["git", "commit", "-m", "please push later"]).decision, "allow");
   // Another program is not covered by the git allow: the write default asks.
   assert.deepEqual(pick(decideArgv(["ls"])), ["ask", "default", RUNTIME_RULES.defaultWrite]);
+  assert.deepEqual(pick(decideArgv(["ls", "-l", "status"])), [
+    "ask",
+    "default",
+    RUNTIME_RULES.defaultWrite,
+  ]);
+  assert.deepEqual(pick(decideArgv(["ls", "status"])), ["allow", "config", "ls-status"]);
   assert.equal(effective.isAvailable("exec.run_command"), true, "named exactly: enabled");
 });
 

@@ -119,7 +119,9 @@ export function matchesCall(
 
 /**
  * A command matches when its program is one of `rule.commands` (the allowlisted name or the
- * absolute path) and, with `rule.arguments`, when one of its arguments matches a pattern.
+ * absolute path) and, with `rule.arguments`: for ask and deny, when any argument matches a pattern;
+ * for allow, when the FIRST argument (argv[1], the subcommand of git-like programs) does — an allow
+ * for `["status", "log"]` must not cover `git push origin log`.
  */
 export function commandMatches(rule: PolicyRule, command: CommandScope): boolean {
   if (
@@ -130,9 +132,12 @@ export function commandMatches(rule: PolicyRule, command: CommandScope): boolean
   }
   if (rule.arguments === undefined) return true;
   const patterns = [...rule.arguments];
-  return command.argv.slice(1).some((argument) =>
-    argument !== "" && picomatch.isMatch(argument, patterns, { dot: true, nonegate: true })
-  );
+  const matches = (argument: string | undefined) =>
+    argument !== undefined && argument !== "" &&
+    picomatch.isMatch(argument, patterns, { dot: true, nonegate: true });
+  return rule.decision === "allow"
+    ? matches(command.argv[1])
+    : command.argv.slice(1).some((argument) => matches(argument));
 }
 
 /**

@@ -18,7 +18,10 @@ import type { ToolError } from "../tools/tool_result.ts";
 
 /** What command targets are resolved against; absent when no command tool is enabled. */
 export interface CommandResolutionContext {
+  /** `commands`: what exec.run_command and declarative tools may run. */
   programs: readonly AllowedProgram[];
+  /** What a skill script's shebang or extension may name: `commands` plus `tools.interpreters`. */
+  scriptPrograms: readonly AllowedProgram[];
   interpreters: Readonly<Record<string, string>>;
   skillDirs: readonly string[];
   runWorkspace: string;
@@ -76,7 +79,7 @@ export async function decide(
       ? await resolveCommand(target.argv, target.cwd, guard, commands.programs, {
         declared: target.declared === true,
       })
-      : await resolveScript(target, { guard, ...commands });
+      : await resolveScript(target, { guard, ...commands, programs: commands.scriptPrograms });
     if (!resolution.ok) return refused(resolution.error);
     scope.commands?.push(resolution.command);
     scope.paths.push(resolution.command.cwd);

@@ -268,6 +268,7 @@ export async function openRunSession(
     artifacts,
     commands: prepared.commands === null ? null : {
       programs: prepared.commands.programs,
+      scriptPrograms: [...prepared.commands.programs, ...prepared.commands.interpreters],
       interpreters: prepared.commands.interpreterMap,
       skillDirs: exec?.skill_dirs ?? [],
       runWorkspace: folder.paths.workspace,
@@ -307,7 +308,8 @@ function execContext(
     .map((name) => readEnvironment(options.env, name))
     .filter((value): value is string => value !== undefined && value.length >= 8);
   return {
-    programs: [...commands.programs, ...commands.interpreters],
+    programs: commands.programs,
+    script_programs: [...commands.programs, ...commands.interpreters],
     interpreters: commands.interpreterMap,
     skill_dirs: skillDirs,
     setsid_path: commands.setsidPath,

@@ -90,8 +90,10 @@ export interface RunLocations {
  * by the main thread when the Worker starts.
  */
 export interface ExecContext {
-  /** The allowlist: configured name → absolute real path, resolved at start-up. */
+  /** The allowlist (`commands`): configured name → absolute real path, resolved at start-up. */
   programs: { name: string; path: string }[];
+  /** What skill scripts may name as interpreter: `commands` plus `tools.interpreters`. */
+  script_programs: { name: string; path: string }[];
   /** Interpreters for skill scripts, by extension (".py") → configured program name. */
   interpreters: Record<string, string>;
   /** Absolute real skill folders (`<dir>/<skill>/scripts/<script>`). */

@@ -152,7 +152,7 @@ function isolationPlan(exec: ExecContext, context: ToolContext): IsolationPlan {
       ...new Set([
         ...context.guard.readRoots,
         ...exec.skill_dirs,
-        ...exec.programs.map((program) => program.path),
+        ...exec.script_programs.map((program) => program.path),
       ]),
     ],
     hiddenPaths: exec.hidden_paths,

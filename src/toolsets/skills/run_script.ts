@@ -48,7 +48,7 @@ export const runScriptTool = defineTool({
       { skill: args.skill, script: args.script, args: args.args ?? [] },
       {
         guard: context.guard,
-        programs: exec.programs,
+        programs: exec.script_programs,
         interpreters: exec.interpreters,
         skillDirs: exec.skill_dirs,
         runWorkspace: context.run.workspace,
