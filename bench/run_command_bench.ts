@@ -1,0 +1,49 @@
+/**
+ * `exec.run_command ["true"]` through the whole pipeline (lookup, schema, allowlist, argument
+ * analysis, policy, Worker, confined spawn, shaping, audit) against a bare `Deno.Command("true")`
+ * in the same group, with isolation none and with bubblewrap.
+ *
+ * `deno task bench` (or `deno bench --allow-all bench/run_command_bench.ts`).
+ *
+ * @module
+ */
+
+import { openTestRun, type TestRun } from "../src/testing/run_harness.ts";
+
+const permissions = { rules: [{ tools: ["exec.run_command"], decision: "allow" }] };
+const runs: Record<string, TestRun> = {};
+for (const isolation of ["none", "bwrap"] as const) {
+  runs[isolation] = await openTestRun({
+    config: { commands: ["true"], sandbox: { command_isolation: isolation } },
+    permissions,
+  });
+  const check = await runs[isolation].call("exec.run_command", { argv: ["true"] });
+  if (!check.ok) throw new Error(`Cannot benchmark exec.run_command (${isolation}): ${check.output}`);
+}
+globalThis.addEventListener("unload", () => {
+  for (const run of Object.values(runs)) {
+    run.session.close();
+    Deno.removeSync(run.sandbox.root, { recursive: true });
+  }
+});
+
+Deno.bench({
+  name: "Deno.Command true (bare)",
+  group: "exec.run_command",
+  baseline: true,
+  async fn() {
+    const output = await new Deno.Command("true").output();
+    if (!output.success) throw new Error("Cannot run true");
+  },
+});
+
+for (const isolation of ["none", "bwrap"] as const) {
+  Deno.bench({
+    name: `exec.run_command ["true"] pipeline (${isolation})`,
+    group: "exec.run_command",
+    async fn() {
+      const result = await runs[isolation]?.call("exec.run_command", { argv: ["true"] });
+      if (!result?.ok) throw new Error(`exec.run_command failed: ${result?.output}`);
+    },
+  });
+}
