@@ -18,7 +18,9 @@ for (const isolation of ["none", "bwrap"] as const) {
     permissions,
   });
   const check = await runs[isolation].call("exec.run_command", { argv: ["true"] });
-  if (!check.ok) throw new Error(`Cannot benchmark exec.run_command (${isolation}): ${check.output}`);
+  if (!check.ok) {
+    throw new Error(`Cannot benchmark exec.run_command (${isolation}): ${check.output}`);
+  }
 }
 globalThis.addEventListener("unload", () => {
   for (const run of Object.values(runs)) {

@@ -112,3 +112,88 @@ export async function exists(path: string): Promise<boolean> {
     throw error;
   }
 }
+
+/** Serialises environment changes across test files, which `--parallel` runs in one process. */
+const ENVIRONMENT_LOCK = "/tmp/kagent-test-environment.lock";
+
+/**
+ * Runs `body` with environment variables of this process set (the tool Worker reads the real
+ * environment), then puts back what was there before. Test files run in parallel share the
+ * process environment, so every change holds an exclusive lock until it is undone; never nest.
+ */
+export async function withEnvironment<T>(
+  values: Record<string, string>,
+  body: () => Promise<T>,
+): Promise<T> {
+  using lock = await Deno.open(ENVIRONMENT_LOCK, { create: true, write: true });
+  await lock.lock(true);
+  const before = new Map<string, string | undefined>();
+  try {
+    for (const [name, value] of Object.entries(values)) {
+      before.set(name, Deno.env.get(name));
+      Deno.env.set(name, value);
+    }
+    return await body();
+  } finally {
+    for (const [name, value] of before) {
+      if (value === undefined) Deno.env.delete(name);
+      else Deno.env.set(name, value);
+    }
+    await lock.unlock();
+  }
+}
+
+/**
+ * Pids of live processes whose command line contains `marker` (zombies excluded: they are dead
+ * and only wait to be reaped). Asks `ps`, since Deno lets only --allow-all read `/proc`.
+ */
+export async function processesWith(marker: string): Promise<number[]> {
+  const listed = await new Deno.Command("ps", {
+    args: ["-eo", "pid=,stat=,args="],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  if (!listed.success) throw new Error("ps failed: cannot list processes");
+  const found: number[] = [];
+  for (const line of new TextDecoder().decode(listed.stdout).split("\n")) {
+    const match = /^\s*(\d+)\s+(\S+)\s+(.*)$/.exec(line);
+    if (match === null || (match[2] ?? "").startsWith("Z")) continue;
+    if ((match[3] ?? "").includes(marker)) found.push(Number(match[1]));
+  }
+  return found;
+}
+
+/** Waits up to `graceMs` for every process marked with `marker` to be gone; returns survivors. */
+export async function survivorsAfter(marker: string, graceMs = 200): Promise<number[]> {
+  const deadline = performance.now() + graceMs;
+  for (;;) {
+    const alive = await processesWith(marker);
+    if (alive.length === 0 || performance.now() >= deadline) return alive;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Lower-case hex sha256 of a file's bytes. */
+export async function sha256File(path: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", await Deno.readFile(path));
+  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * The absolute real path a program name resolves to on this PATH (absolute entries only, the
+ * first executable regular file), as the command allowlist resolves it; null when absent.
+ */
+export async function programOnPath(name: string): Promise<string | null> {
+  for (const folder of (Deno.env.get("PATH") ?? "/usr/bin:/bin").split(":")) {
+    if (!folder.startsWith("/")) continue;
+    try {
+      const info = await Deno.stat(`${folder}/${name}`);
+      if (info.isFile && ((info.mode ?? 0o111) & 0o111) !== 0) {
+        return await Deno.realPath(`${folder}/${name}`);
+      }
+    } catch {
+      // Not in this folder.
+    }
+  }
+  return null;
+}

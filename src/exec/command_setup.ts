@@ -151,10 +151,20 @@ export async function prepareCommands(
     }
   }
 
+  // A secret (audit.secret_env) passes only when tools.env names it exactly, never through a glob.
+  const secrets = new Set(config.audit.secret_env);
   const environmentNames = expandAllowlist(
     [...DEFAULT_ENV_ALLOWLIST, ...config.tools.env],
     environment.names(),
-  );
+  ).filter((name) => !secrets.has(name) || config.tools.env.includes(name));
+  const loaderIndex = config.tools.env.findIndex((name) => /^(LD|DYLD)_[A-Za-z0-9_]*$/.test(name));
+  if (loaderIndex !== -1) {
+    throw fail(
+      `tools.env[${loaderIndex}]`,
+      `"${config.tools.env[loaderIndex]}" cannot be passed to commands: Deno refuses to start a ` +
+        `child with LD_* or DYLD_* variables unless every program may run (--allow-run without a list)`,
+    );
+  }
   return {
     programs,
     interpreters,

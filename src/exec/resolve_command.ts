@@ -77,11 +77,82 @@ export async function resolveCommand(
       path: program.path,
       argv: [...argv],
       cwd: folder.path,
-      findings: findingsFor(program, argv).filter((finding) =>
-        !(options.declared && finding.kind === "unrestricted_execution" && finding.index === 0)
-      ),
+      findings: [
+        ...findingsFor(program, argv).filter((finding) =>
+          !(options.declared && finding.kind === "unrestricted_execution" && finding.index === 0)
+        ),
+        ...pathArgumentFindings(argv, folder.path.real, guard),
+      ],
     },
   };
+}
+
+/**
+ * Arguments that name paths are checked like the request's own paths: one that resolves (as text,
+ * from the working folder) outside every root, into /proc, /sys or /dev, or into a protected path
+ * (the runs folder, the config, skill folders, any `.git`) is a finding the policy denies — a
+ * request never widens a root, whatever program it names. An argument counts as a path when it is
+ * absolute, starts with `~`, `./` or `../`, or contains a `/`; `--option=value` is checked on its
+ * value. Checked as spelled, not followed through links: the guard resolves links for file tools,
+ * and confinement (bubblewrap) holds for what a program does with them.
+ */
+export function pathArgumentFindings(
+  argv: readonly string[],
+  cwd: string,
+  guard: PathGuard,
+): {
+  id: string;
+  kind: "unchecked" | "file_write";
+  index: number;
+  argument: string;
+  reason: string;
+}[] {
+  const findings: ReturnType<typeof pathArgumentFindings> = [];
+  argv.slice(1).forEach((argument, offset) => {
+    const value = argument.startsWith("-") ? argument.slice(argument.indexOf("=") + 1) : argument;
+    if (argument.startsWith("-") && !argument.includes("=")) return;
+    if (!looksLikePath(value)) return;
+    const expanded = value === "~" || value.startsWith("~/")
+      ? (guard.home === null ? null : guard.home + value.slice(1))
+      : value.startsWith("~")
+      ? null
+      : value;
+    const absolute = expanded === null ? null : nodePath.resolve(cwd, expanded);
+    const index = offset + 1;
+    if (
+      absolute === null || !guard.allReadRoots.some((root) => isWithin(absolute, root)) ||
+      isSpecial(absolute)
+    ) {
+      findings.push({
+        id: "argv:path-outside-roots",
+        kind: "unchecked",
+        index,
+        argument,
+        reason: `it names "${printable(value)}", outside the workspace and every root`,
+      });
+    } else if (guard.protectedMatch(absolute) !== null) {
+      findings.push({
+        id: "argv:protected-path",
+        kind: "file_write",
+        index,
+        argument,
+        reason: `it names "${printable(value)}", inside the protected path "${
+          guard.protectedMatch(absolute)
+        }"`,
+      });
+    }
+  });
+  return findings;
+}
+
+function looksLikePath(value: string): boolean {
+  if (value === "" || /^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return false; // URLs are not paths
+  return value.startsWith("/") || value.startsWith("~") || value.startsWith("./") ||
+    value.startsWith("../") || value === ".." || value.includes("/");
+}
+
+function isSpecial(path: string): boolean {
+  return ["/proc", "/sys", "/dev"].some((special) => isWithin(path, special));
 }
 
 /** Options of {@linkcode resolveScript}. */
@@ -95,6 +166,12 @@ export interface ScriptResolutionOptions {
   skillDirs: readonly string[];
   /** The run's workspace/ folder: scripts run there. */
   runWorkspace: string;
+  /**
+   * Commands can write the write roots freely (isolation "none"): then a script inside a write root
+   * is refused even in a protected skill folder, since an allowlisted program could rewrite it.
+   * Under bubblewrap skill folders are bound read-only. @default true
+   */
+  commandsWriteFreely?: boolean;
 }
 
 /**
@@ -102,7 +179,8 @@ export interface ScriptResolutionOptions {
  * resolve (realpath) to a regular file inside `<skill dir>/<skill>/scripts/`, never in a write
  * root unless protected (the agent could otherwise write the script it then runs), and name an allowlisted
  * interpreter by its shebang or its extension. The command runs in the run's workspace/ folder.
- * Scripts get no argument findings: their code is fixed by the skill, not by the request.
+ * Scripts get no program findings (their code is fixed by the skill), only path findings on the
+ * arguments the request passes.
  */
 export async function resolveScript(
   request: { skill: string; script: string; args: readonly string[] },
@@ -162,17 +240,18 @@ export async function resolveScript(
       `Cannot run script "${script}" of skill "${skill}": it is not a regular file`,
     );
   }
-  // A script the agent could have written is refused. Skill folders are protected paths (fs tools
-  // never write them; bubblewrap binds them read-only for commands), so only a script reached
-  // outside them through a link into a write root gets here.
-  if (
-    options.guard.allWriteRoots.some((root) => isWithin(real, root)) &&
-    options.guard.protectedMatch(real) === null
-  ) {
+  // A script the agent could have written is refused: one in a write root, unless it lies in a
+  // protected skill folder AND commands run under bubblewrap (which binds skill folders read-only;
+  // without it an allowlisted program, even git through its index, could rewrite the script).
+  const inWriteRoot = options.guard.allWriteRoots.some((root) => isWithin(real, root));
+  const shielded = options.guard.protectedMatch(real) !== null &&
+    options.commandsWriteFreely === false;
+  if (inWriteRoot && !shielded) {
     return refuse(
       "permission_denied",
-      `Cannot run script "${script}" of skill "${skill}": it lies in a write root outside the ` +
-        `protected skill folders, so the agent could have written it`,
+      `Cannot run script "${script}" of skill "${skill}": it lies in a write root, where the agent ` +
+        `could have written it; keep skills outside the workspace, or run commands under bubblewrap ` +
+        `("sandbox.command_isolation": "bwrap"), which keeps skill folders read-only`,
       { rule: "sandbox:script-in-write-root", layer: "sandbox" },
     );
   }
@@ -204,7 +283,9 @@ export async function resolveScript(
       path: interpreter.path,
       argv: [interpreter.path, real, ...args],
       cwd: folder.path,
-      findings: [],
+      // The script's code is fixed by the skill; its arguments come from the request.
+      findings: pathArgumentFindings([interpreter.path, ...args], folder.path.real, options.guard)
+        .map((finding) => ({ ...finding, index: finding.index + 1 })),
     },
   };
 }

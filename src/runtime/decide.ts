@@ -25,6 +25,8 @@ export interface CommandResolutionContext {
   interpreters: Readonly<Record<string, string>>;
   skillDirs: readonly string[];
   runWorkspace: string;
+  /** Commands run without bubblewrap, so they can write the write roots freely. */
+  commandsWriteFreely: boolean;
 }
 
 /** The decision and what it was made on. */

@@ -7,7 +7,7 @@
 
 import * as nodePath from "node:path";
 import { ArtifactStore, AuditRecorder, Redactor, RunFolder } from "../audit/mod.ts";
-import type { LoadedConfig } from "../config/mod.ts";
+import { ConfigError, type LoadedConfig } from "../config/mod.ts";
 import { EffectivePolicy, type SkillRequest } from "../policy/effective_policy.ts";
 import { DEFAULT_SENSITIVE_PATTERNS, PathGuard } from "../sandbox/path_guard.ts";
 import {
@@ -16,7 +16,7 @@ import {
   ToolWorker,
   type WorkerPermissions,
 } from "../sandbox/tool_worker.ts";
-import { ToolRegistry } from "../tools/registry.ts";
+import { ToolRegistrationError, ToolRegistry } from "../tools/registry.ts";
 import { describeTool, type ToolDefinition } from "../tools/tool_definition.ts";
 import { builtinTools, commandTools } from "../toolsets/mod.ts";
 import { declarativeTool } from "../toolsets/declarative/declarative_tool.ts";
@@ -112,7 +112,19 @@ export async function preparePolicy(
     for (const tool of commandTools()) {
       if (registry.get(tool.name) === undefined) registry.register(tool);
     }
-    for (const file of commands.declarativeTools) registry.register(declarativeTool(file));
+    for (const file of commands.declarativeTools) {
+      try {
+        registry.register(declarativeTool(file));
+      } catch (error) {
+        if (!(error instanceof ToolRegistrationError)) throw error;
+        throw new ConfigError({
+          code: "tool_invalid",
+          file: file.source,
+          key: error.code === "unsupported_schema" ? "input_schema" : "name",
+          message: `Cannot load tool "${file.source}": ${error.message}`,
+        });
+      }
+    }
   }
   const skillDirs = await realFolders(config.skills.dirs);
   const workerPermissions = computeWorkerPermissions(
@@ -272,6 +284,7 @@ export async function openRunSession(
       interpreters: prepared.commands.interpreterMap,
       skillDirs: exec?.skill_dirs ?? [],
       runWorkspace: folder.paths.workspace,
+      commandsWriteFreely: prepared.commands.isolation.effective === "none",
     },
     limits: {
       maxBytes: config.limits.max_argument_bytes,

@@ -10,27 +10,15 @@ import * as nodePath from "node:path";
 import { buildChildEnvironment, DEFAULT_ENV_ALLOWLIST } from "../../exec/child_environment.ts";
 import { type CommandOutcome, type IsolationPlan, runConfined } from "../../exec/spawn_confined.ts";
 import { Redactor } from "../../audit/redactor.ts";
+import {
+  gitSafeEnvironment,
+  unsafeGitConfigKeys,
+  withSafeDiffOptions,
+} from "../../exec/git_safe_mode.ts";
 import type { CommandScope } from "../../policy/policy_rule.ts";
 import type { ExecContext, ToolContext } from "../../tools/tool_definition.ts";
+import { isWithin } from "../../sandbox/path_guard.ts";
 import { failure, success, type ToolOutcome } from "../../tools/tool_result.ts";
-
-/**
- * git configuration forced in git safe mode (`tools.git_safe_mode`, default on), passed through
- * `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n` (git-config(1), "ENVIRONMENT"), which
- * rank above every config file: no hooks, no fsmonitor, no pager, no external diff or textconv
- * helper from the repository, no `ext::` transport, no credential prompts.
- */
-export const GIT_SAFE_CONFIG: readonly [string, string][] = [
-  ["core.hooksPath", "/dev/null"],
-  ["core.fsmonitor", "false"],
-  ["core.pager", "cat"],
-  ["diff.external", ""],
-  ["diff.noprefix", "false"],
-  ["core.sshCommand", "ssh -oBatchMode=yes"],
-  ["protocol.ext.allow", "never"],
-  ["credential.helper", ""],
-  ["core.askPass", ""],
-];
 
 /** Per-call limits of a command tool. */
 export interface CommandLimits {
@@ -74,6 +62,7 @@ export async function runPrepared(
     : exec.environment_names.filter((name) =>
       limits.environmentNames?.includes(name) || isBaseName(name)
     );
+  const gitSafe = nodePath.basename(command.path) === "git" && exec.git_safe_mode;
   const env = buildChildEnvironment({
     names,
     read: (name) => {
@@ -84,18 +73,36 @@ export async function runPrepared(
       }
     },
     overrides: { HOME: exec.home, TMPDIR: exec.tmp_dir },
-    extra: nodePath.basename(command.path) === "git" && exec.git_safe_mode
-      ? gitSafeEnvironment()
-      : {},
+    extra: gitSafe ? gitSafeEnvironment() : {},
   });
   await Deno.mkdir(exec.home, { recursive: true }).catch(() => {});
   await Deno.mkdir(exec.tmp_dir, { recursive: true }).catch(() => {});
+  const isolation = isolationPlan(exec, context);
   const redactor = new Redactor({ secrets: exec.secrets });
-  const outcome = await runConfined({
-    program: command.path,
-    args: command.argv.slice(1),
+  const base = {
     cwd: command.cwd.real,
     env,
+    artifact: {
+      artifactsDir: exec.artifacts_dir,
+      runDir: exec.run_dir,
+      maxBytes: exec.max_artifact_bytes,
+    },
+    redact: (text: string) => redactor.redactText(text),
+    isolation,
+    setsidPath: exec.setsid_path,
+    killPath: exec.kill_path,
+    signal: context.signal,
+  };
+  let args = command.argv.slice(1);
+  if (gitSafe) {
+    const refusal = await refuseUnsafeRepository(command, base);
+    if (refusal !== null) return refusal;
+    args = withSafeDiffOptions(command.argv).slice(1);
+  }
+  const outcome = await runConfined({
+    ...base,
+    program: command.path,
+    args,
     ...(limits.stdin === undefined ? {} : { stdin: limits.stdin }),
     timeoutMs,
     stdoutLimitBytes: Math.min(
@@ -106,16 +113,6 @@ export async function runPrepared(
       limits.stderrLimitBytes ?? exec.stderr_limit_bytes,
       exec.stderr_limit_bytes,
     ),
-    artifact: {
-      artifactsDir: exec.artifacts_dir,
-      runDir: exec.run_dir,
-      maxBytes: exec.max_artifact_bytes,
-    },
-    redact: (text) => redactor.redactText(text),
-    isolation: isolationPlan(exec, context),
-    setsidPath: exec.setsid_path,
-    killPath: exec.kill_path,
-    signal: context.signal,
   });
   return describe(command, outcome, timeoutMs);
 }
@@ -124,40 +121,74 @@ function isBaseName(name: string): boolean {
   return DEFAULT_ENV_ALLOWLIST.includes(name);
 }
 
-function gitSafeEnvironment(): Record<string, string> {
-  const env: Record<string, string> = {
-    GIT_CONFIG_COUNT: String(GIT_SAFE_CONFIG.length),
-    GIT_PAGER: "cat",
-    GIT_TERMINAL_PROMPT: "0",
-    GIT_CONFIG_NOSYSTEM: "1",
-    // No ~/.gitconfig either: a global config could name filters or helpers that run code.
-    GIT_CONFIG_GLOBAL: "/dev/null",
-  };
-  GIT_SAFE_CONFIG.forEach(([key, value], index) => {
-    env[`GIT_CONFIG_KEY_${index}`] = key;
-    env[`GIT_CONFIG_VALUE_${index}`] = value;
-  });
-  return env;
-}
-
 function isolationPlan(exec: ExecContext, context: ToolContext): IsolationPlan {
   if (exec.isolation !== "bwrap" || exec.bwrap_path === null) return { mode: "none" };
+  const guard = context.guard;
+  // Protected paths inside a write root (the runs folder, the config, skill folders, the
+  // workspace's .git/hooks and .git/config; git itself must still write the index and objects) are
+  // bound read-only on top of it; the run's own folders are bound read-write again below them.
+  const gitInternals = [`${guard.workspace}/.git/hooks`, `${guard.workspace}/.git/config`];
+  const protectedInside = [...guard.protectedPaths, ...gitInternals].filter((path) =>
+    guard.allWriteRoots.some((root) => isWithin(path, root)) && exists(path)
+  );
   return {
     mode: "bwrap",
     bwrapPath: exec.bwrap_path,
-    writablePaths: [...new Set([...context.guard.allWriteRoots, exec.home, exec.tmp_dir])],
-    // Read roots, skill folders and the allowlisted programs stay visible (read-only) when they sit
-    // in the hidden home.
+    // Not artifacts/: the Worker writes command streams there, the command itself never does.
+    writablePaths: [...new Set([...guard.allWriteRoots, exec.home, exec.tmp_dir])],
     readablePaths: [
       ...new Set([
-        ...context.guard.readRoots,
+        ...guard.readRoots,
         ...exec.skill_dirs,
         ...exec.script_programs.map((program) => program.path),
+        ...protectedInside,
       ]),
     ],
     hiddenPaths: exec.hidden_paths,
     network: false,
   };
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * git safe mode's last check: the repository's own config (with its includes) must not name a
+ * program git would run. Reading it runs `git config --local --list -z`, which runs nothing else.
+ *
+ * @returns a `permission_denied` outcome naming the keys, or null (also outside a repository).
+ */
+async function refuseUnsafeRepository(
+  command: CommandScope,
+  base: Omit<
+    Parameters<typeof runConfined>[0],
+    "program" | "args" | "timeoutMs" | "stdoutLimitBytes" | "stderrLimitBytes"
+  >,
+): Promise<ToolOutcome | null> {
+  const listing = await runConfined({
+    ...base,
+    artifact: null,
+    program: command.path,
+    args: ["config", "--local", "--includes", "--list", "-z"],
+    timeoutMs: 10_000,
+    stdoutLimitBytes: 1_048_576,
+    stderrLimitBytes: 4096,
+  });
+  if (listing.exit_code !== 0 || listing.stdout.truncated) return null;
+  const unsafe = unsafeGitConfigKeys(listing.stdout.text);
+  if (unsafe.length === 0) return null;
+  return failure(
+    "permission_denied",
+    `Cannot run git in "${command.cwd.display}": the repository's config names programs git would ` +
+      `run (${unsafe.join(", ")}); remove them, or set "tools.git_safe_mode": false to trust it`,
+    { rule: "runtime:git-safe-mode", layer: "runtime", keys: unsafe },
+  );
 }
 
 /** The command line as a person reads it (quoted where needed). */

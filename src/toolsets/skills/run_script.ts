@@ -52,6 +52,7 @@ export const runScriptTool = defineTool({
         interpreters: exec.interpreters,
         skillDirs: exec.skill_dirs,
         runWorkspace: context.run.workspace,
+        commandsWriteFreely: exec.isolation === "none",
       },
     );
     if (!resolution.ok) {

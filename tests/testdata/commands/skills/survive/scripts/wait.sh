@@ -1,0 +1,2 @@
+# A background sleep the shell waits for.
+sleep "$1" & wait
