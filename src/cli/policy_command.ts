@@ -30,7 +30,9 @@ export function policyCommand(args: string[], io: CommandIo): Promise<number> {
       return EXIT.ok;
     }
     const config = await loadConfigFromOptions(values);
-    const { policy, guard, workerPermissions } = await preparePolicy(config, { env: io.env });
+    const { policy, guard, workerPermissions, commands } = await preparePolicy(config, {
+      env: io.env,
+    });
     if (values.json) {
       io.stdout(`${JSON.stringify(policy.snapshot(), null, 2)}\n`);
       return EXIT.ok;
@@ -48,7 +50,21 @@ export function policyCommand(args: string[], io: CommandIo): Promise<number> {
       }`,
       `  tool Worker:  read ${workerPermissions.read.join(", ")}; write ${
         workerPermissions.write.join(", ")
-      }; no net, env, run, ffi, sys`,
+      }; no net, ffi, sys`,
+      `  Worker run:   ${
+        workerPermissions.run === false
+          ? "none (no command tools)"
+          : workerPermissions.run.join(", ")
+      }`,
+      `  Worker env:   ${
+        workerPermissions.env === false ? "none" : workerPermissions.env.join(", ") || "none"
+      }`,
+      ...(commands === null ? [] : [
+        `  commands:     ${
+          commands.programs.map((program) => `${program.name} (${program.path})`).join(", ")
+        }`,
+        `  isolation:    ${commands.isolation.effective} (configured "${commands.isolation.configured}": ${commands.isolation.reason})`,
+      ]),
       "",
     ];
     io.stdout(lines.join("\n") + "\n");
