@@ -1,13 +1,15 @@
 /**
- * The agent loop: ask the model, run its tool calls through the runtime, answer every call with
- * its result paired by id, repeat until a final message, the turn limit, an abort, or a model error.
+ * The agent loop: ask the model, run its tool calls through the runtime (scheduled by
+ * {@linkcode runTurn}), answer every call with its result paired by id, repeat until a final
+ * message, the turn limit, an abort, or a model error.
  *
  * @module
  */
 
 import type { AuditRecorder } from "../audit/mod.ts";
 import type { ToolRuntime } from "../runtime/tool_runtime.ts";
-import type { ToolDescriptor } from "../tools/tool_definition.ts";
+import { runTurn } from "../runtime/scheduler.ts";
+import type { Permission, ToolDescriptor } from "../tools/tool_definition.ts";
 import type { ToolResult } from "../tools/tool_result.ts";
 import { eventTypeOf } from "../runtime/record.ts";
 import {
@@ -17,8 +19,12 @@ import {
   type RunContext,
 } from "./model_provider.ts";
 
-/** Why a run ended. `completed` is the only success. */
-export type EndReason = "completed" | "max_turns" | "model_error" | "aborted";
+/**
+ * Why a run ended. `completed` is the only success. `aborted`: the signal aborted before (or
+ * during) a model request. `aborted_tools`: it aborted while a turn's tools ran; the loop stopped
+ * after that turn's results were all collected.
+ */
+export type EndReason = "completed" | "max_turns" | "model_error" | "aborted" | "aborted_tools";
 
 /** Options of {@linkcode runAgent}. */
 export interface AgentOptions {
@@ -32,9 +38,18 @@ export interface AgentOptions {
   run: RunContext;
   /** Model turns before the run stops with `max_turns`. */
   maxTurns: number;
+  /** Aborts the run: running tools are aborted, calls not yet started are answered `aborted`. */
   signal?: AbortSignal;
-  /** Called after each tool call (progress lines). */
+  /** Called after each tool call (progress lines), in completion order. */
   onToolResult?: (result: ToolResult) => void;
+  /** How many consecutive readonly calls of a turn may run at once. @default 4 */
+  concurrency?: number;
+  /**
+   * The permission of a registered tool, or undefined when unknown. Consecutive readonly calls
+   * run in parallel; others (unknown names included) run alone.
+   * @default the `permission` of the same-named entry of `tools`
+   */
+  toolPermission?: (toolName: string) => Permission | undefined;
   /** @default () => new Date() */
   now?: () => Date;
 }
@@ -57,6 +72,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   const started = now();
   const messages: ModelMessage[] = [{ role: "user", content: options.task }];
   const results: ToolResult[] = [];
+  const permissions = new Map(options.tools.map((tool) => [tool.name, tool.permission]));
+  const toolPermission = options.toolPermission ?? ((name: string) => permissions.get(name));
   let turns = 0;
   const finish = (
     end_reason: EndReason,
@@ -81,6 +98,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
         options.signal,
       );
     } catch (error) {
+      if (options.signal?.aborted) return finish("aborted", null, null);
       const message = error instanceof Error ? error.message : String(error);
       await options.recorder.error({
         source: "model",
@@ -99,10 +117,17 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     });
     messages.push({ role: "assistant", content: turn.text, tool_calls: turn.tool_calls });
     if (turn.tool_calls.length === 0) return finish("completed", turn.text, null);
-    for (const call of turn.tool_calls) {
-      const result = await options.runtime.call(call, options.signal);
+    const turnResults = await runTurn(turn.tool_calls, {
+      runtime: options.runtime,
+      recorder: options.recorder,
+      isReadonly: (name) => toolPermission(name) === "readonly",
+      concurrency: options.concurrency ?? 4,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(options.onToolResult === undefined ? {} : { onResult: options.onToolResult }),
+    });
+    turn.tool_calls.forEach((call, index) => {
+      const result = turnResults[index] as ToolResult;
       results.push(result);
-      options.onToolResult?.(result);
       messages.push({
         role: "tool",
         tool_call_id: call.id,
@@ -110,7 +135,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
         content: result.output,
         result,
       });
-    }
+    });
+    if (options.signal?.aborted) return finish("aborted_tools", null, null);
   }
   return finish("max_turns", null, null);
 }

@@ -109,6 +109,10 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
         task,
         run,
         maxTurns: config.agent.max_turns,
+        concurrency: 4,
+        toolPermission: (name) => session.registry.get(name)?.definition.permission,
+        // SIGINT/SIGTERM: running tools are aborted, the turn's results are all collected and
+        // recorded, and the run ends with `aborted_tools` (or `aborted` between turns): exit 1.
         signal: controller.signal,
         ...(values.quiet
           ? {}

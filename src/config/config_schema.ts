@@ -127,6 +127,37 @@ export const AuditConfigSchema = z.strictObject({
   ),
 });
 
+/** One command hook in `hooks.pre_tool_use` or `hooks.post_tool_use`. */
+export const HookConfigSchema = z.strictObject({
+  command: z.array(z.string().min(1)).min(1).describe(
+    "The hook's argv, run without a shell. argv[0] is an absolute path, a path relative to the " +
+      "config file's folder, or a name searched in PATH at start-up; it must resolve outside the " +
+      "workspace and every write root.",
+  ),
+  tools: z.array(z.string().min(1)).optional().describe(
+    'Glob patterns over tool names the hook runs for. Default: ["*"].',
+  ),
+  timeout_ms: z.int().min(1).max(60_000).optional().describe(
+    "Time the hook may run, in ms; a hook that runs longer counts as a failure (a deny for " +
+      "PreToolUse). Default: 10000.",
+  ),
+});
+
+/** `hooks`: programs run before and after tool calls. */
+export const HooksConfigSchema = z.strictObject({
+  pre_tool_use: z.array(HookConfigSchema).optional().describe(
+    "Run in order after a call's arguments parse and its targets resolve, before the policy " +
+      'decision is used. Each reads the call as JSON on stdin and prints {"decision": "allow" | ' +
+      '"deny" | "ask", "reason"?: string}. The first deny stops the call (hook_denied); an ask ' +
+      "makes it need approval; an allow never bypasses the policy. A hook that fails, times out " +
+      "or prints anything else denies. Default: [].",
+  ),
+  post_tool_use: z.array(HookConfigSchema).optional().describe(
+    "Run in order after a call is recorded, with the call and its result as JSON on stdin. They " +
+      "observe only: failures are recorded, never change the result. Default: [].",
+  ),
+});
+
 /** A whole config file as written. Unknown keys are errors at every level. */
 export const ConfigFileSchema = z.strictObject({
   $schema: z.string().optional().describe("JSON Schema of this file, for editors; ignored."),
@@ -158,6 +189,9 @@ export const ConfigFileSchema = z.strictObject({
   agent: AgentConfigSchema.optional(),
   limits: LimitsConfigSchema.optional(),
   audit: AuditConfigSchema.optional(),
+  hooks: HooksConfigSchema.optional().describe(
+    "Programs run before (PreToolUse, may restrict) and after (PostToolUse, observe) tool calls.",
+  ),
 });
 
 /** A config file as written (the input of {@linkcode ConfigFileSchema}). */

@@ -59,3 +59,14 @@ export const DEFAULT_TOOLS: Readonly<{
 
 /** `skills.dirs`: one folder beside the config file. */
 export const DEFAULT_SKILL_DIRS: readonly string[] = Object.freeze(["skills"]);
+
+/** `hooks.*[].timeout_ms` default and ceiling, in ms; `hooks.*[].tools` default. */
+export const DEFAULT_HOOK: Readonly<{
+  timeout_ms: number;
+  max_timeout_ms: number;
+  tools: readonly string[];
+}> = Object.freeze({
+  timeout_ms: 10_000,
+  max_timeout_ms: 60_000,
+  tools: Object.freeze(["*"]),
+});

@@ -8,6 +8,7 @@ import { dirname, resolve } from "node:path";
 import { ConfigError } from "./config_error.ts";
 import { ConfigFileSchema, type ModelConfigInput } from "./config_schema.ts";
 import {
+  DEFAULT_HOOK,
   DEFAULT_LIMITS,
   DEFAULT_MAX_TURNS,
   DEFAULT_RUNS_DIR,
@@ -21,6 +22,19 @@ import { isPathInside, type PathKind, pathKind, resolveWrittenPath } from "./_pa
 import { readJsoncFile } from "./_read_jsonc_file.ts";
 import { loadPermissionsFile } from "./load_permissions_file.ts";
 import { type LoadedPermissions, withRuleIds } from "./permissions_schema.ts";
+
+/** One command hook after loading. */
+export interface LoadedHook {
+  /**
+   * The argv; argv[0] as written when it is a bare name (searched in PATH at start-up), otherwise
+   * an absolute path (relative paths resolved against the config file's folder).
+   */
+  command: string[];
+  /** Glob patterns over tool names. Default `["*"]`. */
+  tools: string[];
+  /** Deadline in ms, 1..60000. Default 10000. */
+  timeout_ms: number;
+}
 
 /** Values given on the command line that replace the file's. */
 export interface LoadConfigOverrides {
@@ -109,6 +123,11 @@ export interface LoadedConfig {
   audit: {
     /** Names of environment variables whose values are redacted: the defaults, then the file's. */
     secret_env: string[];
+  };
+  /** Command hooks, in order; resolved to programs at start-up. Default: none. */
+  hooks: {
+    pre_tool_use: LoadedHook[];
+    post_tool_use: LoadedHook[];
   };
 }
 
@@ -251,6 +270,23 @@ export async function loadConfig(
     model = { ...file.model, script };
   }
 
+  const loadHooks = (which: "pre_tool_use" | "post_tool_use"): LoadedHook[] =>
+    (file.hooks?.[which] ?? []).map((hook, index) => {
+      const [program = "", ...args] = hook.command;
+      // A bare name is searched in PATH at start-up; anything with a slash (or ~) is a path.
+      const isPath = program.includes("/") || program.startsWith("~");
+      const resolved = isPath ? resolvePath(program, `hooks.${which}[${index}].command`) : program;
+      return {
+        command: [resolved, ...args],
+        tools: [...(hook.tools ?? DEFAULT_HOOK.tools)],
+        timeout_ms: hook.timeout_ms ?? DEFAULT_HOOK.timeout_ms,
+      };
+    });
+  const hooks = {
+    pre_tool_use: loadHooks("pre_tool_use"),
+    post_tool_use: loadHooks("post_tool_use"),
+  };
+
   if (issues.length > 0) throw invalid(issues);
 
   let permissionsPath: string | null = null;
@@ -299,6 +335,7 @@ export async function loadConfig(
     audit: {
       secret_env: [...new Set([...DEFAULT_SECRET_ENV, ...(file.audit?.secret_env ?? [])])],
     },
+    hooks,
   };
 }
 

@@ -71,6 +71,7 @@ Deno.test("loadConfig fills every default when the file sets only the workspace"
     skills: { dirs: [join(TESTDATA, "skills")] },
     limits: { ...DEFAULT_LIMITS },
     audit: { secret_env: [...DEFAULT_SECRET_ENV] },
+    hooks: { pre_tool_use: [], post_tool_use: [] },
   });
   assert.equal(config.limits.max_argument_bytes, 1_048_576);
   assert.equal(config.limits.max_output_bytes, 65_536);

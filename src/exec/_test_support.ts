@@ -92,20 +92,6 @@ export async function killProcessesWith(marker: string): Promise<number[]> {
   return pids;
 }
 
-/** Samples `Deno.memoryUsage().rss` every 20 ms until stopped; reports the growth in bytes. */
-export function sampleResidentMemory(): { stop(): { before: number; peak: number } } {
-  const before = Deno.memoryUsage().rss;
-  let peak = before;
-  const timer = setInterval(() => peak = Math.max(peak, Deno.memoryUsage().rss), 20);
-  return {
-    stop() {
-      clearInterval(timer);
-      peak = Math.max(peak, Deno.memoryUsage().rss);
-      return { before, peak };
-    },
-  };
-}
-
 /**
  * A TCP listener on 127.0.0.1 that accepts and closes connections: `Deno.listen` when net
  * permission is granted, else a `python3` child (the test task grants run but not net).

@@ -21,6 +21,12 @@ import { describeTool, type ToolDefinition } from "../tools/tool_definition.ts";
 import { builtinTools, commandTools } from "../toolsets/mod.ts";
 import { declarativeTool } from "../toolsets/declarative/declarative_tool.ts";
 import { type CommandSetup, prepareCommands } from "../exec/command_setup.ts";
+import {
+  HookRunner,
+  type PostToolUseHook,
+  prepareHooks,
+  type PreToolUseHook,
+} from "../hooks/mod.ts";
 import type { ExecContext } from "../tools/tool_definition.ts";
 import { ToolRuntime } from "./tool_runtime.ts";
 
@@ -56,6 +62,8 @@ export interface SessionOptions {
   handlerTimeoutMs?: number;
   /** Names of the environment's variables (for the command env allowlist's globs). */
   environmentNames?: () => string[];
+  /** In-process hooks (library use), run after the config's command hooks. @default none */
+  hooks?: { preToolUse?: PreToolUseHook[]; postToolUse?: PostToolUseHook[] };
 }
 
 /** The policy side of a session, without a run folder (for `tools` and `policy`). */
@@ -226,6 +234,13 @@ export async function openRunSession(
     [folder.paths.workspace, folder.paths.deliverables],
     folder.paths.artifacts,
   );
+  // Hook programs resolve now, outside the workspace and every write root (ConfigError, exit 2).
+  const configHooks = await prepareHooks(config, {
+    forbiddenRoots: prepared.guard.allWriteRoots,
+    cwd: prepared.guard.workspace,
+    env: (name) => readEnvironment(options.env, name),
+    processTools: prepared.commands,
+  });
   const redactor = Redactor.fromEnvironment(
     config.audit.secret_env,
     (name) => readEnvironment(options.env, name),
@@ -272,6 +287,12 @@ export async function openRunSession(
     runDir: folder.dir,
     maxBytes: config.limits.max_artifact_bytes,
   });
+  const hooks = new HookRunner({
+    preToolUse: [...configHooks.preToolUse, ...(options.hooks?.preToolUse ?? [])],
+    postToolUse: [...configHooks.postToolUse, ...(options.hooks?.postToolUse ?? [])],
+    recorder,
+    runId: folder.id,
+  });
   const runtime = new ToolRuntime({
     ...prepared,
     worker,
@@ -291,6 +312,7 @@ export async function openRunSession(
       maxDepth: config.limits.max_argument_depth,
       maxOutputBytes: config.limits.max_output_bytes,
     },
+    hooks: hooks.empty ? null : hooks,
     now,
   });
   let closed = false;

@@ -1,14 +1,21 @@
 /**
- * The pipeline of one tool call (ARCHITECTURE §2), in order: lookup, parse and check, decide,
- * approve, execute in the Worker, shape, record. Every call ends in exactly one
- * {@linkcode ToolResult}; nothing here throws into the caller.
+ * The pipeline of one tool call (ARCHITECTURE §2), in order: lookup, parse and check, hooks,
+ * decide, approve, execute in the Worker, shape, record, PostToolUse hooks. Every call ends in
+ * exactly one {@linkcode ToolResult}; nothing here throws into the caller.
+ *
+ * PreToolUse hooks see the resolved target scope, so the targets are resolved (by `decide()`)
+ * before they run, but the hooks' verdict is applied before the decision is used: a hook deny wins
+ * over everything (`hook_denied`, the policy and the approver are not consulted), a hook ask makes
+ * the call need approval, a hook allow changes nothing. A call whose targets the sandbox refused
+ * is denied without running hooks (its scope is incomplete, and a hook could only restrict).
  *
  * @module
  */
 
 import type { ArtifactStore, AuditRecorder, Redactor } from "../audit/mod.ts";
+import type { HookRunner } from "../hooks/mod.ts";
 import type { EffectivePolicy } from "../policy/effective_policy.ts";
-import type { PolicyDecision } from "../policy/policy_rule.ts";
+import type { PolicyDecision, TargetScope } from "../policy/policy_rule.ts";
 import type { PathGuard } from "../sandbox/path_guard.ts";
 import type { ToolWorker } from "../sandbox/tool_worker.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
@@ -32,8 +39,19 @@ export interface ToolRuntimeOptions {
   limits: ArgumentLimits & { maxOutputBytes: number };
   /** What command targets resolve against; null when no command tool is enabled. */
   commands: CommandResolutionContext | null;
+  /** PreToolUse and PostToolUse hooks. @default none */
+  hooks?: HookRunner | null;
   /** @default () => new Date() */
   now?: () => Date;
+}
+
+/** What the steps before shaping found. */
+interface StepsOutcome {
+  outcome: ToolOutcome;
+  decision: PolicyDecision | null;
+  params?: Record<string, unknown>;
+  /** The resolved targets, when the call got that far. */
+  scope?: TargetScope;
 }
 
 /** Runs tool calls through the whole pipeline. */
@@ -59,8 +77,9 @@ export class ToolRuntime {
     let decision: PolicyDecision | null = null;
     let params: unknown = call.arguments;
     let outcome: ToolOutcome;
+    let steps: StepsOutcome | null = null;
     try {
-      const steps = await this.#run(call, signal);
+      steps = await this.#run(call, signal);
       outcome = steps.outcome;
       decision = steps.decision;
       params = steps.params ?? params;
@@ -110,13 +129,23 @@ export class ToolRuntime {
       arguments_text: call.arguments,
       decision,
     });
+    // 9. PostToolUse hooks: observe only, for calls whose arguments parsed; never rejects.
+    if (this.#options.hooks != null && steps?.params !== undefined) {
+      await this.#options.hooks.afterCall({
+        tool: call.name,
+        tool_call_id: call.id,
+        arguments: steps.params,
+        scope: steps.scope ?? { paths: [], commands: [] },
+        result,
+      });
+    }
     return result;
   }
 
   async #run(
     call: ToolCall,
     signal: AbortSignal | undefined,
-  ): Promise<{ outcome: ToolOutcome; decision: PolicyDecision | null; params?: unknown }> {
+  ): Promise<StepsOutcome> {
     const { registry, policy, guard, worker, limits } = this.#options;
     // 1. Lookup: registered and in this run's effective tool set.
     const registered = registry.get(call.name);
@@ -134,10 +163,49 @@ export class ToolRuntime {
     const parsed = parseArguments(registered, call.arguments, limits);
     if ("failure" in parsed) return { outcome: parsed.failure, decision: null };
     const args = parsed.arguments;
-    // 3. Hooks: PreToolUse hooks come with approvals (a later step); none are configured yet.
-    // 4. Decide.
+    // 3. Hooks, on the resolved scope (step 4 resolves it), applied before the decision is used.
     const decided = await decide(tool, args, guard, policy, this.#options.commands);
-    const { decision } = decided;
+    const { scope } = decided;
+    let { decision } = decided;
+    const hooks = this.#options.hooks;
+    if (hooks != null && decided.refusal === null) {
+      const verdict = await hooks.beforeCall({
+        tool: call.name,
+        tool_call_id: call.id,
+        arguments: args,
+        scope,
+      });
+      if (verdict.decision === "deny") {
+        const hookDecision: PolicyDecision = {
+          decision: "deny",
+          rule: `hook:${verdict.hook}`,
+          layer: "config",
+          reason: verdict.reason,
+          error_type: "hook_denied",
+        };
+        return {
+          outcome: failure("hook_denied", `Cannot call tool "${call.name}": ${verdict.reason}`, {
+            rule: hookDecision.rule,
+            layer: hookDecision.layer,
+            hook: verdict.hook,
+            reason: verdict.reason,
+          }),
+          decision: hookDecision,
+          params: args,
+          scope,
+        };
+      }
+      if (verdict.decision === "ask" && decision.decision !== "deny") {
+        decision = {
+          decision: "ask",
+          rule: `hook:${verdict.hook}`,
+          layer: "config",
+          reason: verdict.reason,
+          error_type: null,
+        };
+      }
+    }
+    // 4. Decide.
     if (decision.decision === "deny") {
       const message = decided.refusal?.message ??
         `Cannot call tool "${call.name}": ${decision.reason}`;
@@ -150,13 +218,14 @@ export class ToolRuntime {
         outcome: failure(decision.error_type ?? "permission_denied", message, details),
         decision,
         params: args,
+        scope,
       };
     }
     // 5. Approve.
-    const refusal = approve(call.name, decision, decided.scope);
-    if (refusal !== null) return { outcome: refusal, decision, params: args };
+    const refusal = approve(call.name, decision, scope);
+    if (refusal !== null) return { outcome: refusal, decision, params: args, scope };
     // 6. Execute in the Worker.
     const outcome = await worker.execute(call.name, call.id, args, signal);
-    return { outcome, decision, params: args };
+    return { outcome, decision, params: args, scope };
   }
 }

@@ -1,0 +1,135 @@
+/**
+ * Start-up of the config's command hooks: each argv[0] resolved once to an absolute real path
+ * outside the workspace and every write root (the agent must not be able to rewrite its own
+ * judge), `setsid` and `kill` found, the hooks' environment fixed. Anything wrong stops the run
+ * before it starts (ConfigError, exit 2).
+ *
+ * @module
+ */
+
+import { ConfigError } from "../config/config_error.ts";
+import type { LoadedConfig, LoadedHook } from "../config/load_config.ts";
+import { AllowlistError, resolveAllowlist } from "../exec/program_allowlist.ts";
+import {
+  type CommandHookEnvironment,
+  commandPostToolUseHook,
+  commandPreToolUseHook,
+} from "./command_hook.ts";
+import type { PostToolUseHook, PreToolUseHook } from "./hook_types.ts";
+
+/** What {@linkcode prepareHooks} needs besides the config. */
+export interface PrepareHooksOptions {
+  /** Absolute roots no hook program may live in: the workspace and every write root. */
+  forbiddenRoots: readonly string[];
+  /** Absolute real path hooks run in (the workspace). */
+  cwd: string;
+  /** Reads an environment variable of the runtime (PATH, HOME, TMPDIR, LANG). */
+  env: (name: string) => string | undefined;
+  /** `setsid` and `kill` already found by the command set-up, when commands are enabled. */
+  processTools?: { setsidPath: string; killPath: string } | null;
+}
+
+/** The config's hooks, ready to run. */
+export interface PreparedHooks {
+  preToolUse: PreToolUseHook[];
+  postToolUse: PostToolUseHook[];
+}
+
+const DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin";
+
+/**
+ * Resolves the config's command hooks.
+ *
+ * The hooks get a cleared environment holding only PATH, HOME, TMPDIR and LANG (the runtime's
+ * values; PATH defaults to `/usr/local/bin:/usr/bin:/bin`, TMPDIR to `/tmp`, LANG to `C.UTF-8`),
+ * no isolation beyond their own process group: they are the user's programs, not the agent's.
+ *
+ * @returns Empty lists when the config has no hooks (nothing is resolved then).
+ * @throws {ConfigError} `config_invalid` naming `hooks.pre_tool_use[0].command` when a program
+ *   cannot be found, is not executable, or lies inside the workspace or a write root; naming
+ *   `hooks` when `setsid` or `kill` is missing.
+ */
+export async function prepareHooks(
+  config: LoadedConfig,
+  options: PrepareHooksOptions,
+): Promise<PreparedHooks> {
+  const { pre_tool_use: pre, post_tool_use: post } = config.hooks;
+  if (pre.length === 0 && post.length === 0) return { preToolUse: [], postToolUse: [] };
+  const fail = (key: string, reason: string) =>
+    new ConfigError({
+      code: "config_invalid",
+      file: config.configPath,
+      key,
+      message: `Cannot load config "${config.configPath}": key "${key}" ${reason}`,
+      issues: [`key "${key}" ${reason}`],
+    });
+  const searchPath = options.env("PATH") ?? DEFAULT_PATH;
+  const resolveProgram = async (hook: LoadedHook, key: string): Promise<string> => {
+    try {
+      const [found] = await resolveAllowlist([hook.command[0] ?? ""], {
+        searchPath,
+        forbiddenRoots: options.forbiddenRoots,
+      });
+      if (found !== undefined) return found.path;
+      throw fail(key, "names no program");
+    } catch (error) {
+      if (!(error instanceof AllowlistError)) throw error;
+      const reason = error.code === "inside_write_root"
+        ? `must name a program outside the workspace and every write root: ${error.reason}`
+        : `cannot be run: ${error.message}`;
+      throw fail(key, reason);
+    }
+  };
+  const tools = options.processTools ?? await findProcessTools(searchPath, options, fail);
+  const environment: CommandHookEnvironment = {
+    ...tools,
+    cwd: options.cwd,
+    env: {
+      PATH: searchPath,
+      HOME: options.env("HOME") ?? "/nonexistent",
+      TMPDIR: options.env("TMPDIR") ?? "/tmp",
+      LANG: options.env("LANG") ?? "C.UTF-8",
+    },
+  };
+  const specs = async (hooks: LoadedHook[], which: string) => {
+    const ready = [];
+    for (const [index, hook] of hooks.entries()) {
+      const program = await resolveProgram(hook, `hooks.${which}[${index}].command`);
+      ready.push({
+        command: hook.command,
+        program,
+        tools: hook.tools,
+        timeoutMs: hook.timeout_ms,
+      });
+    }
+    return ready;
+  };
+  return {
+    preToolUse: (await specs(pre, "pre_tool_use")).map((spec) =>
+      commandPreToolUseHook(spec, environment)
+    ),
+    postToolUse: (await specs(post, "post_tool_use")).map((spec) =>
+      commandPostToolUseHook(spec, environment)
+    ),
+  };
+}
+
+async function findProcessTools(
+  searchPath: string,
+  options: PrepareHooksOptions,
+  fail: (key: string, reason: string) => ConfigError,
+): Promise<{ setsidPath: string; killPath: string }> {
+  const find = async (name: string): Promise<string> => {
+    try {
+      const [found] = await resolveAllowlist([name], {
+        searchPath: `${searchPath}:/usr/bin:/bin`,
+        forbiddenRoots: options.forbiddenRoots,
+      });
+      if (found !== undefined) return found.path;
+    } catch (error) {
+      if (!(error instanceof AllowlistError)) throw error;
+    }
+    throw fail("hooks", `cannot be run: "${name}" was not found in PATH (hooks run through it)`);
+  };
+  return { setsidPath: await find("setsid"), killPath: await find("kill") };
+}

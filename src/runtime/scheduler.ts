@@ -1,0 +1,211 @@
+/**
+ * Scheduling one model turn: the turn's calls run through the runtime in the model's order, with
+ * consecutive readonly calls in parallel (bounded), every other call alone, and every call answered
+ * by exactly one {@linkcode ToolResult}, paired by id.
+ *
+ * @module
+ */
+
+import type { AuditRecorder } from "../audit/mod.ts";
+import { failure, type ToolResult } from "../tools/tool_result.ts";
+import { eventTypeOf } from "./record.ts";
+import type { ToolCall } from "./tool_call.ts";
+import type { ToolRuntime } from "./tool_runtime.ts";
+
+/** Options of {@linkcode runTurn}. */
+export interface RunTurnOptions {
+  /** Runs one call through the pipeline; never rejects. */
+  runtime: Pick<ToolRuntime, "call">;
+  /** Where calls that never ran (`skipped`, `aborted` before starting) are recorded. */
+  recorder: Pick<AuditRecorder, "event" | "error">;
+  /**
+   * Tells whether a tool only reads. Consecutive readonly calls run in parallel; any other call
+   * (a write tool, an unknown name) is a boundary and runs alone.
+   */
+  isReadonly: (toolName: string) => boolean;
+  /** How many readonly calls may run at once; at least 1. @default 4 */
+  concurrency?: number;
+  /** Aborts running calls (through the runtime) and answers calls not yet started `aborted`. */
+  signal?: AbortSignal;
+  /** Called once per call as soon as its result is known (completion order, not model order). */
+  onResult?: (result: ToolResult) => void;
+}
+
+/** Why the rest of a turn is not run. */
+interface Stop {
+  call: ToolCall;
+  verb: "failed" | "was denied";
+}
+
+/**
+ * Runs the calls of one model turn.
+ *
+ * Calls are grouped in the model's order: a run of consecutive readonly calls forms one group whose
+ * calls run in parallel (at most `concurrency` at once); any other call forms a group of its own.
+ * Groups run one after the other. A readonly call that fails does not stop the others. A
+ * non-readonly call that fails, or any call that is denied (`tool.denied`: unknown tool, policy,
+ * approval, hook, path), stops the turn: every call not yet started is answered `skipped` with
+ * `details.skipped_because` naming the stopping call, and recorded as a `tool.skipped` event and
+ * an `errors.jsonl` line. When `signal` aborts, running calls are aborted by the runtime and calls
+ * not yet started are answered `aborted` (`details: { aborted: true, partial: false,
+ * abort_reason }`), recorded the same way.
+ *
+ * @param calls The model's tool calls, in the model's order.
+ * @param options See {@linkcode RunTurnOptions}.
+ * @returns One result per call, in the order of `calls`. Never rejects for tool failures.
+ * @throws {RangeError} (as a rejection) When `concurrency` is not a positive integer.
+ * @example
+ * ```ts ignore
+ * const results = await runTurn(turn.tool_calls, {
+ *   runtime: session.runtime,
+ *   recorder: session.recorder,
+ *   isReadonly: (name) => session.registry.get(name)?.definition.permission === "readonly",
+ * });
+ * ```
+ */
+export async function runTurn(
+  calls: readonly ToolCall[],
+  options: RunTurnOptions,
+): Promise<ToolResult[]> {
+  const concurrency = options.concurrency ?? 4;
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    throw new RangeError(
+      `Cannot schedule a turn with concurrency "${concurrency}": it must be a positive integer`,
+    );
+  }
+  const results = new Map<number, ToolResult>();
+  let stop: Stop | null = null;
+
+  const settle = (index: number, result: ToolResult) => {
+    results.set(index, result);
+    options.onResult?.(result);
+  };
+
+  /** Answers a call that will not run, or returns false when it may run. */
+  const answerUnrun = async (index: number, call: ToolCall): Promise<boolean> => {
+    if (options.signal?.aborted) {
+      settle(index, await recordUnrun(options.recorder, abortedResult(call, options.signal)));
+      return true;
+    }
+    if (stop !== null) {
+      settle(index, await recordUnrun(options.recorder, skippedResult(call, stop)));
+      return true;
+    }
+    return false;
+  };
+
+  for (const group of groupCalls(calls, options.isReadonly)) {
+    if (group.readonly) {
+      let next = 0;
+      const lane = async () => {
+        while (next < group.calls.length) {
+          const index = group.start + next;
+          const call = group.calls[next++] as ToolCall;
+          if (await answerUnrun(index, call)) continue;
+          const result = await options.runtime.call(call, options.signal);
+          if (stop === null && eventTypeOf(result) === "tool.denied") {
+            stop = { call, verb: "was denied" };
+          }
+          settle(index, result);
+        }
+      };
+      const lanes = Math.min(concurrency, group.calls.length);
+      await Promise.all(Array.from({ length: lanes }, lane));
+    } else {
+      const call = group.calls[0] as ToolCall;
+      if (await answerUnrun(group.start, call)) continue;
+      const result = await options.runtime.call(call, options.signal);
+      const type = eventTypeOf(result);
+      if (type === "tool.denied") stop = { call, verb: "was denied" };
+      else if (type === "tool.failed") stop = { call, verb: "failed" };
+      settle(group.start, result);
+    }
+  }
+  return calls.map((call, index) => {
+    const result = results.get(index);
+    if (result === undefined) throw new Error(`Bug: no result for call "${call.id}"`);
+    return result;
+  });
+}
+
+interface Group {
+  readonly: boolean;
+  /** Index of the first call in the turn. */
+  start: number;
+  calls: ToolCall[];
+}
+
+function groupCalls(calls: readonly ToolCall[], isReadonly: (name: string) => boolean): Group[] {
+  const groups: Group[] = [];
+  calls.forEach((call, index) => {
+    const readonly = isReadonly(call.name);
+    const last = groups.at(-1);
+    if (readonly && last?.readonly) last.calls.push(call);
+    else groups.push({ readonly, start: index, calls: [call] });
+  });
+  return groups;
+}
+
+function unrunResult(call: ToolCall, outcome: ReturnType<typeof failure>): ToolResult {
+  return {
+    tool_call_id: call.id,
+    tool: call.name,
+    ok: false,
+    summary: outcome.summary,
+    output: outcome.output,
+    data: null,
+    artifacts: [],
+    error: outcome.error,
+    duration_ms: 0,
+  };
+}
+
+function skippedResult(call: ToolCall, stop: Stop): ToolResult {
+  return unrunResult(
+    call,
+    failure(
+      "skipped",
+      `Cannot run tool "${call.name}": skipped because call "${stop.call.id}" (${stop.call.name}) ${stop.verb}`,
+      { skipped_because: stop.call.id },
+    ),
+  );
+}
+
+function abortedResult(call: ToolCall, signal: AbortSignal): ToolResult {
+  const reason = String(signal.reason ?? "aborted");
+  return unrunResult(
+    call,
+    failure("aborted", `Cannot run tool "${call.name}": the run was aborted (${reason})`, {
+      aborted: true,
+      partial: false,
+      abort_reason: reason,
+    }),
+  );
+}
+
+/** Records a call that never reached the runtime: a `tool.skipped` event and an error line. */
+async function recordUnrun(
+  recorder: Pick<AuditRecorder, "event" | "error">,
+  result: ToolResult,
+): Promise<ToolResult> {
+  const error = result.error;
+  await recorder.event("tool.skipped", {
+    tool_call_id: result.tool_call_id,
+    tool: result.tool,
+    ok: false,
+    summary: result.summary,
+    error_type: error?.type ?? null,
+    duration_ms: 0,
+    details: error?.details ?? {},
+  });
+  await recorder.error({
+    source: "tool",
+    tool: result.tool,
+    tool_call_id: result.tool_call_id,
+    error_type: error?.type ?? null,
+    message: error?.message ?? result.summary,
+    details: error?.details ?? {},
+    policy: null,
+  });
+  return result;
+}
