@@ -21,6 +21,7 @@ export async function runCli(
     stderr: (text) => void (stderr += text),
     stdoutIsTerminal: options.terminal ?? false,
     env: (name) => Deno.env.get(name),
+    terminal: null,
   });
   return { code, stdout, stderr };
 }

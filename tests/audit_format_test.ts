@@ -66,8 +66,10 @@ Deno.test("a demo run leaves a complete run folder whose every log line parses",
   const runDir = await onlyRunDir(project);
   const listing: string[] = [];
   for await (const entry of Deno.readDir(runDir)) listing.push(entry.name);
-  // home/ and tmp/ are the HOME and TMPDIR of commands (created when a command runs).
+  // home/ and tmp/ are the HOME and TMPDIR of commands (created when a command runs);
+  // approvals/ holds pending.jsonl: the .env read asked and nobody could answer.
   assert.deepEqual(listing.sort(), [
+    "approvals",
     "archive",
     "artifacts",
     "deliverables",

@@ -6,6 +6,16 @@
 
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { ConfigError, loadConfig, type LoadedConfig } from "../config/mod.ts";
+import {
+  approveArgument,
+  formatGrant,
+  type Grant,
+  parseGrant,
+  type PendingApproval,
+  stdinLines,
+  TerminalApprover,
+  type TerminalStreams,
+} from "../approval/mod.ts";
 
 /** Exit codes (ARCHITECTURE §4): 0 ok, 1 a tool error, a denial or a failed run, 2 usage or config. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -28,6 +38,8 @@ export interface CommandIo {
   /** Whether stdout is a terminal (tables instead of JSON). */
   stdoutIsTerminal: boolean;
   env: (name: string) => string | undefined;
+  /** Stdin and stderr as a terminal for approvals, or null when either is not a terminal. */
+  terminal: TerminalStreams | null;
 }
 
 /** The real process streams. */
@@ -37,6 +49,12 @@ export function processIo(): CommandIo {
     stdout: (text) => void Deno.stdout.writeSync(encoder.encode(text)),
     stderr: (text) => void Deno.stderr.writeSync(encoder.encode(text)),
     stdoutIsTerminal: Deno.stdout.isTerminal(),
+    terminal: Deno.stdin.isTerminal() && Deno.stderr.isTerminal()
+      ? {
+        write: (text) => void Deno.stderr.writeSync(encoder.encode(text)),
+        readLine: stdinLines(),
+      }
+      : null,
     env: (name) => {
       try {
         return Deno.env.get(name);
@@ -114,4 +132,84 @@ export async function guarded(io: CommandIo, body: () => Promise<number>): Promi
     );
     return EXIT.failed;
   }
+}
+
+/** Options every command that runs tools accepts for approvals. */
+export const APPROVAL_OPTIONS = {
+  "non-interactive": { type: "boolean" },
+  approve: { type: "string", multiple: true },
+  approvals: { type: "string" },
+} as const;
+
+/** Help lines for {@linkcode APPROVAL_OPTIONS}. */
+export const APPROVAL_HELP =
+  `  --non-interactive   Never ask a person (also when CI=true or stdin/stderr is no terminal):
+                      an ask ends as approval_required and the run prints the grant to allow it
+  --approve GRANT     Allow exactly the call a grant names (JSON, as printed by a previous run);
+                      repeatable. A grant made for another policy is refused
+  --approvals FILE    Grants, one JSON object a line`;
+
+/**
+ * Reads the grants of \`--approve\` and \`--approvals\`.
+ *
+ * @throws {UsageError} naming the argument or file and line of a grant that does not parse.
+ */
+export async function grantsFromOptions(
+  values: Record<string, unknown>,
+): Promise<{ grant: Grant; source: string }[]> {
+  const grants: { grant: Grant; source: string }[] = [];
+  try {
+    for (const [index, text] of ((values.approve as string[] | undefined) ?? []).entries()) {
+      grants.push({
+        grant: parseGrant(text, `--approve #${index + 1}`),
+        source: `--approve #${index + 1}`,
+      });
+    }
+    const file = values.approvals;
+    if (typeof file === "string") {
+      let text: string;
+      try {
+        text = await Deno.readTextFile(file);
+      } catch (error) {
+        throw new UsageError(`Cannot read approvals file "${file}": ${(error as Error).message}`);
+      }
+      text.split("\n").forEach((line, index) => {
+        if (line.trim() === "" || line.trim().startsWith("//")) return;
+        const source = `"${file}" line ${index + 1}`;
+        grants.push({ grant: parseGrant(line, source), source });
+      });
+    }
+  } catch (error) {
+    if (error instanceof TypeError) throw new UsageError(error.message);
+    throw error;
+  }
+  return grants;
+}
+
+/**
+ * The approver of a run: the terminal when stdin and stderr are one, CI is not set and
+ * \`--non-interactive\` is not given; otherwise none.
+ */
+export function approverFor(
+  values: Record<string, unknown>,
+  io: CommandIo,
+): TerminalApprover | null {
+  const ci = io.env("CI");
+  if (values["non-interactive"] === true || (ci !== undefined && ci !== "" && ci !== "false")) {
+    return null;
+  }
+  return io.terminal === null ? null : new TerminalApprover(io.terminal);
+}
+
+/** Prints the grants that would let the pending calls through next time. */
+export function printPendingGrants(pending: readonly PendingApproval[], io: CommandIo): void {
+  if (pending.length === 0) return;
+  const lines = [
+    `kagent-run: ${pending.length} call(s) needed an approval nobody could give here. To allow exactly ` +
+    "these calls next time, re-run with:",
+    ...pending.map((entry) => `  ${approveArgument(entry.grant)}`),
+    "or put these lines in a file and pass --approvals FILE:",
+    ...pending.map((entry) => `  ${formatGrant(entry.grant)}`),
+  ];
+  io.stderr(lines.join("\n") + "\n");
 }

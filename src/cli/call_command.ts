@@ -8,11 +8,16 @@
 import { countResults } from "../agent/mod.ts";
 import { openRunSession } from "../runtime/mod.ts";
 import {
+  APPROVAL_HELP,
+  APPROVAL_OPTIONS,
+  approverFor,
   type CommandIo,
   EXIT,
+  grantsFromOptions,
   guarded,
   loadConfigFromOptions,
   parseOptions,
+  printPendingGrants,
   UsageError,
 } from "./_common.ts";
 
@@ -22,6 +27,8 @@ export const CALL_HELP =
 
 Runs one tool call through the whole pipeline (lookup, schema, policy, sandbox, audit) and prints
 its ToolResult as JSON. The call is recorded in a new run folder like any other.
+
+${APPROVAL_HELP}
 
 Example:
   kagent-run call fs.read_file '{"path": "README.md", "max_lines": 5}' --config agent.jsonc
@@ -35,7 +42,7 @@ export function callCommand(args: string[], io: CommandIo): Promise<number> {
     const { values, positionals } = parseOptions("call", args, {
       config: { type: "string" },
       workspace: { type: "string" },
-      "non-interactive": { type: "boolean" },
+      ...APPROVAL_OPTIONS,
     });
     if (values.help) {
       io.stdout(CALL_HELP);
@@ -55,7 +62,11 @@ export function callCommand(args: string[], io: CommandIo): Promise<number> {
       );
     }
     const config = await loadConfigFromOptions(values);
-    const session = await openRunSession(config, { env: io.env });
+    const session = await openRunSession(config, {
+      env: io.env,
+      approver: approverFor(values, io),
+      grants: await grantsFromOptions(values),
+    });
     try {
       const result = await session.runtime.call({ id: "call-1", name: tool, arguments: json });
       await session.recorder.event("run.completed", {
@@ -64,6 +75,7 @@ export function callCommand(args: string[], io: CommandIo): Promise<number> {
         duration_ms: result.duration_ms,
       });
       io.stdout(`${JSON.stringify(result, null, 2)}\n`);
+      printPendingGrants(session.approvals.pending, io);
       return result.ok ? EXIT.ok : EXIT.failed;
     } finally {
       await session.close();

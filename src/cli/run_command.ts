@@ -18,11 +18,16 @@ import { describeTool } from "../tools/tool_definition.ts";
 import type { ToolResult } from "../tools/tool_result.ts";
 import { eventTypeOf } from "../runtime/record.ts";
 import {
+  APPROVAL_HELP,
+  APPROVAL_OPTIONS,
+  approverFor,
   type CommandIo,
   EXIT,
+  grantsFromOptions,
   guarded,
   loadConfigFromOptions,
   parseOptions,
+  printPendingGrants,
   UsageError,
 } from "./_common.ts";
 
@@ -35,7 +40,7 @@ Options:
   --config FILE       Config file (JSONC). Default: agent.jsonc
   --task TEXT         The task; overrides the config's "task"
   --workspace DIR     Sandbox root; overrides the config's "workspace" (relative to the current folder)
-  --non-interactive   Never ask a person (the default until approvals exist: asks become approval_required)
+${APPROVAL_HELP}
   --quiet             No per-call progress lines on stderr
   -h, --help          This help
 
@@ -50,7 +55,7 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
       config: { type: "string" },
       task: { type: "string" },
       workspace: { type: "string" },
-      "non-interactive": { type: "boolean" },
+      ...APPROVAL_OPTIONS,
       quiet: { type: "boolean" },
     });
     if (values.help) {
@@ -82,7 +87,11 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
       throw error;
     }
 
-    const session = await openRunSession(config, { env: io.env });
+    const session = await openRunSession(config, {
+      env: io.env,
+      approver: approverFor(values, io),
+      grants: await grantsFromOptions(values),
+    });
     const controller = new AbortController();
     const onSignal = () => controller.abort("interrupted by a signal");
     const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
@@ -134,6 +143,7 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
       );
       if (outcome.error !== null) io.stderr(`kagent-run: ${outcome.error}\n`);
       if (outcome.final_text !== null) io.stdout(`${outcome.final_text}\n`);
+      printPendingGrants(session.approvals.pending, io);
       return outcome.end_reason === "completed" ? EXIT.ok : EXIT.failed;
     } finally {
       for (const signal of signals) Deno.removeSignalListener(signal, onSignal);

@@ -71,6 +71,11 @@ export interface PolicyInputs {
    * inside them are allowed by default, since they exist to be written. @default []
    */
   runFolders?: string[];
+  /**
+   * The run's folder: replaced by `<run>` before hashing, so that the policy hash (which grants
+   * name) is the same for every run of the same config.
+   */
+  runDir?: string;
 }
 
 /** The tool-level view of one tool, for `kagent-run policy` and the snapshot. */
@@ -123,7 +128,9 @@ export class EffectivePolicy {
     this.rules = rules;
     this.#narrowedOut = narrowedOut;
     this.tools = inputs.tools.map((tool) => this.#toolPolicy(tool));
-    this.hash = createHash("sha256").update(JSON.stringify(this.#body())).digest("hex");
+    const body = JSON.stringify(this.#body());
+    const stable = inputs.runDir === undefined ? body : body.replaceAll(inputs.runDir, "<run>");
+    this.hash = createHash("sha256").update(stable).digest("hex");
   }
 
   /** Computes the policy from its layers. */

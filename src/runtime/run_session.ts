@@ -8,6 +8,7 @@
 import * as nodePath from "node:path";
 import { ArtifactStore, AuditRecorder, Redactor, RunFolder } from "../audit/mod.ts";
 import { ConfigError, type LoadedConfig } from "../config/mod.ts";
+import { ApprovalGate, type Approver, type Grant } from "../approval/mod.ts";
 import { EffectivePolicy, type SkillRequest } from "../policy/effective_policy.ts";
 import { DEFAULT_SENSITIVE_PATTERNS, PathGuard } from "../sandbox/path_guard.ts";
 import {
@@ -62,6 +63,15 @@ export interface SessionOptions {
   handlerTimeoutMs?: number;
   /** Names of the environment's variables (for the command env allowlist's globs). */
   environmentNames?: () => string[];
+  /**
+   * Who answers asks. @default null: nobody (every ask ends as approval_required, with the grant that
+   * would allow it)
+   */
+  approver?: Approver | null;
+  /** Grants from `--approve` and `--approvals`, with where each came from (for messages). */
+  grants?: { grant: Grant; source: string }[];
+  /** Longest wait for the approver, in ms. @default 300000 */
+  approvalTimeoutMs?: number;
   /** In-process hooks (library use), run after the config's command hooks. @default none */
   hooks?: { preToolUse?: PreToolUseHook[]; postToolUse?: PostToolUseHook[] };
 }
@@ -161,6 +171,10 @@ export async function preparePolicy(
     configSource: config.permissionsPath ?? (config.permissions.rules.length > 0 ? "inline" : null),
     skillRequests: options.skillRequests ?? [],
     runFolders: guard.writableExceptions.slice(),
+    // The run folder's real path (the guard canonicalised it), hashed as "<run>".
+    ...(guard.writableExceptions[0] === undefined
+      ? {}
+      : { runDir: nodePath.dirname(guard.writableExceptions[0]) }),
     sandbox: {
       workspace: guard.workspace,
       read_roots: guard.readRoots,
@@ -214,6 +228,8 @@ export interface RunSession extends PreparedPolicy {
   folder: RunFolder;
   recorder: AuditRecorder;
   runtime: ToolRuntime;
+  /** Step 5's gate: its `pending` lists the calls that needed an approval nobody could give. */
+  approvals: ApprovalGate;
   /** Stops the Worker and flushes the audit. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -247,6 +263,22 @@ export async function openRunSession(
   );
   const recorder = new AuditRecorder({ folder, redactor, now });
   await recorder.writePolicy(prepared.policy.snapshot());
+  for (const { grant, source } of options.grants ?? []) {
+    if (!prepared.policy.hash.startsWith(grant.policy)) {
+      const message = `Cannot use the grant for "${grant.tool}" from ${source}: it was made for ` +
+        `policy "${grant.policy.slice(0, 16)}", and this run's policy is ` +
+        `"${prepared.policy.hash.slice(0, 16)}" (the config or permissions changed); re-run ` +
+        `without it and use the grant the new run prints`;
+      await recorder.error({ source: "approval", message });
+      await recorder.close();
+      throw new ConfigError({
+        code: "config_invalid",
+        file: config.configPath,
+        key: null,
+        message,
+      });
+    }
+  }
   await recorder.event("run.started", {
     config: config.configPath,
     workspace: prepared.guard.workspace,
@@ -293,8 +325,19 @@ export async function openRunSession(
     recorder,
     runId: folder.id,
   });
+  const approvals = new ApprovalGate({
+    policyHash: prepared.policy.hash,
+    runId: folder.id,
+    runDir: nodePath.dirname(prepared.guard.writableExceptions[0] ?? folder.paths.workspace),
+    grants: (options.grants ?? []).map((entry) => entry.grant),
+    approver: options.approver ?? null,
+    ...(options.approvalTimeoutMs === undefined ? {} : { timeoutMs: options.approvalTimeoutMs }),
+    recorder,
+    environmentNames: prepared.commands?.environmentNames ?? [],
+  });
   const runtime = new ToolRuntime({
     ...prepared,
+    approvals,
     worker,
     recorder,
     redactor,
@@ -322,10 +365,12 @@ export async function openRunSession(
     folder,
     recorder,
     runtime,
+    approvals,
     async close() {
       if (closed) return;
       closed = true;
       worker.terminate();
+      await approvals.close();
       await recorder.close();
     },
   };

@@ -21,6 +21,7 @@ import type { ToolWorker } from "../sandbox/tool_worker.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import { failure, type ToolOutcome, type ToolResult } from "../tools/tool_result.ts";
 import { approve } from "./approve.ts";
+import type { ApprovalGate } from "../approval/approval_gate.ts";
 import { type CommandResolutionContext, decide } from "./decide.ts";
 import { type ArgumentLimits, parseArguments } from "./parse_arguments.ts";
 import { record } from "./record.ts";
@@ -37,6 +38,8 @@ export interface ToolRuntimeOptions {
   redactor: Redactor;
   artifacts: ArtifactStore;
   limits: ArgumentLimits & { maxOutputBytes: number };
+  /** Step 5 for asks: grants and the approver. @default null (every ask is approval_required) */
+  approvals?: ApprovalGate | null;
   /** What command targets resolve against; null when no command tool is enabled. */
   commands: CommandResolutionContext | null;
   /** PreToolUse and PostToolUse hooks. @default none */
@@ -221,8 +224,22 @@ export class ToolRuntime {
         scope,
       };
     }
-    // 5. Approve.
-    const refusal = approve(call.name, decision, scope);
+    // 5. Approve: grants, then the approver; without one an ask is approval_required.
+    const gate = this.#options.approvals ?? null;
+    const refusal = decision.decision !== "ask"
+      ? null
+      : gate === null
+      ? approve(call.name, decision, scope)
+      : await gate.resolve({
+        tool,
+        tool_call_id: call.id,
+        arguments: args,
+        decision,
+        scope,
+        hookResult: decision.rule.startsWith("hook:")
+          ? { hook: decision.rule.slice(5), decision: "ask", reason: decision.reason }
+          : null,
+      });
     if (refusal !== null) return { outcome: refusal, decision, params: args, scope };
     // 6. Execute in the Worker.
     const outcome = await worker.execute(call.name, call.id, args, signal);

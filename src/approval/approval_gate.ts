@@ -1,0 +1,235 @@
+/**
+ * Step 5 of the pipeline for an `ask`: grants first (from `--approve`/`--approvals`, then those made
+ * for this session), then the approver. Without an approver (no terminal, `CI=true`,
+ * `--non-interactive`) the call ends as `approval_required`; the request goes to
+ * `approvals/pending.jsonl` and the result names the exact grant that would let it through next
+ * time. An approver that throws or does not answer in time denies, with a `permission_failed`
+ * event. Every step is in the audit; session grants also go to `grants.jsonl`.
+ *
+ * @module
+ */
+
+import * as nodePath from "node:path";
+import { type AuditRecorder, JsonlWriter, summariseValue } from "../audit/mod.ts";
+import type { PolicyDecision, TargetScope } from "../policy/policy_rule.ts";
+import type { ToolDescriptor } from "../tools/tool_definition.ts";
+import { failure, type ToolOutcome } from "../tools/tool_result.ts";
+import type { ApprovalRequest, Approver } from "./approver.ts";
+import { approveArgument, formatGrant, type Grant, grantCovers, normaliseScope } from "./grant.ts";
+
+/** Options of {@linkcode ApprovalGate}. */
+export interface ApprovalGateOptions {
+  policyHash: string;
+  runId: string;
+  /** Real path of the run folder (scopes inside it are written `<run>/…`). */
+  runDir: string;
+  /** Grants from the command line, already checked against the policy hash. */
+  grants: readonly Grant[];
+  /** Null when nobody can answer (non-interactive). */
+  approver: Approver | null;
+  /** Longest wait for an approver, in ms. @default 300000 */
+  timeoutMs?: number;
+  recorder: AuditRecorder;
+  /** Environment names commands get, for the request's env summary. */
+  environmentNames: readonly string[];
+}
+
+/** A call that needed approval in a non-interactive run, with the grant that would allow it. */
+export interface PendingApproval {
+  request: ApprovalRequest;
+  grant: Grant;
+}
+
+/** What the gate is asked about. */
+export interface GateInput {
+  tool: ToolDescriptor;
+  tool_call_id: string;
+  arguments: Record<string, unknown>;
+  decision: PolicyDecision;
+  scope: TargetScope;
+  /** The hook that asked, when a PreToolUse hook did. */
+  hookResult: { hook: string; decision: string; reason: string } | null;
+}
+
+/** Resolves asks for one run. */
+export class ApprovalGate {
+  readonly #options: ApprovalGateOptions;
+  readonly #sessionGrants: Grant[] = [];
+  readonly #grantsLog: JsonlWriter;
+  readonly #pendingLog: JsonlWriter;
+  /** Calls that ended as approval_required, in order. */
+  readonly pending: PendingApproval[] = [];
+
+  constructor(options: ApprovalGateOptions) {
+    this.#options = options;
+    this.#grantsLog = new JsonlWriter(nodePath.join(options.runDir, "grants.jsonl"));
+    this.#pendingLog = new JsonlWriter(nodePath.join(options.runDir, "approvals", "pending.jsonl"));
+  }
+
+  /** Flushes the grant and pending logs. */
+  async close(): Promise<void> {
+    await this.#grantsLog.close();
+    await this.#pendingLog.close();
+  }
+
+  /**
+   * Resolves an `ask`. @returns null when the call may run, or the failure it ends with
+   * (`approval_required`, `approval_denied`).
+   */
+  async resolve(input: GateInput): Promise<ToolOutcome | null> {
+    const { recorder, policyHash } = this.#options;
+    const scope = normaliseScope(input.scope, this.#options.runDir);
+    const grant: Grant = { tool: input.tool.name, scope, policy: policyHash };
+    const base = {
+      tool_call_id: input.tool_call_id,
+      tool: input.tool.name,
+      rule: input.decision.rule,
+      scope,
+    };
+    const fromCli = this.#options.grants.find((candidate) =>
+      grantCovers(candidate, input.tool.name, scope)
+    );
+    if (fromCli !== undefined) {
+      await recorder.event("approval.granted", { ...base, source: "grant" });
+      return null;
+    }
+    if (this.#sessionGrants.some((candidate) => grantCovers(candidate, input.tool.name, scope))) {
+      await recorder.event("approval.granted", { ...base, source: "session" });
+      return null;
+    }
+    const request = this.#request(input);
+    await recorder.event("approval.requested", {
+      ...base,
+      approver: this.#options.approver?.name ?? null,
+    });
+    const approver = this.#options.approver;
+    if (approver === null) {
+      this.pending.push({ request, grant });
+      await Deno.mkdir(nodePath.join(this.#options.runDir, "approvals"), { recursive: true });
+      await this.#pendingLog.write({ ...request, grant, approve_argument: approveArgument(grant) });
+      const targets = scope.join(", ");
+      return failure(
+        "approval_required",
+        `Cannot call tool "${input.tool.name}" on ${targets || "no target"}: approval required ` +
+          `(${input.decision.reason}) and nobody can approve in this run; to allow exactly this ` +
+          `call next time, re-run with ${approveArgument(grant)}`,
+        {
+          rule: input.decision.rule,
+          layer: input.decision.layer,
+          reason: input.decision.reason,
+          scope,
+          grant,
+          approve_argument: approveArgument(grant),
+          approvals_file_line: formatGrant(grant),
+        },
+      );
+    }
+    const answer = await this.#ask(approver, request, base);
+    if (answer.decision === "deny") {
+      await recorder.event("approval.denied", {
+        ...base,
+        approver: approver.name,
+        reason: answer.reason,
+      });
+      return failure(
+        "approval_denied",
+        `Cannot call tool "${input.tool.name}": approval denied (${answer.reason})`,
+        { rule: input.decision.rule, layer: input.decision.layer, scope, approver: approver.name },
+      );
+    }
+    if (answer.decision === "allow_for_session") {
+      this.#sessionGrants.push(grant);
+      await this.#grantsLog.write({
+        ...grant,
+        tool_call_id: input.tool_call_id,
+        approver: approver.name,
+        ts: new Date().toISOString(),
+      });
+    }
+    await recorder.event("approval.granted", {
+      ...base,
+      source: answer.decision,
+      approver: approver.name,
+    });
+    return null;
+  }
+
+  async #ask(
+    approver: Approver,
+    request: ApprovalRequest,
+    base: Record<string, unknown>,
+  ): Promise<{ decision: "allow_once" | "allow_for_session" | "deny"; reason: string }> {
+    const timeoutMs = this.#options.timeoutMs ?? 300_000;
+    const controller = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      const answer = await Promise.race([
+        approver.approve(request, controller.signal),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`no answer within ${timeoutMs} ms`)),
+            timeoutMs,
+          );
+        }),
+      ]);
+      const decision = answer?.decision;
+      if (decision !== "allow_once" && decision !== "allow_for_session" && decision !== "deny") {
+        throw new Error(
+          `the answer ${JSON.stringify(answer)} is not allow_once, allow_for_session or deny`,
+        );
+      }
+      return { decision, reason: typeof answer.reason === "string" ? answer.reason : decision };
+    } catch (error) {
+      const reason = `approver "${approver.name}" failed: ${
+        error instanceof Error ? error.message : String(error)
+      }`;
+      await this.#options.recorder.event("permission_failed", { ...base, reason });
+      await this.#options.recorder.error({
+        source: "approval",
+        ...base,
+        message: `Cannot get an approval: ${reason}`,
+      });
+      return { decision: "deny", reason };
+    } finally {
+      clearTimeout(timer);
+      controller.abort();
+    }
+  }
+
+  #request(input: GateInput): ApprovalRequest {
+    const commands = input.scope.commands ?? [];
+    const sensitive = input.scope.paths.some((path) => path.sensitive !== null);
+    const risk = input.tool.annotations.risk_level;
+    return {
+      tool: input.tool.name,
+      tool_call_id: input.tool_call_id,
+      permission: input.tool.permission,
+      tags: input.tool.tags,
+      risk_level: risk,
+      arguments_summary: summariseValue(input.arguments),
+      target_scope: {
+        paths: input.scope.paths.map((path) => ({
+          requested: path.requested,
+          real: path.real,
+          access: path.access,
+        })),
+        commands: commands.map((command) => ({
+          program: command.program,
+          path: command.path,
+          argv: command.argv,
+          cwd: command.cwd.real,
+        })),
+      },
+      cwd: commands[0]?.cwd.real ?? input.scope.paths[0]?.root ?? "",
+      env_summary: commands.length > 0 ? [...this.#options.environmentNames] : [],
+      dangerous: input.tool.tags.includes("dangerous") || input.tool.annotations.destructive,
+      hook_result: input.hookResult,
+      suggested_decision: risk >= 3 || sensitive ? "deny" : "allow_once",
+      rule: input.decision.rule,
+      layer: input.decision.layer,
+      reason: input.decision.reason,
+      agent: { agent_id: "main", run_id: this.#options.runId, parent_ids: [], role: "main" },
+      policy_hash: this.#options.policyHash,
+    };
+  }
+}
