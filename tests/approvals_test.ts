@@ -225,3 +225,33 @@ for (const [answer, expected] of [["y", true], ["n", false]] as const) {
     },
   });
 }
+
+Deno.test("order: a hook deny stops the call before the policy and the approver; a hook ask reaches the approver", async () => {
+  const approver = new ScriptedApprover(() => Promise.resolve({ decision: "allow_once" }));
+  await using run = await openTestRun({
+    approver,
+    hooks: {
+      preToolUse: [{
+        name: "guard-notes",
+        tools: ["fs.write_file"],
+        decide: (input) =>
+          (input.arguments as { path?: string }).path === "blocked.txt"
+            ? { decision: "deny", reason: "no blocked files" }
+            : { decision: "ask", reason: "a person should look" },
+      }],
+    },
+  });
+  const denied = await run.call("fs.write_file", { path: "blocked.txt", content: "x" });
+  assert.equal(denied.error?.type, "hook_denied");
+  assert.equal(approver.requests.length, 0, "the approver was not consulted");
+  await assert.rejects(
+    Deno.stat(nodePath.join(run.sandbox.workspace, "blocked.txt")),
+    Deno.errors.NotFound,
+  );
+  const asked = await run.call("fs.write_file", { path: "fine.txt", content: "x" });
+  assert.equal(asked.ok, true, asked.output);
+  assert.equal(approver.requests.length, 1);
+  assert.equal(approver.requests[0]?.hook_result?.hook, "guard-notes");
+  assert.equal(approver.requests[0]?.hook_result?.decision, "ask");
+  assert.match(approver.requests[0]?.hook_result?.reason ?? "", /a person should look/);
+});

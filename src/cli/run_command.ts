@@ -118,7 +118,7 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
         task,
         run,
         maxTurns: config.agent.max_turns,
-        concurrency: 4,
+        concurrency: config.agent.max_parallel_tools,
         toolPermission: (name) => session.registry.get(name)?.definition.permission,
         // SIGINT/SIGTERM: running tools are aborted, the turn's results are all collected and
         // recorded, and the run ends with `aborted_tools` (or `aborted` between turns): exit 1.

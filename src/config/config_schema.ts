@@ -95,6 +95,9 @@ export const AgentConfigSchema = z.strictObject({
     "Model turns before the run stops. " +
       "Default: 50.",
   ),
+  max_parallel_tools: z.int().min(1).max(32).optional().describe(
+    "Consecutive readonly tool calls of a model turn that run at once. Default: 4.",
+  ),
 });
 
 /** `limits`: sizes in bytes (and nesting levels). All positive integers. */

@@ -92,6 +92,8 @@ export interface LoadedConfig {
   agent: {
     /** Model turns before the run stops, 1..1000. Default 50. */
     max_turns: number;
+    /** Consecutive readonly calls run at once, 1..32. Default 4. */
+    max_parallel_tools: number;
   };
   /** Programs command tools may run, as written (resolved by the sandbox at start-up). Default `[]`. */
   commands: string[];
@@ -313,7 +315,10 @@ export async function loadConfig(
     permissions,
     model,
     task: file.task ?? null,
-    agent: { max_turns: file.agent?.max_turns ?? DEFAULT_MAX_TURNS },
+    agent: {
+      max_turns: file.agent?.max_turns ?? DEFAULT_MAX_TURNS,
+      max_parallel_tools: file.agent?.max_parallel_tools ?? 4,
+    },
     commands: [...new Set(file.commands ?? [])],
     tools: {
       default_timeout_ms: defaultTimeout,

@@ -56,7 +56,7 @@ Deno.test("loadConfig fills every default when the file sets only the workspace"
     permissions: { rules: [] },
     model: null,
     task: null,
-    agent: { max_turns: 50 },
+    agent: { max_turns: 50, max_parallel_tools: 4 },
     commands: [],
     tools: {
       default_timeout_ms: 120_000,

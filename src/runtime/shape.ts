@@ -39,6 +39,16 @@ export async function shape(
     },
   };
   const bytes = new TextEncoder().encode(output);
+  // An interrupted call keeps what it had produced, whatever its size (issue 4, abort).
+  const aborted = outcome.error?.type === "aborted" && bytes.byteLength > 0 &&
+    (outcome.artifacts ?? []).length === 0;
+  if (aborted) {
+    const kept = await artifacts.store(bytes, "text/plain; charset=utf-8");
+    const { ref, sha256, bytes: storedBytes, media_type } = kept;
+    if (bytes.byteLength <= maxOutputBytes) {
+      return { outcome: shaped, artifacts: [{ ref, sha256, bytes: storedBytes, media_type }] };
+    }
+  }
   if (bytes.byteLength <= maxOutputBytes) return { outcome: shaped, artifacts: [] };
   const stored = outcome.artifacts ?? [];
   if (stored.length > 0) {
