@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import * as nodePath from "node:path";
 import type { TestRun } from "../src/testing/run_harness.ts";
 import type { ErrorType, ToolResult } from "../src/tools/tool_result.ts";
+export { exists } from "../src/testing/path_exists.ts";
 
 /** Content of every file an attack must not reach; never appears in a result or a log. */
 export const CANARY = "KAGENT-CANARY-41c7e9";
@@ -100,16 +101,6 @@ export async function assertLogsClean(
     for (const secret of secrets) {
       assert.ok(!text.includes(secret), `"${nodePath.basename(path)}" contains "${secret}"`);
     }
-  }
-}
-
-export async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
   }
 }
 

@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from "../src/config/mod.ts";
 import { createTempSandbox } from "../src/testing/temp_sandbox.ts";
 import { openTestRun, type TestRun } from "../src/testing/run_harness.ts";
 import { writeTree } from "../src/testing/temp_sandbox.ts";
+import { exists } from "../src/testing/path_exists.ts";
 
 /** Allow everything, except writes under `locked/`. */
 const PERMISSIONS = {
@@ -53,15 +54,6 @@ async function openHookRun(hooks: Record<string, unknown>): Promise<TestRun> {
       await Deno.chmod(nodePath.join(sandbox.workspace, "hook.sh"), 0o755);
     },
   });
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 Deno.test("a PreToolUse deny stops a call the policy allows, and the file is not written", async () => {

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { Redactor } from "../audit/redactor.ts";
 import { OutputCapture, type OutputCaptureOptions } from "./output_capture.ts";
 import { tempDir } from "./_test_support.ts";
+import { exists } from "../testing/path_exists.ts";
 
 const encoder = new TextEncoder();
 const SECRET = "canary-secret-4f1d9e27";
@@ -34,15 +35,6 @@ async function withRunDir(body: (runDir: string, artifactsDir: string) => Promis
     await body(runDir, join(runDir, "artifacts"));
   } finally {
     await Deno.remove(runDir, { recursive: true });
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch {
-    return false;
   }
 }
 

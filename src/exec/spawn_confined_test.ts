@@ -13,6 +13,7 @@ import {
   sleepMarker,
   tempDir,
 } from "./_test_support.ts";
+import { exists } from "../testing/path_exists.ts";
 
 const MiB = 1024 * 1024;
 
@@ -22,15 +23,6 @@ async function withDir(body: (dir: string) => Promise<void>): Promise<void> {
     await body(dir);
   } finally {
     await Deno.remove(dir, { recursive: true });
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -9,3 +9,4 @@ export * from "./temp_sandbox.ts";
 export * from "./tool_context.ts";
 export * from "./call_tool.ts";
 export * from "./with_timeout.ts";
+export * from "./path_exists.ts";
