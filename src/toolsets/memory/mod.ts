@@ -1,0 +1,63 @@
+/**
+ * The memory toolset: `memory.recall_memory` and, unless writes are disabled,
+ * `memory.write_memory`.
+ *
+ * @module
+ */
+
+import type { MemoryProvider } from "../../memory/memory_provider.ts";
+import type { ToolDefinition } from "../../tools/tool_definition.ts";
+import { createRecallMemoryTool } from "./recall_memory.ts";
+import { createWriteMemoryTool } from "./write_memory.ts";
+
+export * from "./recall_memory.ts";
+export * from "./write_memory.ts";
+
+/**
+ * How `memory.write_memory` behaves: `disabled` (the tool is absent), `candidate` (appended to
+ * the run's candidates file for review), `external` (written by the provider).
+ */
+export type MemoryWriteMode = "disabled" | "candidate" | "external";
+
+/** Options of {@linkcode createMemoryTools}. */
+export interface MemoryToolsOptions {
+  /** `null` when none is configured: recall answers nothing, `external` writes fail. */
+  provider: MemoryProvider | null;
+  mode: MemoryWriteMode;
+  /** Absolute `runs/<id>/archive/memory_candidates.jsonl`. */
+  candidatesFile: string;
+  /** Allowed scope names (config `memory.scopes`). */
+  scopes: string[];
+  /** Redacts secrets, e.g. `(text) => redactor.redactText(text)`. */
+  redact: (text: string) => string;
+}
+
+/**
+ * Builds the memory tools: recall always, write unless `mode` is `disabled`.
+ *
+ * @example
+ * ```ts
+ * import { createMemoryTools } from "./mod.ts";
+ * const tools = createMemoryTools({
+ *   provider: null,
+ *   mode: "disabled",
+ *   candidatesFile: "/tmp/run/archive/memory_candidates.jsonl",
+ *   scopes: ["project"],
+ *   redact: (text) => text,
+ * });
+ * console.assert(tools.length === 1 && tools[0]?.name === "memory.recall_memory");
+ * ```
+ */
+export function createMemoryTools(options: MemoryToolsOptions): ToolDefinition[] {
+  // Typed handlers are not assignable to `ToolDefinition<Record<string, unknown>>` (parameter
+  // contravariance); the runtime validates arguments against `input_schema` before the call.
+  const tools = [
+    createRecallMemoryTool(options) as unknown as ToolDefinition,
+  ];
+  if (options.mode !== "disabled") {
+    tools.push(
+      createWriteMemoryTool({ ...options, mode: options.mode }) as unknown as ToolDefinition,
+    );
+  }
+  return tools;
+}
