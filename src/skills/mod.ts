@@ -1,0 +1,23 @@
+/**
+ * Agent Skills: discovery of skill folders, their frontmatter, and the policy requests they make.
+ *
+ * @module
+ */
+
+export {
+  discoverSkills,
+  type InvalidSkill,
+  MAX_RESOURCES,
+  MAX_SKILL_FILE_BYTES,
+  RESOURCE_FOLDERS,
+  type Skill,
+  type SkillCatalogue,
+} from "./skill_catalogue.ts";
+export {
+  FRONTMATTER_KEYS,
+  parseSkillDocument,
+  type SkillDocument,
+  type SkillFrontmatter,
+} from "./skill_frontmatter.ts";
+export { skillRequestFor } from "./skill_requests.ts";
+export { createSkillTools } from "./skill_tools.ts";
