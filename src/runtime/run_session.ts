@@ -20,6 +20,7 @@ import {
 import { ToolRegistrationError, ToolRegistry } from "../tools/registry.ts";
 import { describeTool, type ToolDefinition } from "../tools/tool_definition.ts";
 import { builtinTools, commandTools } from "../toolsets/mod.ts";
+import { createSkillTools } from "../skills/mod.ts";
 import { declarativeTool } from "../toolsets/declarative/declarative_tool.ts";
 import { type CommandSetup, prepareCommands } from "../exec/command_setup.ts";
 import {
@@ -145,6 +146,11 @@ export async function preparePolicy(
     }
   }
   const skillDirs = await realFolders(config.skills.dirs);
+  if (skillDirs.length > 0) {
+    for (const tool of createSkillTools(skillDirs)) {
+      if (registry.get(tool.name) === undefined) registry.register(tool);
+    }
+  }
   const workerPermissions = computeWorkerPermissions(
     guard,
     commands === null ? null : {
@@ -163,6 +169,7 @@ export async function preparePolicy(
         nodePath.join(nodePath.dirname(runArtifacts), "tmp"),
       ],
     },
+    skillDirs,
   );
   const policy = EffectivePolicy.compute({
     tools: registry.list().map((registered) => describeTool(registered.definition)),
@@ -293,6 +300,7 @@ export async function openRunSession(
   try {
     worker = await ToolWorker.start({
       exec,
+      skillDirs: prepared.skillDirs,
       declarativeTools: prepared.commands?.declarativeTools ?? [],
       guard: prepared.guard,
       run: {

@@ -29,6 +29,9 @@ export interface WorkerPermissions {
   import: false;
 }
 
+/** Environment names the yaml package reads (yaml 2.x `dist/log.js`); their values are only flags. */
+const YAML_DEBUG_VARIABLES = ["LOG_TOKENS", "LOG_STREAM"];
+
 /** What command tools add to the Worker's permissions. */
 export interface CommandPermissions {
   /** Absolute program paths the Worker may start. */
@@ -52,14 +55,26 @@ export interface CommandPermissions {
 export function computeWorkerPermissions(
   guard: PathGuard,
   commands: CommandPermissions | null = null,
+  skillDirs: readonly string[] = [],
 ): WorkerPermissions {
   return {
     read: [
-      ...new Set([...guard.allReadRoots, ...(commands?.read ?? []), ...(commands?.write ?? [])]),
+      ...new Set([
+        ...guard.allReadRoots,
+        ...skillDirs,
+        ...(commands?.read ?? []),
+        ...(commands?.write ?? []),
+      ]),
     ],
     write: [...new Set([...guard.allWriteRoots, ...(commands?.write ?? [])])],
     net: false,
-    env: commands === null ? false : [...new Set(commands.env)],
+    // The yaml package (skill frontmatter) reads LOG_TOKENS and LOG_STREAM, its debug switches.
+    env: commands === null && skillDirs.length === 0 ? false : [
+      ...new Set([
+        ...(commands?.env ?? []),
+        ...(skillDirs.length > 0 ? YAML_DEBUG_VARIABLES : []),
+      ]),
+    ],
     run: commands === null ? false : [...new Set(commands.run)],
     ffi: false,
     sys: false,
@@ -74,6 +89,8 @@ export interface ToolWorkerOptions {
   permissions: WorkerPermissions;
   /** Command tool settings for handlers; null when none is enabled. @default null */
   exec?: ExecContext | null;
+  /** Real skill folders, for skills.list_skills and skills.load_skill. @default [] */
+  skillDirs?: string[];
   /** Declarative tool files the Worker serves. @default [] */
   declarativeTools?: DeclarativeToolFile[];
   /** The Worker's entry module. @default src/sandbox/worker_main.ts (the built-in tools) */
@@ -259,6 +276,7 @@ export class ToolWorker {
         run: this.#options.run,
         exec: this.#options.exec ?? null,
         declarative_tools: this.#options.declarativeTools ?? [],
+        skill_dirs: this.#options.skillDirs ?? [],
       } satisfies HostMessage,
     );
     return this.#ready;

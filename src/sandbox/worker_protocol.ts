@@ -36,4 +36,6 @@ export interface InitMessage {
   exec: ExecContext | null;
   /** Declarative tool files, turned into tools on both sides. */
   declarative_tools: DeclarativeToolFile[];
+  /** Real skill folders: the skill tools are built from them on both sides. */
+  skill_dirs: string[];
 }
