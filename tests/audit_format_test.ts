@@ -18,12 +18,12 @@ function taskFlags(task: string): string[] {
 Deno.test("the compile task bakes in exactly the flags of the kagent-run task", () => {
   assert.deepEqual(taskFlags("compile"), taskFlags("kagent-run"));
   assert.ok(taskFlags("kagent-run").includes("--unstable-worker-options"));
-  // --allow-run only so that the tool Worker can be given the allowlisted programs (a Worker's
-  // permissions must be a subset of its parent's); the main thread starts no process itself.
+  // --allow-run and --allow-net only so that the tool Worker can be given the allowlisted programs
+  // and the memory service's host (a Worker's permissions must be a subset of its parent's).
   assert.ok(
     !taskFlags("kagent-run").some((flag) =>
-      flag === "--allow-all" || flag === "-A" || flag.startsWith("--allow-net") ||
-      flag.startsWith("--allow-ffi") || flag.startsWith("--allow-sys")
+      flag === "--allow-all" || flag === "-A" || flag.startsWith("--allow-ffi") ||
+      flag.startsWith("--allow-sys")
     ),
   );
 });

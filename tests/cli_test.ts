@@ -143,11 +143,13 @@ Deno.test("kagent-run tools prints JSON off a terminal and a table on one", asyn
     "fs.grep_files",
     "fs.write_file",
     "fs.edit_file",
+    "memory.recall_memory",
+    "memory.write_memory",
   ]);
   const all = JSON.parse(
     (await runCli(["tools", "--all", "--config", project.configPath])).stdout,
   ) as unknown[];
-  assert.equal(all.length, 6, "--all includes fs.delete_file, off by default");
+  assert.equal(all.length, 8, "--all includes fs.delete_file, off by default");
   const table = await runCli(["tools", "--config", project.configPath], { terminal: true });
   assert.match(table.stdout, /^TOOL\s+PERMISSION\s+RISK/);
   assert.match(table.stdout, /fs\.write_file\s+write\s+2 Medium\s+ask/);

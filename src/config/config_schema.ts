@@ -69,6 +69,31 @@ export const ToolsConfigSchema = z.strictObject({
   ),
 });
 
+/** `memory`: where memories go and how writes are handled. */
+export const MemoryConfigSchema = z.strictObject({
+  write_mode: z.enum(["disabled", "candidate", "external"]).optional().describe(
+    '"disabled": no memory.write_memory tool; "candidate": writes are appended to the run\'s ' +
+      'archive/memory_candidates.jsonl for review; "external": writes go to the provider. ' +
+      'Default: "candidate".',
+  ),
+  folder: pathString("Folder of the file provider's JSONL files; never inside the workspace.")
+    .optional().describe('Default: "~/.kagent/memory".'),
+  scopes: z.array(z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/)).min(1).optional().describe(
+    'Scopes memories may use. Default: ["run", "project", "user"].',
+  ),
+  provider: z.discriminatedUnion("kind", [
+    z.strictObject({ kind: z.literal("file") }),
+    z.strictObject({
+      kind: z.literal("http"),
+      base_url: z.string().url(),
+      token_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
+      timeout_ms: z.int().min(1).max(120_000).optional(),
+    }),
+  ]).optional().describe(
+    'Where memories are recalled from and written to. Default: {"kind": "file"}.',
+  ),
+});
+
 /** `skills`: where skills are found. */
 export const SkillsConfigSchema = z.strictObject({
   dirs: z.array(pathString("A folder of skills (one sub-folder a skill).")).optional().describe(
@@ -187,6 +212,7 @@ export const ConfigFileSchema = z.strictObject({
     "Limits and settings of command tools: timeouts, output caps, environment allowlist.",
   ),
   skills: SkillsConfigSchema.optional().describe("Where skills are found."),
+  memory: MemoryConfigSchema.optional().describe("Memory tools: write mode, store and scopes."),
   model: ModelConfigSchema.optional(),
   task: z.string().optional().describe("The task given to the agent."),
   agent: AgentConfigSchema.optional(),

@@ -115,6 +115,23 @@ export interface LoadedConfig {
     /** Absolute skill folders. */
     dirs: string[];
   };
+  memory: {
+    write_mode: "disabled" | "candidate" | "external";
+    /**
+     * Absolute folder of the file provider (outside the workspace); null when the default would
+     * lie in the workspace or HOME is unknown (then memory tools are off).
+     */
+    folder: string | null;
+    scopes: string[];
+    provider:
+      | { kind: "file" }
+      | {
+        kind: "http";
+        base_url: string;
+        token_env?: string | undefined;
+        timeout_ms?: number | undefined;
+      };
+  };
   /** Sizes in bytes (`max_argument_depth` in nesting levels); see {@linkcode DEFAULT_LIMITS}. */
   limits: {
     max_argument_bytes: number;
@@ -265,6 +282,29 @@ export async function loadConfig(
     resolvePath(written, `skills.dirs[${index}]`)
   );
 
+  // The default folder (~/.kagent/memory) is dropped, not refused, when HOME lies in the
+  // workspace: memory is then off (null), since the agent could edit its own memories there.
+  let memoryFolder: string | null = file.memory?.folder === undefined
+    ? (home() === undefined ? null : resolvePath("~/.kagent/memory", "memory.folder"))
+    : resolvePath(file.memory.folder, "memory.folder");
+  if (memoryFolder !== null && isPathInside(memoryFolder, workspace)) {
+    if (file.memory?.folder === undefined) {
+      memoryFolder = null;
+    } else {
+      issues.push({
+        key: "memory.folder",
+        text: `key "memory.folder" must be outside the workspace: the agent could edit its own ` +
+          `memories there ("${memoryFolder}")`,
+      });
+    }
+  }
+  if (file.memory?.write_mode === "external" && file.memory.provider === undefined) {
+    issues.push({
+      key: "memory.provider",
+      text: 'key "memory.provider" must name a provider when "memory.write_mode" is "external"',
+    });
+  }
+
   let model: ModelConfig | null = null;
   if (file.model !== undefined) {
     const script = resolvePath(file.model.script, "model.script");
@@ -331,6 +371,12 @@ export async function loadConfig(
       dirs: toolDirs,
     },
     skills: { dirs: skillDirs },
+    memory: {
+      write_mode: file.memory?.write_mode ?? "candidate",
+      folder: memoryFolder,
+      scopes: [...(file.memory?.scopes ?? ["run", "project", "user"])],
+      provider: file.memory?.provider ?? { kind: "file" },
+    },
     limits: {
       max_argument_bytes: file.limits?.max_argument_bytes ?? DEFAULT_LIMITS.max_argument_bytes,
       max_argument_depth: file.limits?.max_argument_depth ?? DEFAULT_LIMITS.max_argument_depth,

@@ -72,6 +72,12 @@ Deno.test("loadConfig fills every default when the file sets only the workspace"
     limits: { ...DEFAULT_LIMITS },
     audit: { secret_env: [...DEFAULT_SECRET_ENV] },
     hooks: { pre_tool_use: [], post_tool_use: [] },
+    memory: {
+      write_mode: "candidate",
+      folder: "/home/tester/.kagent/memory",
+      scopes: ["run", "project", "user"],
+      provider: { kind: "file" },
+    },
   });
   assert.equal(config.limits.max_argument_bytes, 1_048_576);
   assert.equal(config.limits.max_output_bytes, 65_536);

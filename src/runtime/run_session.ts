@@ -21,6 +21,7 @@ import { ToolRegistrationError, ToolRegistry } from "../tools/registry.ts";
 import { describeTool, type ToolDefinition } from "../tools/tool_definition.ts";
 import { builtinTools, commandTools } from "../toolsets/mod.ts";
 import { createSkillTools } from "../skills/mod.ts";
+import { type MemorySettings, memoryToolsFor } from "../memory/memory_settings.ts";
 import { declarativeTool } from "../toolsets/declarative/declarative_tool.ts";
 import { type CommandSetup, prepareCommands } from "../exec/command_setup.ts";
 import {
@@ -88,6 +89,8 @@ export interface PreparedPolicy {
   commands: CommandSetup | null;
   /** Real paths of the skill folders that exist. */
   skillDirs: string[];
+  /** Memory tool settings, or null when memory is disabled. */
+  memory: MemorySettings | null;
 }
 
 /**
@@ -151,6 +154,16 @@ export async function preparePolicy(
       if (registry.get(tool.name) === undefined) registry.register(tool);
     }
   }
+  const memory = memorySettings(
+    config,
+    runArtifacts === null ? null : nodePath.dirname(runArtifacts),
+    options,
+  );
+  if (memory !== null) {
+    for (const tool of memoryToolsFor(memory)) {
+      if (registry.get(tool.name) === undefined) registry.register(tool);
+    }
+  }
   const workerPermissions = computeWorkerPermissions(
     guard,
     commands === null ? null : {
@@ -170,6 +183,7 @@ export async function preparePolicy(
       ],
     },
     skillDirs,
+    memoryPermissions(memory),
   );
   const policy = EffectivePolicy.compute({
     tools: registry.list().map((registered) => describeTool(registered.definition)),
@@ -191,6 +205,15 @@ export async function preparePolicy(
       sensitive_patterns: guard.sensitivePatterns,
       outside_always: ["/proc", "/sys", "/dev"],
       deno_permissions: workerPermissions,
+      memory: memory === null ? null : {
+        write_mode: memory.mode,
+        provider: memory.provider.kind === "file" ? { kind: "file", folder: memory.folder } : {
+          kind: "http",
+          base_url: memory.provider.base_url,
+          token_env: memory.provider.token_env ?? null,
+        },
+        scopes: memory.scopes,
+      },
       commands: commands === null ? null : {
         programs: commands.programs,
         interpreters: commands.interpreters,
@@ -205,7 +228,49 @@ export async function preparePolicy(
       },
     },
   });
-  return { guard, registry, policy, workerPermissions, commands, skillDirs };
+  return { guard, registry, policy, workerPermissions, commands, skillDirs, memory };
+}
+
+/**
+ * The memory settings of a run: the write mode and provider from the config, candidates in the
+ * run's archive/, and the secret values to redact from memory content. Recall is always there;
+ * `write_mode: "disabled"` leaves out memory.write_memory.
+ */
+function memorySettings(
+  config: LoadedConfig,
+  runDir: string | null,
+  options: SessionOptions,
+): MemorySettings {
+  return {
+    mode: config.memory.write_mode,
+    folder: config.memory.folder ?? "/nonexistent-memory",
+    scopes: config.memory.scopes,
+    provider: config.memory.provider,
+    candidates_file: nodePath.join(
+      runDir ?? "/nonexistent-run",
+      "archive",
+      "memory_candidates.jsonl",
+    ),
+    secrets: config.audit.secret_env
+      .map((name) => readEnvironment(options.env, name))
+      .filter((value): value is string => value !== undefined && value.length >= 8),
+  };
+}
+
+/** What memory adds to the Worker's permissions: its folder (file) or host and token name (http). */
+function memoryPermissions(memory: MemorySettings | null) {
+  if (memory === null) return { folders: [], hosts: [], env: [] };
+  const archive = nodePath.dirname(memory.candidates_file);
+  if (memory.provider.kind === "file") {
+    return { folders: [memory.folder, archive], hosts: [], env: [] };
+  }
+  const url = new URL(memory.provider.base_url);
+  const port = url.port !== "" ? url.port : url.protocol === "https:" ? "443" : "80";
+  return {
+    folders: [archive],
+    hosts: [`${url.hostname}:${port}`],
+    env: memory.provider.token_env === undefined ? [] : [memory.provider.token_env],
+  };
 }
 
 /** Real paths of the folders that exist. */
@@ -300,6 +365,7 @@ export async function openRunSession(
   try {
     worker = await ToolWorker.start({
       exec,
+      memory: prepared.memory,
       skillDirs: prepared.skillDirs,
       declarativeTools: prepared.commands?.declarativeTools ?? [],
       guard: prepared.guard,

@@ -9,6 +9,7 @@
 import type { PathGuard } from "./path_guard.ts";
 import type { HostMessage, WorkerMessage } from "./worker_protocol.ts";
 import type { ExecContext, RunLocations } from "../tools/tool_definition.ts";
+import type { MemorySettings } from "../memory/memory_settings.ts";
 import type { DeclarativeToolFile } from "../toolsets/declarative/declarative_tool_file.ts";
 import { failure, type ToolOutcome } from "../tools/tool_result.ts";
 
@@ -19,7 +20,8 @@ import { failure, type ToolOutcome } from "../tools/tool_result.ts";
 export interface WorkerPermissions {
   read: string[];
   write: string[];
-  net: false;
+  /** Hosts (`host:port`) the Worker may reach: only an HTTP memory service, or none. */
+  net: false | string[];
   /** Exact names command tools pass to children, or none. */
   env: false | string[];
   /** Absolute paths of the allowlisted programs, interpreters, setsid, kill and bwrap, or none. */
@@ -56,23 +58,32 @@ export function computeWorkerPermissions(
   guard: PathGuard,
   commands: CommandPermissions | null = null,
   skillDirs: readonly string[] = [],
+  memory: { folders: string[]; hosts: string[]; env: string[] } = {
+    folders: [],
+    hosts: [],
+    env: [],
+  },
 ): WorkerPermissions {
   return {
     read: [
       ...new Set([
         ...guard.allReadRoots,
         ...skillDirs,
+        ...memory.folders,
         ...(commands?.read ?? []),
         ...(commands?.write ?? []),
       ]),
     ],
-    write: [...new Set([...guard.allWriteRoots, ...(commands?.write ?? [])])],
-    net: false,
+    write: [...new Set([...guard.allWriteRoots, ...memory.folders, ...(commands?.write ?? [])])],
+    net: memory.hosts.length === 0 ? false : [...memory.hosts],
     // The yaml package (skill frontmatter) reads LOG_TOKENS and LOG_STREAM, its debug switches.
-    env: commands === null && skillDirs.length === 0 ? false : [
+    // The yaml package (skill frontmatter) reads LOG_TOKENS and LOG_STREAM, its debug switches;
+    // an HTTP memory service's token is read from the variable the config names.
+    env: commands === null && skillDirs.length === 0 && memory.env.length === 0 ? false : [
       ...new Set([
         ...(commands?.env ?? []),
         ...(skillDirs.length > 0 ? YAML_DEBUG_VARIABLES : []),
+        ...memory.env,
       ]),
     ],
     run: commands === null ? false : [...new Set(commands.run)],
@@ -89,6 +100,8 @@ export interface ToolWorkerOptions {
   permissions: WorkerPermissions;
   /** Command tool settings for handlers; null when none is enabled. @default null */
   exec?: ExecContext | null;
+  /** Memory tool settings; null when memory is off. @default null */
+  memory?: MemorySettings | null;
   /** Real skill folders, for skills.list_skills and skills.load_skill. @default [] */
   skillDirs?: string[];
   /** Declarative tool files the Worker serves. @default [] */
@@ -277,6 +290,7 @@ export class ToolWorker {
         exec: this.#options.exec ?? null,
         declarative_tools: this.#options.declarativeTools ?? [],
         skill_dirs: this.#options.skillDirs ?? [],
+        memory: this.#options.memory ?? null,
       } satisfies HostMessage,
     );
     return this.#ready;

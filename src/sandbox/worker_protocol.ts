@@ -6,6 +6,7 @@
 
 import type { PathGuardOptions } from "./path_guard.ts";
 import type { ExecContext, RunLocations } from "../tools/tool_definition.ts";
+import type { MemorySettings } from "../memory/memory_settings.ts";
 import type { DeclarativeToolFile } from "../toolsets/declarative/declarative_tool_file.ts";
 import type { ToolOutcome } from "../tools/tool_result.ts";
 
@@ -38,4 +39,6 @@ export interface InitMessage {
   declarative_tools: DeclarativeToolFile[];
   /** Real skill folders: the skill tools are built from them on both sides. */
   skill_dirs: string[];
+  /** Memory tool settings, or null when memory is off. */
+  memory: MemorySettings | null;
 }

@@ -1,0 +1,67 @@
+/**
+ * Memory tools as plain settings, built the same way in the main thread (for the registry and the
+ * policy) and in the tool Worker (where the handlers run and the provider does its I/O).
+ *
+ * @module
+ */
+
+import { Redactor } from "../audit/redactor.ts";
+import type { ToolDefinition } from "../tools/tool_definition.ts";
+import { createMemoryTools, type MemoryWriteMode } from "../toolsets/memory/mod.ts";
+import { FileMemoryProvider } from "./file_memory_provider.ts";
+import { HttpMemoryProvider } from "./http_memory_provider.ts";
+import type { MemoryProvider } from "./memory_provider.ts";
+
+/** What the Worker needs to build the memory tools. JSON-compatible. */
+export interface MemorySettings {
+  mode: MemoryWriteMode;
+  /** Absolute folder of the file provider. */
+  folder: string;
+  scopes: string[];
+  provider:
+    | { kind: "file" }
+    | {
+      kind: "http";
+      base_url: string;
+      token_env?: string | undefined;
+      timeout_ms?: number | undefined;
+    };
+  /** `runs/<id>/archive/memory_candidates.jsonl`. */
+  candidates_file: string;
+  /** Values redacted from memory content (secret environment values). */
+  secrets: string[];
+}
+
+/** The provider the settings name. The HTTP provider reads its token through `env`. */
+export function memoryProvider(
+  settings: MemorySettings,
+  env: (name: string) => string | undefined,
+): MemoryProvider {
+  if (settings.provider.kind === "file") {
+    return new FileMemoryProvider({ folder: settings.folder, scopes: settings.scopes });
+  }
+  return new HttpMemoryProvider({
+    base_url: settings.provider.base_url,
+    token_env: settings.provider.token_env ?? null,
+    env,
+    ...(settings.provider.timeout_ms === undefined
+      ? {}
+      : { timeout_ms: settings.provider.timeout_ms }),
+    scopes: settings.scopes,
+  });
+}
+
+/** `memory.recall_memory` and, unless disabled, `memory.write_memory`. */
+export function memoryToolsFor(
+  settings: MemorySettings,
+  env: (name: string) => string | undefined = () => undefined,
+): ToolDefinition<never>[] {
+  const redactor = new Redactor({ secrets: settings.secrets });
+  return createMemoryTools({
+    provider: memoryProvider(settings, env),
+    mode: settings.mode,
+    candidatesFile: settings.candidates_file,
+    scopes: settings.scopes,
+    redact: (text) => redactor.redactText(text),
+  }) as unknown as ToolDefinition<never>[];
+}
