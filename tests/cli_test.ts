@@ -238,3 +238,22 @@ Deno.test("kagent-run --task overrides the config task and --workspace the works
   assert.match(stdout, /only-here\.txt/);
   assert.doesNotMatch(stdout, /README\.md/);
 });
+
+Deno.test("kagent-run tools --agent-type worker lists the minimal readonly set", async () => {
+  await using project = await createProject();
+  const worker = JSON.parse(
+    (await runCli(["tools", "--agent-type", "worker", "--config", project.configPath])).stdout,
+  ) as { name: string }[];
+  assert.deepEqual(worker.map((tool) => tool.name), [
+    "fs.read_file",
+    "fs.list_files",
+    "fs.grep_files",
+  ]);
+  const sub = JSON.parse(
+    (await runCli(["tools", "--agent-type", "sub", "--config", project.configPath])).stdout,
+  ) as { name: string }[];
+  assert.ok(!sub.some((tool) => tool.name.startsWith("memory.")));
+  const wrong = await runCli(["tools", "--agent-type", "boss", "--config", project.configPath]);
+  assert.equal(wrong.code, 2);
+  assert.match(wrong.stderr, /must be one of main, sub, fork, worker/);
+});

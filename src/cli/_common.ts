@@ -6,6 +6,7 @@
 
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { ConfigError, loadConfig, type LoadedConfig } from "../config/mod.ts";
+import { AGENT_TYPES, type AgentType } from "../policy/effective_policy.ts";
 import {
   approveArgument,
   formatGrant,
@@ -212,4 +213,20 @@ export function printPendingGrants(pending: readonly PendingApproval[], io: Comm
     ...pending.map((entry) => `  ${formatGrant(entry.grant)}`),
   ];
   io.stderr(lines.join("\n") + "\n");
+}
+
+/**
+ * The \`--agent-type\` option: main (default), sub, fork or worker.
+ *
+ * @throws {UsageError} for another value.
+ */
+export function agentTypeOption(values: Record<string, unknown>): AgentType {
+  const value = values["agent-type"];
+  if (value === undefined) return "main";
+  if (typeof value === "string" && (AGENT_TYPES as readonly string[]).includes(value)) {
+    return value as AgentType;
+  }
+  throw new UsageError(
+    `Cannot use --agent-type "${String(value)}": it must be one of ${AGENT_TYPES.join(", ")}`,
+  );
 }

@@ -7,10 +7,18 @@
 
 import { preparePolicy } from "../runtime/mod.ts";
 import { formatTable } from "./_table.ts";
-import { type CommandIo, EXIT, guarded, loadConfigFromOptions, parseOptions } from "./_common.ts";
+import {
+  agentTypeOption,
+  type CommandIo,
+  EXIT,
+  guarded,
+  loadConfigFromOptions,
+  parseOptions,
+} from "./_common.ts";
 
 /** Help text of the policy command. */
-export const POLICY_HELP = `Usage: kagent-run policy --config FILE [--workspace DIR] [--json]
+export const POLICY_HELP =
+  `Usage: kagent-run policy --config FILE [--workspace DIR] [--json] [--agent-type TYPE]
 
 Explains the effective permission policy: for every registered tool, the decision for a call (allow,
 ask, deny), the layer (runtime, sandbox, skill, config, default) and the rule that made it, and the
@@ -24,6 +32,7 @@ export function policyCommand(args: string[], io: CommandIo): Promise<number> {
       config: { type: "string" },
       workspace: { type: "string" },
       json: { type: "boolean" },
+      "agent-type": { type: "string" },
     });
     if (values.help) {
       io.stdout(POLICY_HELP);
@@ -32,6 +41,7 @@ export function policyCommand(args: string[], io: CommandIo): Promise<number> {
     const config = await loadConfigFromOptions(values);
     const { policy, guard, workerPermissions, commands } = await preparePolicy(config, {
       env: io.env,
+      agentType: agentTypeOption(values),
     });
     if (values.json) {
       io.stdout(`${JSON.stringify(policy.snapshot(), null, 2)}\n`);

@@ -8,10 +8,18 @@
 import { preparePolicy } from "../runtime/mod.ts";
 import { describeTool, RISK_LEVEL_NAMES } from "../tools/tool_definition.ts";
 import { formatTable } from "./_table.ts";
-import { type CommandIo, EXIT, guarded, loadConfigFromOptions, parseOptions } from "./_common.ts";
+import {
+  agentTypeOption,
+  type CommandIo,
+  EXIT,
+  guarded,
+  loadConfigFromOptions,
+  parseOptions,
+} from "./_common.ts";
 
 /** Help text of the tools command. */
-export const TOOLS_HELP = `Usage: kagent-run tools --config FILE [--workspace DIR] [--json] [--all]
+export const TOOLS_HELP =
+  `Usage: kagent-run tools --config FILE [--workspace DIR] [--json] [--all] [--agent-type TYPE]
 
 Lists the tools of the run's effective tool set: name, permission, risk, tags and the tool-level
 policy decision. A table on a terminal, JSON otherwise (or with --json). --all includes tools the
@@ -25,6 +33,7 @@ export function toolsCommand(args: string[], io: CommandIo): Promise<number> {
       config: { type: "string" },
       workspace: { type: "string" },
       json: { type: "boolean" },
+      "agent-type": { type: "string" },
       all: { type: "boolean" },
     });
     if (values.help) {
@@ -33,6 +42,7 @@ export function toolsCommand(args: string[], io: CommandIo): Promise<number> {
     }
     const { registry, policy } = await preparePolicy(await loadConfigFromOptions(values), {
       env: io.env,
+      agentType: agentTypeOption(values),
     });
     const tools = registry.list()
       .map((registered) => ({

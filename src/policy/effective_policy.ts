@@ -72,6 +72,16 @@ export interface PolicyInputs {
    */
   runFolders?: string[];
   /**
+   * Which agent the tool set is for. `worker` gets a minimal readonly set
+   * ({@linkcode WORKER_TOOLS}); `sub`, `fork` and `worker` never get memory tools; each starts from
+   * the config, never from a parent's set. @default "main"
+   */
+  agentType?: AgentType;
+  /** The task policy's tool patterns: the set can only be narrowed to them. @default no narrowing */
+  taskTools?: string[];
+  /** Tools the task suggests: a preference recorded in the snapshot, never a grant. */
+  suggestedTools?: string[];
+  /**
    * The run's folder: replaced by `<run>` before hashing, so that the policy hash (which grants
    * name) is the same for every run of the same config.
    */
@@ -92,6 +102,21 @@ export interface ToolPolicy {
   conditional_rules: string[];
 }
 
+/** The kinds of agent a tool set is computed for. */
+export type AgentType = "main" | "sub" | "fork" | "worker";
+
+/** The agent types, for option parsing. */
+export const AGENT_TYPES: readonly AgentType[] = ["main", "sub", "fork", "worker"];
+
+/** The readonly tools a `worker` agent may have at most. */
+export const WORKER_TOOLS: readonly string[] = [
+  "fs.read_file",
+  "fs.list_files",
+  "fs.grep_files",
+  "skills.list_skills",
+  "skills.load_skill",
+];
+
 /** Runtime rule ids, stable for users' scripts and audits. */
 export const RUNTIME_RULES = {
   pathGuard: "sandbox:path-guard",
@@ -100,6 +125,8 @@ export const RUNTIME_RULES = {
   requiresConfirmation: "runtime:requires-confirmation",
   destructiveOff: "runtime:destructive-off",
   skillNarrowing: "skill:allowed-tools",
+  agentType: "runtime:agent-type",
+  taskNarrowing: "runtime:task-tools",
   defaultReadonly: "default:readonly-allow",
   defaultWrite: "default:write-ask",
   defaultRunFolders: "default:run-folders-allow",
@@ -123,10 +150,18 @@ export class EffectivePolicy {
   readonly #inputs: PolicyInputs;
   readonly #narrowedOut: Map<string, string>;
 
-  private constructor(inputs: PolicyInputs, rules: PolicyRule[], narrowedOut: Map<string, string>) {
+  readonly #agentOut: Map<string, string>;
+
+  private constructor(
+    inputs: PolicyInputs,
+    rules: PolicyRule[],
+    narrowedOut: Map<string, string>,
+    agentOut: Map<string, string>,
+  ) {
     this.#inputs = inputs;
     this.rules = rules;
     this.#narrowedOut = narrowedOut;
+    this.#agentOut = agentOut;
     this.tools = inputs.tools.map((tool) => this.#toolPolicy(tool));
     const body = JSON.stringify(this.#body());
     const stable = inputs.runDir === undefined ? body : body.replaceAll(inputs.runDir, "<run>");
@@ -161,7 +196,23 @@ export class EffectivePolicy {
       }
     }
     for (const rule of inputs.configRules) rules.push(definedOnly({ ...rule, layer: "config" }));
-    return new EffectivePolicy(inputs, rules, narrowedOut);
+    const agentOut = new Map<string, string>();
+    const agentType = inputs.agentType ?? "main";
+    for (const tool of inputs.tools) {
+      if (agentType === "worker" && !WORKER_TOOLS.includes(tool.name)) {
+        agentOut.set(tool.name, `a worker agent gets only ${WORKER_TOOLS.join(", ")}`);
+      } else if (agentType !== "main" && tool.name.startsWith("memory.")) {
+        agentOut.set(tool.name, `a ${agentType} agent never gets memory tools`);
+      } else if (
+        inputs.taskTools !== undefined && !picomatch.isMatch(tool.name, inputs.taskTools)
+      ) {
+        agentOut.set(
+          tool.name,
+          `the task's tool list (${inputs.taskTools.join(", ")}) does not include it`,
+        );
+      }
+    }
+    return new EffectivePolicy(inputs, rules, narrowedOut, agentOut);
   }
 
   /**
@@ -185,6 +236,18 @@ export class EffectivePolicy {
       }
     }
     const candidates: PolicyDecision[] = [];
+    const agentReason = this.#agentOut.get(tool.name);
+    if (agentReason !== undefined) {
+      candidates.push({
+        decision: "deny",
+        rule: this.#inputs.taskTools !== undefined && agentReason.startsWith("the task")
+          ? RUNTIME_RULES.taskNarrowing
+          : RUNTIME_RULES.agentType,
+        layer: "runtime",
+        reason: agentReason,
+        error_type: "permission_denied",
+      });
+    }
     const narrowedBy = this.#narrowedOut.get(tool.name);
     if (narrowedBy !== undefined) {
       candidates.push({
@@ -314,6 +377,11 @@ export class EffectivePolicy {
           rules: this.rules.filter((rule) => rule.layer === "skill"),
           narrowed_out: Object.fromEntries(this.#narrowedOut),
         },
+      },
+      agent: {
+        type: this.#inputs.agentType ?? "main",
+        task_tools: this.#inputs.taskTools ?? null,
+        suggested_tools: this.#inputs.suggestedTools ?? [],
       },
       tools: this.tools,
     };

@@ -438,3 +438,58 @@ Deno.test("policy: exec.run_command stays off until a rule names it exactly", ()
   });
   assert.equal(effective.isAvailable("exec.run_command"), false);
 });
+
+const memoryRecall = tool("memory.recall_memory", "readonly", {}, ["memory"]);
+const memoryWrite = tool("memory.write_memory", "write", {}, ["memory"]);
+const listFiles = tool("fs.list_files", "readonly");
+
+Deno.test("policy: agent types — worker gets a minimal readonly set, sub/fork/worker never get memory", () => {
+  const tools = [read, listFiles, write, memoryRecall, memoryWrite];
+  const available = (
+    agentType: "main" | "sub" | "fork" | "worker",
+    extra: Partial<Parameters<typeof EffectivePolicy.compute>[0]> = {},
+  ) => {
+    const effective = EffectivePolicy.compute({
+      tools,
+      workspace: WORKSPACE,
+      configSource: "test",
+      sandbox: {},
+      configRules: [{ id: "all", tools: ["*"], decision: "allow" }],
+      agentType,
+      ...extra,
+    });
+    return tools.map((item) => item.name).filter((name) => effective.isAvailable(name));
+  };
+  assert.deepEqual(available("main"), [
+    "fs.read_file",
+    "fs.list_files",
+    "fs.write_file",
+    "memory.recall_memory",
+    "memory.write_memory",
+  ]);
+  assert.deepEqual(available("sub"), ["fs.read_file", "fs.list_files", "fs.write_file"]);
+  assert.deepEqual(available("fork"), ["fs.read_file", "fs.list_files", "fs.write_file"]);
+  assert.deepEqual(
+    available("worker"),
+    ["fs.read_file", "fs.list_files"],
+    "an allow-all rule never widens a worker",
+  );
+  // A task can only narrow, and suggested tools are a preference, never a grant.
+  assert.deepEqual(
+    available("sub", { taskTools: ["fs.read_file"], suggestedTools: ["fs.write_file"] }),
+    ["fs.read_file"],
+  );
+  const worker = EffectivePolicy.compute({
+    tools,
+    workspace: WORKSPACE,
+    configSource: "test",
+    sandbox: {},
+    configRules: [],
+    agentType: "worker",
+  });
+  assert.deepEqual(pick(worker.decide(write, NO_TARGETS)), [
+    "deny",
+    "runtime",
+    RUNTIME_RULES.agentType,
+  ]);
+});

@@ -9,7 +9,7 @@ import * as nodePath from "node:path";
 import { ArtifactStore, AuditRecorder, Redactor, RunFolder } from "../audit/mod.ts";
 import { ConfigError, type LoadedConfig } from "../config/mod.ts";
 import { ApprovalGate, type Approver, type Grant } from "../approval/mod.ts";
-import { EffectivePolicy, type SkillRequest } from "../policy/effective_policy.ts";
+import { type AgentType, EffectivePolicy, type SkillRequest } from "../policy/effective_policy.ts";
 import { DEFAULT_SENSITIVE_PATTERNS, PathGuard } from "../sandbox/path_guard.ts";
 import {
   computeWorkerPermissions,
@@ -57,6 +57,12 @@ export interface SessionOptions {
   /** The tool Worker's entry module (tests serve extra tools). @default worker_main.ts */
   workerEntry?: URL;
   skillRequests?: SkillRequest[];
+  /** The agent the tool set is for. @default "main" */
+  agentType?: AgentType;
+  /** Task policy: tool-name patterns the set is narrowed to. */
+  taskTools?: string[];
+  /** Task preference: recorded, never a grant. */
+  suggestedTools?: string[];
   /** Reads an environment variable (for secret redaction); undefined when unset or not permitted. */
   env?: (name: string) => string | undefined;
   /** @default () => new Date() */
@@ -191,6 +197,9 @@ export async function preparePolicy(
     configRules: config.permissions.rules,
     configSource: config.permissionsPath ?? (config.permissions.rules.length > 0 ? "inline" : null),
     skillRequests: options.skillRequests ?? [],
+    ...(options.agentType === undefined ? {} : { agentType: options.agentType }),
+    ...(options.taskTools === undefined ? {} : { taskTools: options.taskTools }),
+    ...(options.suggestedTools === undefined ? {} : { suggestedTools: options.suggestedTools }),
     runFolders: guard.writableExceptions.slice(),
     // The run folder's real path (the guard canonicalised it), hashed as "<run>".
     ...(guard.writableExceptions[0] === undefined
