@@ -37,3 +37,41 @@ Deno.test("skills.load_skill returns the body and resources; traversal ids are r
     assert.doesNotMatch(refused.output, /root:x:0:0/);
   }
 });
+
+Deno.test("loading a skill narrows the tool set for the rest of the run; a skill never widens it", async () => {
+  await using run = await openTestRun({
+    config: { skills: { dirs: ["../skills"] } },
+    permissions: { rules: [{ tools: ["fs.write_file"], decision: "allow" }] },
+    prepare: (sandbox) =>
+      writeTree(sandbox.root, {
+        "skills/reader/SKILL.md":
+          "---\nname: reader\ndescription: Reads only.\nallowed-tools: fs.read_file fs.write_file exec.run_command skills.load_skill\n---\nRead.\n",
+      }),
+  });
+  const before = await run.call("fs.list_files", { path: "." });
+  assert.equal(before.ok, true, before.output);
+  const loaded = await run.call("skills.load_skill", { skill_id: "reader" });
+  assert.equal(loaded.ok, true, loaded.output);
+  const narrowed = await run.call("fs.list_files", { path: "." });
+  assert.equal(narrowed.error?.type, "tool_not_available", "not in the skill's allowed-tools");
+  const kept = await run.call("fs.write_file", { path: "a.txt", content: "x" });
+  assert.equal(kept.ok, true, kept.output);
+  const notGranted = await run.call("exec.run_command", { argv: ["true"] });
+  assert.equal(
+    notGranted.error?.type,
+    "tool_not_available",
+    "a skill never grants what the run lacks",
+  );
+  const events = await run.readLog("events");
+  const event = events.find((line) => line.type === "skill.loaded");
+  assert.ok(event);
+  assert.deepEqual(event.requested, [
+    "fs.read_file",
+    "fs.write_file",
+    "exec.run_command",
+    "skills.load_skill",
+  ]);
+  assert.ok((event.got as string[]).includes("fs.write_file"));
+  assert.ok(!(event.got as string[]).includes("exec.run_command"));
+  assert.ok((event.removed as string[]).includes("fs.list_files"));
+});

@@ -33,6 +33,11 @@ export interface AgentOptions {
   recorder: AuditRecorder;
   /** The run's effective tool set, sent to the model. */
   tools: ToolDescriptor[];
+  /**
+   * The tool set for the next request, when it can change during the run (a loaded skill narrows
+   * it). @default () => tools
+   */
+  currentTools?: () => ToolDescriptor[];
   system: string;
   task: string;
   run: RunContext;
@@ -94,7 +99,12 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     let turn;
     try {
       turn = await options.provider.complete(
-        { system: options.system, messages, tools: options.tools, run: options.run },
+        {
+          system: options.system,
+          messages,
+          tools: options.currentTools?.() ?? options.tools,
+          run: options.run,
+        },
         options.signal,
       );
     } catch (error) {

@@ -6,6 +6,7 @@
  */
 
 import { preparePolicy } from "../runtime/mod.ts";
+import { discoverSkills, skillRequestFor } from "../skills/mod.ts";
 import { formatTable } from "./_table.ts";
 import {
   agentTypeOption,
@@ -39,12 +40,30 @@ export function policyCommand(args: string[], io: CommandIo): Promise<number> {
       return EXIT.ok;
     }
     const config = await loadConfigFromOptions(values);
-    const { policy, guard, workerPermissions, commands } = await preparePolicy(config, {
+    const { policy, guard, workerPermissions, commands, skillDirs } = await preparePolicy(config, {
       env: io.env,
       agentType: agentTypeOption(values),
     });
+    // What each skill requests (its allowed-tools) and what loading it would leave the run.
+    const catalogue = await discoverSkills(skillDirs);
+    const skills = catalogue.skills.map((skill) => {
+      const narrowed = policy.withSkillRequest(skillRequestFor(skill));
+      return {
+        skill: skill.name,
+        requested: skill.allowed_tools.length === 0 ? "(no narrowing)" : skill.allowed_tools,
+        got: narrowed.tools.filter((tool) => tool.available).map((tool) => tool.tool),
+      };
+    });
     if (values.json) {
-      io.stdout(`${JSON.stringify(policy.snapshot(), null, 2)}\n`);
+      io.stdout(
+        `${
+          JSON.stringify(
+            { ...policy.snapshot(), skills, invalid_skills: catalogue.invalid },
+            null,
+            2,
+          )
+        }\n`,
+      );
       return EXIT.ok;
     }
     const lines = [
@@ -89,6 +108,16 @@ export function policyCommand(args: string[], io: CommandIo): Promise<number> {
         tool.reason,
       ]),
     ));
+    if (skills.length > 0) {
+      io.stdout("\nSkills (loading one narrows the rest of the run; a skill never grants):\n");
+      for (const entry of skills) {
+        const requested = Array.isArray(entry.requested)
+          ? entry.requested.join(" ")
+          : entry.requested;
+        io.stdout(`  ${entry.skill}: requested ${requested}\n    got ${entry.got.join(", ")}\n`);
+      }
+    }
+    for (const invalid of catalogue.invalid) io.stdout(`  skipped: ${invalid.reason}\n`);
     io.stdout(
       "\nEvery call also passes the path guard first (outside the roots: deny, sandbox layer), protected paths\n" +
         "are never written (deny, sandbox layer), and sensitive paths ask (runtime layer).\n",

@@ -14,6 +14,7 @@ import {
 } from "../agent/mod.ts";
 import type { ModelProvider, RunContext } from "../agent/mod.ts";
 import { displayRunDir, openRunSession } from "../runtime/mod.ts";
+import { discoverSkills } from "../skills/mod.ts";
 import { describeTool } from "../tools/tool_definition.ts";
 import type { ToolResult } from "../tools/tool_result.ts";
 import { eventTypeOf } from "../runtime/record.ts";
@@ -103,9 +104,11 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
         deliverables: session.folder.paths.deliverables,
         scratch: session.folder.paths.workspace,
       };
-      const tools = session.registry.list()
-        .map((registered) => describeTool(registered.definition))
-        .filter((tool) => session.policy.isAvailable(tool.name));
+      const currentTools = () =>
+        session.registry.list()
+          .map((registered) => describeTool(registered.definition))
+          .filter((tool) => session.runtime.policy.isAvailable(tool.name));
+      const tools = currentTools();
       if (!values.quiet) {
         io.stderr(`kagent-run: run ${session.folder.id} in ${displayRunDir(session.folder.dir)}\n`);
       }
@@ -114,7 +117,8 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
         runtime: session.runtime,
         recorder: session.recorder,
         tools,
-        system: buildSystemPrompt(run),
+        currentTools,
+        system: buildSystemPrompt(run, (await discoverSkills(session.skillDirs)).skills),
         task,
         run,
         maxTurns: config.agent.max_turns,

@@ -278,9 +278,13 @@ export async function loadConfig(
       });
     }
   }
-  const skillDirs = (file.skills?.dirs ?? [...DEFAULT_SKILL_DIRS]).map((written, index) =>
-    resolvePath(written, `skills.dirs[${index}]`)
-  );
+  // Default: skills/ beside the config file and .agents/skills/ in the workspace.
+  const skillDirs = file.skills?.dirs !== undefined
+    ? file.skills.dirs.map((written, index) => resolvePath(written, `skills.dirs[${index}]`))
+    : [
+      ...DEFAULT_SKILL_DIRS.map((written) => resolvePath(written, "skills.dirs")),
+      resolve(workspace, ".agents", "skills"),
+    ];
 
   // The default folder (~/.kagent/memory) is dropped, not refused, when HOME lies in the
   // workspace: memory is then off (null), since the agent could edit its own memories there.

@@ -68,7 +68,7 @@ Deno.test("loadConfig fills every default when the file sets only the workspace"
       interpreters: { ".sh": "sh", ".py": "python3" },
       dirs: [kagentHome ? `${kagentHome}/tools` : "/home/tester/.kagent/tools"],
     },
-    skills: { dirs: [join(TESTDATA, "skills")] },
+    skills: { dirs: [join(TESTDATA, "skills"), join(TESTDATA, ".agents", "skills")] },
     limits: { ...DEFAULT_LIMITS },
     audit: { secret_env: [...DEFAULT_SECRET_ENV] },
     hooks: { pre_tool_use: [], post_tool_use: [] },

@@ -337,6 +337,17 @@ export class EffectivePolicy {
       };
   }
 
+  /**
+   * This policy narrowed by one more skill request (a skill loaded during the run): its
+   * allowed-tools intersect the tool set; it can never widen it.
+   */
+  withSkillRequest(request: SkillRequest): EffectivePolicy {
+    return EffectivePolicy.compute({
+      ...this.#inputs,
+      skillRequests: [...(this.#inputs.skillRequests ?? []), request],
+    });
+  }
+
   /** The tool-level view of `name`, or undefined for an unknown tool. */
   toolPolicy(name: string): ToolPolicy | undefined {
     return this.tools.find((tool) => tool.tool === name);

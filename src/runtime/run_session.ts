@@ -420,6 +420,7 @@ export async function openRunSession(
   });
   const runtime = new ToolRuntime({
     ...prepared,
+    skillDirs: prepared.skillDirs,
     approvals,
     worker,
     recorder,

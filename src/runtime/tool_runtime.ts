@@ -14,7 +14,8 @@
 
 import type { ArtifactStore, AuditRecorder, Redactor } from "../audit/mod.ts";
 import type { HookRunner } from "../hooks/mod.ts";
-import type { EffectivePolicy } from "../policy/effective_policy.ts";
+import type { EffectivePolicy, SkillRequest } from "../policy/effective_policy.ts";
+import { discoverSkills, skillRequestFor } from "../skills/mod.ts";
 import type { PolicyDecision, TargetScope } from "../policy/policy_rule.ts";
 import type { PathGuard } from "../sandbox/path_guard.ts";
 import type { ToolWorker } from "../sandbox/tool_worker.ts";
@@ -40,6 +41,8 @@ export interface ToolRuntimeOptions {
   limits: ArgumentLimits & { maxOutputBytes: number };
   /** Step 5 for asks: grants and the approver. @default null (every ask is approval_required) */
   approvals?: ApprovalGate | null;
+  /** Real skill folders: a loaded skill is looked up there to narrow the policy. @default [] */
+  skillDirs?: readonly string[];
   /** What command targets resolve against; null when no command tool is enabled. */
   commands: CommandResolutionContext | null;
   /** PreToolUse and PostToolUse hooks. @default none */
@@ -60,11 +63,45 @@ interface StepsOutcome {
 /** Runs tool calls through the whole pipeline. */
 export class ToolRuntime {
   readonly #options: ToolRuntimeOptions;
+  #policy: EffectivePolicy;
   readonly #now: () => Date;
 
   constructor(options: ToolRuntimeOptions) {
     this.#options = options;
+    this.#policy = options.policy;
     this.#now = options.now ?? (() => new Date());
+  }
+
+  /** The policy in force: the run's, narrowed by every skill loaded so far. */
+  get policy(): EffectivePolicy {
+    return this.#policy;
+  }
+
+  /**
+   * Narrows the policy for the rest of the run with a loaded skill's request, and records what the
+   * skill requested and what it got.
+   */
+  async narrow(request: SkillRequest): Promise<void> {
+    const before = this.#policy.tools.filter((tool) => tool.available).map((tool) => tool.tool);
+    this.#policy = this.#policy.withSkillRequest(request);
+    const after = this.#policy.tools.filter((tool) => tool.available).map((tool) => tool.tool);
+    await this.#options.recorder.event("skill.loaded", {
+      skill: request.skill,
+      requested: request.allowed_tools ?? null,
+      got: after,
+      removed: before.filter((name) => !after.includes(name)),
+      policy_hash: this.#policy.hash,
+    });
+  }
+
+  /** A loaded skill's allowed-tools narrow the rest of the run (a skill never grants). */
+  async #narrowForSkill(params: unknown): Promise<void> {
+    const id = (params as { skill_id?: unknown } | null)?.skill_id;
+    const dirs = this.#options.skillDirs ?? [];
+    if (typeof id !== "string" || dirs.length === 0) return;
+    const { skills } = await discoverSkills(dirs);
+    const skill = skills.find((candidate) => candidate.name === id);
+    if (skill !== undefined) await this.narrow(skillRequestFor(skill));
   }
 
   /**
@@ -86,6 +123,7 @@ export class ToolRuntime {
       outcome = steps.outcome;
       decision = steps.decision;
       params = steps.params ?? params;
+      if (call.name === "skills.load_skill" && outcome.ok) await this.#narrowForSkill(params);
     } catch (error) {
       outcome = failure(
         "internal_error",
@@ -149,7 +187,8 @@ export class ToolRuntime {
     call: ToolCall,
     signal: AbortSignal | undefined,
   ): Promise<StepsOutcome> {
-    const { registry, policy, guard, worker, limits } = this.#options;
+    const { registry, guard, worker, limits } = this.#options;
+    const policy = this.#policy;
     // 1. Lookup: registered and in this run's effective tool set.
     const registered = registry.get(call.name);
     if (registered === undefined || !policy.isAvailable(call.name)) {
