@@ -75,3 +75,13 @@ Deno.test("loading a skill narrows the tool set for the rest of the run; a skill
   assert.ok(!(event.got as string[]).includes("exec.run_command"));
   assert.ok((event.removed as string[]).includes("fs.list_files"));
 });
+
+Deno.test("a run reports invalid skills with their file and reason, and keeps going", async () => {
+  await using run = await openTestRun(options);
+  const errors = await run.readLog("errors");
+  const reported = errors.find((line) => line.source === "skills");
+  assert.ok(reported, "the invalid skill is in errors.jsonl");
+  assert.match(String(reported.message), /broken\/SKILL\.md/);
+  const listed = await run.call("skills.list_skills", {});
+  assert.equal(listed.ok, true);
+});

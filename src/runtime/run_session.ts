@@ -20,7 +20,7 @@ import {
 import { ToolRegistrationError, ToolRegistry } from "../tools/registry.ts";
 import { describeTool, type ToolDefinition } from "../tools/tool_definition.ts";
 import { builtinTools, commandTools } from "../toolsets/mod.ts";
-import { createSkillTools } from "../skills/mod.ts";
+import { createSkillTools, discoverSkills } from "../skills/mod.ts";
 import { type MemorySettings, memoryToolsFor } from "../memory/memory_settings.ts";
 import { declarativeTool } from "../toolsets/declarative/declarative_tool.ts";
 import { type CommandSetup, prepareCommands } from "../exec/command_setup.ts";
@@ -367,6 +367,15 @@ export async function openRunSession(
     policy_hash: prepared.policy.hash,
     tools: prepared.policy.tools.filter((tool) => tool.available).map((tool) => tool.tool),
   });
+  // Skills: the catalogue in the audit, invalid ones reported with their file and reason.
+  const catalogue = await discoverSkills(prepared.skillDirs);
+  await recorder.event("skills.discovered", {
+    skills: catalogue.skills.map((skill) => skill.name),
+    invalid: catalogue.invalid.length,
+  });
+  for (const invalid of catalogue.invalid) {
+    await recorder.error({ source: "skills", path: invalid.path, message: invalid.reason });
+  }
   const exec = prepared.commands === null
     ? null
     : execContext(prepared.commands, prepared.skillDirs, config, folder, options);
