@@ -188,3 +188,23 @@ export async function programOnPath(name: string): Promise<string | null> {
   }
   return null;
 }
+
+/** Runs git for a test's own set-up (not through the runtime), with a clean environment. */
+export async function git(cwd: string, ...args: string[]): Promise<void> {
+  const done = await new Deno.Command("git", {
+    args,
+    cwd,
+    clearEnv: true,
+    env: {
+      PATH: "/usr/local/bin:/usr/bin:/bin",
+      HOME: cwd,
+      GIT_CONFIG_NOSYSTEM: "1",
+      GIT_CONFIG_GLOBAL: "/dev/null",
+    },
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (!done.success) {
+    throw new Error(`git ${args.join(" ")} failed: ${new TextDecoder().decode(done.stderr)}`);
+  }
+}

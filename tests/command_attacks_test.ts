@@ -21,6 +21,7 @@ import {
   assertRefused,
   assertWorked,
   exists,
+  git,
   PATH_GUARD,
   programOnPath,
   sha256File,
@@ -98,26 +99,6 @@ async function assertNoMarkers(run: TestRun): Promise<void> {
     if (entry.name.startsWith("marker-") || entry.name === "M") left.push(entry.name);
   }
   assert.deepEqual(left, [], "an attack left a marker file");
-}
-
-/** Runs git for the test's own set-up (not through the runtime), with a clean environment. */
-async function git(cwd: string, ...args: string[]): Promise<void> {
-  const done = await new Deno.Command("git", {
-    args,
-    cwd,
-    clearEnv: true,
-    env: {
-      PATH: "/usr/local/bin:/usr/bin:/bin",
-      HOME: cwd,
-      GIT_CONFIG_NOSYSTEM: "1",
-      GIT_CONFIG_GLOBAL: "/dev/null",
-    },
-    stdout: "null",
-    stderr: "piped",
-  }).output();
-  if (!done.success) {
-    throw new Error(`git ${args.join(" ")} failed: ${new TextDecoder().decode(done.stderr)}`);
-  }
 }
 
 /** `git init` in the workspace with one commit and a committer identity in .git/config. */

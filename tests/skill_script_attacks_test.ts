@@ -21,6 +21,7 @@ import {
   assertRefused,
   assertWorked,
   exists,
+  git,
   PATH_GUARD,
   processesWith,
   sha256File,
@@ -202,26 +203,6 @@ Deno.test("skills.run_script refuses a script in a skill folder inside the works
   await assertAudited(run, result, "tool.denied", SCRIPT_IN_WRITE_ROOT);
   assert.equal(await exists(nodePath.join(run.sandbox.outside, "marker-planted")), false);
 });
-
-/** Runs git for the test's own set-up (not through the runtime), with a clean environment. */
-async function git(cwd: string, ...args: string[]): Promise<void> {
-  const done = await new Deno.Command("git", {
-    args,
-    cwd,
-    clearEnv: true,
-    env: {
-      PATH: "/usr/local/bin:/usr/bin:/bin",
-      HOME: cwd,
-      GIT_CONFIG_NOSYSTEM: "1",
-      GIT_CONFIG_GLOBAL: "/dev/null",
-    },
-    stdout: "null",
-    stderr: "piped",
-  }).output();
-  if (!done.success) {
-    throw new Error(`git ${args.join(" ")} failed: ${new TextDecoder().decode(done.stderr)}`);
-  }
-}
 
 for (const isolation of ["none", "bwrap"] as const) {
   Deno.test(`an agent cannot plant a script in a workspace skill folder and run it (isolation ${isolation})`, async () => {
