@@ -1,0 +1,152 @@
+import assert from "node:assert/strict";
+import { ModelError } from "../model_provider.ts";
+import { parseRetryAfter, postJson } from "./_http.ts";
+
+type Answer = Response | Error | "hang";
+
+function fakeFetch(answers: Answer[]) {
+  const calls: { url: string; init: RequestInit }[] = [];
+  const fetchImpl = ((input: string | URL | Request, init?: RequestInit) => {
+    calls.push({ url: String(input), init: init ?? {} });
+    const answer = answers.shift();
+    if (answer === undefined) return Promise.reject(new Error("no more answers"));
+    if (answer === "hang") {
+      return new Promise<Response>((_, reject) => {
+        init?.signal?.addEventListener("abort", () => reject(init.signal?.reason));
+      });
+    }
+    return answer instanceof Error ? Promise.reject(answer) : Promise.resolve(answer);
+  }) as typeof fetch;
+  return { fetchImpl, calls };
+}
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers });
+
+function recorder() {
+  const sleeps: number[] = [];
+  return {
+    sleeps,
+    sleep: (ms: number) => {
+      sleeps.push(ms);
+      return Promise.resolve();
+    },
+  };
+}
+
+async function rejection(promise: Promise<unknown>): Promise<ModelError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof ModelError);
+    return error;
+  }
+  throw new Error("expected a rejection");
+}
+
+Deno.test("postJson waits for Retry-After after a 429 then returns the JSON", async () => {
+  const { fetchImpl, calls } = fakeFetch([
+    json(429, { error: "slow down" }, { "retry-after": "2" }),
+    json(200, { ok: true }),
+  ]);
+  const { sleeps, sleep } = recorder();
+  const result = await postJson("https://api.example/v1/x", { a: 1 }, {
+    headers: { authorization: "Bearer secret" },
+    timeoutMs: 1000,
+    fetch: fetchImpl,
+    sleep,
+  });
+  assert.deepEqual(result, { ok: true });
+  assert.deepEqual(sleeps, [2000]);
+  assert.equal(calls.length, 2);
+  assert.equal(calls[0]?.init.body, '{"a":1}');
+});
+
+Deno.test("postJson gives up after the retries with the status and no headers", async () => {
+  const { fetchImpl, calls } = fakeFetch([
+    json(500, { error: "boom" }),
+    json(502, { error: "boom" }),
+    json(503, { error: "still boom" }),
+  ]);
+  const { sleeps, sleep } = recorder();
+  const error = await rejection(postJson("https://api.example/v1/x", {}, {
+    headers: { authorization: "Bearer secret" },
+    timeoutMs: 1000,
+    retries: 2,
+    backoffMs: 100,
+    fetch: fetchImpl,
+    sleep,
+    random: () => 0.5,
+  }));
+  assert.equal(error.code, "provider_failed");
+  assert.equal(error.details.status, 503);
+  assert.equal(error.details.attempts, 3);
+  assert.match(String(error.details.body_excerpt), /still boom/);
+  assert.match(error.message, /HTTP 503 \(after 3 attempts\)/);
+  assert.doesNotMatch(JSON.stringify({ ...error.details, m: error.message }), /secret/);
+  assert.equal(calls.length, 3);
+  assert.deepEqual(sleeps, [50, 100]);
+});
+
+Deno.test("postJson retries connection errors", async () => {
+  const { fetchImpl } = fakeFetch([new TypeError("connection refused"), json(200, [1])]);
+  const { sleep } = recorder();
+  const result = await postJson("https://api.example/v1/x", {}, {
+    headers: {},
+    timeoutMs: 1000,
+    fetch: fetchImpl,
+    sleep,
+  });
+  assert.deepEqual(result, [1]);
+});
+
+Deno.test("postJson reports a timeout when the server does not answer in time", async () => {
+  const { fetchImpl, calls } = fakeFetch(["hang", "hang"]);
+  const { sleep } = recorder();
+  const error = await rejection(postJson("https://api.example/v1/x", {}, {
+    headers: {},
+    timeoutMs: 20,
+    retries: 1,
+    fetch: fetchImpl,
+    sleep,
+  }));
+  assert.match(error.message, /no response within 20 ms \(after 2 attempts\)/);
+  assert.equal(error.details.timeout_ms, 20);
+  assert.equal(calls.length, 2);
+});
+
+Deno.test("postJson does not retry a 400", async () => {
+  const { fetchImpl, calls } = fakeFetch([json(400, { error: "bad tools" }), json(200, {})]);
+  const { sleeps, sleep } = recorder();
+  const error = await rejection(postJson("https://api.example/v1/x", {}, {
+    headers: {},
+    timeoutMs: 1000,
+    fetch: fetchImpl,
+    sleep,
+  }));
+  assert.equal(error.details.status, 400);
+  assert.equal(calls.length, 1);
+  assert.deepEqual(sleeps, []);
+});
+
+Deno.test("postJson fails on a 200 whose body is not JSON", async () => {
+  const { fetchImpl } = fakeFetch([new Response("<html>", { status: 200 })]);
+  const error = await rejection(postJson("https://api.example/v1/x", {}, {
+    headers: {},
+    timeoutMs: 1000,
+    fetch: fetchImpl,
+  }));
+  assert.match(error.message, /not JSON/);
+  assert.equal(error.details.body_excerpt, "<html>");
+});
+
+Deno.test("parseRetryAfter reads seconds and HTTP dates, capped at 60 s", () => {
+  const now = Date.parse("2025-01-01T00:00:00Z");
+  assert.equal(parseRetryAfter("3", now), 3000);
+  assert.equal(parseRetryAfter("600", now), 60_000);
+  assert.equal(parseRetryAfter("Wed, 01 Jan 2025 00:00:10 GMT", now), 10_000);
+  assert.equal(parseRetryAfter("Wed, 01 Jan 2025 01:00:00 GMT", now), 60_000);
+  assert.equal(parseRetryAfter("Tue, 31 Dec 2024 23:00:00 GMT", now), 0);
+  assert.equal(parseRetryAfter("soon", now), null);
+  assert.equal(parseRetryAfter(null, now), null);
+});

@@ -1,0 +1,196 @@
+/**
+ * The `openai` model provider: OpenAI Chat Completions (and compatible servers) over HTTP.
+ * Canonical dotted tool names are mangled for the provider with {@linkcode ToolNameMap} and mapped
+ * back; a name the provider invents is passed through unchanged, so the runtime answers
+ * `tool_not_available` and the audit log shows what the model asked for.
+ *
+ * @module
+ */
+
+import {
+  ModelError,
+  type ModelMessage,
+  type ModelProvider,
+  type ModelRequest,
+  type ModelTurn,
+} from "../model_provider.ts";
+import type { ToolCall } from "../../runtime/tool_call.ts";
+import { ToolNameMap } from "../tool_names.ts";
+import { postJson } from "./_http.ts";
+
+/** Options of {@linkcode OpenAiProvider}. */
+export interface OpenAiProviderOptions {
+  model: string;
+  /** E.g. `https://api.openai.com/v1`; `/chat/completions` is appended. */
+  base_url: string;
+  /** Read by the caller from the environment variable the config names; `null` sends none. */
+  api_key: string | null;
+  temperature?: number;
+  max_tokens?: number;
+  /** Per-attempt timeout in milliseconds. */
+  timeout_ms: number;
+  /** Retries after the first attempt on 429, 5xx, timeouts and connection errors. */
+  retries: number;
+  /** For tests. @default globalThis.fetch */
+  fetch?: typeof fetch;
+  /** For tests: the backoff wait. @default a timer */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * Calls Chat Completions once per turn.
+ *
+ * @example
+ * ```ts
+ * import { OpenAiProvider } from "./openai_provider.ts";
+ * const provider = new OpenAiProvider({
+ *   model: "gpt-4.1-mini",
+ *   base_url: "https://api.openai.com/v1",
+ *   api_key: null,
+ *   timeout_ms: 60_000,
+ *   retries: 3,
+ * });
+ * console.assert(provider.name === "openai");
+ * ```
+ */
+export class OpenAiProvider implements ModelProvider {
+  readonly name = "openai";
+  readonly #options: OpenAiProviderOptions;
+  #generatedIds = 0;
+
+  constructor(options: OpenAiProviderOptions) {
+    this.#options = options;
+  }
+
+  /** @throws {ModelError} `provider_failed` on HTTP failure, an empty or truncated answer. */
+  async complete(request: ModelRequest, signal?: AbortSignal): Promise<ModelTurn> {
+    const options = this.#options;
+    const names = new ToolNameMap(request.tools.map((tool) => tool.name));
+    const body: Record<string, unknown> = {
+      model: options.model,
+      messages: [
+        { role: "system", content: request.system },
+        ...request.messages.map((message) => toWireMessage(message, names)),
+      ],
+    };
+    if (request.tools.length > 0) {
+      body.tools = request.tools.map((tool) => ({
+        type: "function",
+        function: {
+          name: names.toProvider(tool.name),
+          description: tool.description,
+          parameters: tool.input_schema,
+        },
+      }));
+    }
+    if (options.temperature !== undefined) body.temperature = options.temperature;
+    if (options.max_tokens !== undefined) body.max_tokens = options.max_tokens;
+
+    const headers: Record<string, string> = {};
+    if (options.api_key !== null) headers.authorization = `Bearer ${options.api_key}`;
+    const url = `${options.base_url.replace(/\/+$/, "")}/chat/completions`;
+    const response = await postJson(url, body, {
+      headers,
+      timeoutMs: options.timeout_ms,
+      retries: options.retries,
+      ...(signal === undefined ? {} : { signal }),
+      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+      ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
+    });
+    return this.#toTurn(response, names);
+  }
+
+  #toTurn(response: unknown, names: ToolNameMap): ModelTurn {
+    const record = asRecord(response);
+    const choices = record?.choices;
+    const choice = Array.isArray(choices) ? asRecord(choices[0]) : null;
+    const message = asRecord(choice?.message);
+    if (message === null) {
+      throw new ModelError(
+        "provider_failed",
+        `Cannot read model answer from "${this.#options.model}": empty response (no choices)`,
+      );
+    }
+    const text = typeof message.content === "string" && message.content !== ""
+      ? message.content
+      : null;
+    const seen = new Set<string>();
+    const rawCalls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
+    const toolCalls: ToolCall[] = rawCalls.map((raw) => {
+      const call = asRecord(raw);
+      const fn = asRecord(call?.function);
+      const providerName = typeof fn?.name === "string" ? fn.name : "";
+      let id = typeof call?.id === "string" && call.id !== "" ? call.id : "";
+      if (id === "" || seen.has(id)) id = this.#newId();
+      seen.add(id);
+      const args = fn?.arguments;
+      return {
+        id,
+        name: names.toCanonical(providerName) ?? providerName,
+        arguments: typeof args === "string"
+          ? args
+          : args === undefined || args === null
+          ? "{}"
+          : JSON.stringify(args),
+      };
+    });
+    const finishReason = choice?.finish_reason;
+    if (finishReason === "length" && toolCalls.length === 0) {
+      throw new ModelError(
+        "provider_failed",
+        `Cannot use model answer from "${this.#options.model}": truncated at max_tokens`,
+        { finish_reason: "length" },
+      );
+    }
+    if (text === null && toolCalls.length === 0) {
+      throw new ModelError(
+        "provider_failed",
+        `Cannot use model answer from "${this.#options.model}": empty response (no content, no tool calls)`,
+        { finish_reason: typeof finishReason === "string" ? finishReason : null },
+      );
+    }
+    return { text, tool_calls: toolCalls, usage: readUsage(record?.usage) };
+  }
+
+  #newId(): string {
+    this.#generatedIds += 1;
+    return `call-${this.#generatedIds}`;
+  }
+}
+
+function toWireMessage(message: ModelMessage, names: ToolNameMap): Record<string, unknown> {
+  switch (message.role) {
+    case "user":
+      return { role: "user", content: message.content };
+    case "assistant": {
+      const wire: Record<string, unknown> = { role: "assistant", content: message.content };
+      if (message.tool_calls.length > 0) {
+        wire.tool_calls = message.tool_calls.map((call) => ({
+          id: call.id,
+          type: "function",
+          function: { name: names.toProvider(call.name), arguments: call.arguments },
+        }));
+      }
+      return wire;
+    }
+    case "tool":
+      return { role: "tool", tool_call_id: message.tool_call_id, content: message.content };
+  }
+}
+
+function readUsage(value: unknown): ModelTurn["usage"] {
+  const usage = asRecord(value);
+  if (
+    usage === null || typeof usage.prompt_tokens !== "number" ||
+    typeof usage.completion_tokens !== "number"
+  ) {
+    return null;
+  }
+  return { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens };
+}
+
+function asRecord(value: unknown): Record<string, unknown> | null {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? value as Record<string, unknown>
+    : null;
+}
