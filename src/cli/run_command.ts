@@ -14,6 +14,8 @@ import {
 } from "../agent/mod.ts";
 import type { ModelProvider, RunContext } from "../agent/mod.ts";
 import { displayRunDir, openRunSession } from "../runtime/mod.ts";
+import { OpenAiProvider } from "../agent/providers/openai_provider.ts";
+import type { LoadedConfig } from "../config/mod.ts";
 import { discoverSkills } from "../skills/mod.ts";
 import { describeTool } from "../tools/tool_definition.ts";
 import type { ToolResult } from "../tools/tool_result.ts";
@@ -80,13 +82,7 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
         `Cannot run an agent with config "${config.configPath}": there is no task; pass --task or set "task"`,
       );
     }
-    let provider: ModelProvider;
-    try {
-      provider = await ScriptProvider.fromFile(config.model.script);
-    } catch (error) {
-      if (error instanceof ModelError) throw new UsageError(error.message);
-      throw error;
-    }
+    const provider = await providerFor(config.model, io);
 
     const session = await openRunSession(config, {
       env: io.env,
@@ -168,4 +164,43 @@ export function progressLine(result: ToolResult): string {
   return `  ${status} ${result.tool} (${result.duration_ms} ms)${type} ${
     result.summary.split("\n")[0]
   }\n`;
+}
+
+/**
+ * The model provider the config names: a script replayed from a file, or an OpenAI-compatible
+ * endpoint whose API key is read from the variable \`api_key_env\` names.
+ *
+ * @throws {UsageError} for an unreadable script or an unset API key variable.
+ */
+async function providerFor(
+  model: NonNullable<LoadedConfig["model"]>,
+  io: CommandIo,
+): Promise<ModelProvider> {
+  if (model.provider === "script") {
+    try {
+      return await ScriptProvider.fromFile(model.script);
+    } catch (error) {
+      if (error instanceof ModelError) throw new UsageError(error.message);
+      throw error;
+    }
+  }
+  let apiKey: string | null = null;
+  if (model.api_key_env !== undefined) {
+    apiKey = io.env(model.api_key_env) ?? null;
+    if (apiKey === null || apiKey === "") {
+      throw new UsageError(
+        `Cannot run with model "${model.model}": the variable "${model.api_key_env}" named by ` +
+          `"model.api_key_env" is not set`,
+      );
+    }
+  }
+  return new OpenAiProvider({
+    model: model.model,
+    base_url: model.base_url ?? "https://api.openai.com/v1",
+    api_key: apiKey,
+    ...(model.temperature === undefined ? {} : { temperature: model.temperature }),
+    ...(model.max_tokens === undefined ? {} : { max_tokens: model.max_tokens }),
+    timeout_ms: model.timeout_ms ?? 120_000,
+    retries: model.retries ?? 3,
+  });
 }

@@ -111,7 +111,30 @@ export const ScriptModelConfigSchema = z.strictObject({
  * `model`: which model drives the agent, a union on `provider`. Only `"script"` for now; `"openai"`
  * and `"anthropic"` come next.
  */
-export const ModelConfigSchema = z.discriminatedUnion("provider", [ScriptModelConfigSchema])
+/** `model` with `provider: "openai"`: any OpenAI-compatible Chat Completions endpoint. */
+export const OpenAiModelConfigSchema = z.strictObject({
+  provider: z.literal("openai"),
+  model: z.string().min(1).describe('Model name, e.g. "gpt-4.1-mini" or "llama3.1" (Ollama).'),
+  base_url: z.url().optional().describe(
+    'Endpoint up to /v1, e.g. "http://127.0.0.1:11434/v1" for Ollama. Default: ' +
+      '"https://api.openai.com/v1".',
+  ),
+  api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional().describe(
+    "NAME of the environment variable holding the API key (never the key itself); its value is " +
+      "redacted everywhere. Omit it for local servers without keys.",
+  ),
+  temperature: z.number().min(0).max(2).optional(),
+  max_tokens: z.int().min(1).optional(),
+  timeout_ms: z.int().min(1).max(600_000).optional().describe("Per request. Default: 120000."),
+  retries: z.int().min(0).max(10).optional().describe(
+    "On 429, 5xx and connection errors. Default: 3.",
+  ),
+});
+
+export const ModelConfigSchema = z.discriminatedUnion("provider", [
+  ScriptModelConfigSchema,
+  OpenAiModelConfigSchema,
+])
   .describe("The model that proposes tool calls. Optional: tools run without one.");
 
 /** `agent`: loop settings. */

@@ -310,10 +310,12 @@ export async function loadConfig(
   }
 
   let model: ModelConfig | null = null;
-  if (file.model !== undefined) {
+  if (file.model?.provider === "script") {
     const script = resolvePath(file.model.script, "model.script");
     await requireKind(issues, "model.script", script, "file");
     model = { ...file.model, script };
+  } else if (file.model !== undefined) {
+    model = file.model;
   }
 
   const loadHooks = (which: "pre_tool_use" | "post_tool_use"): LoadedHook[] =>
@@ -388,7 +390,16 @@ export async function loadConfig(
       max_artifact_bytes: file.limits?.max_artifact_bytes ?? DEFAULT_LIMITS.max_artifact_bytes,
     },
     audit: {
-      secret_env: [...new Set([...DEFAULT_SECRET_ENV, ...(file.audit?.secret_env ?? [])])],
+      // The model's API key variable is always a secret.
+      secret_env: [
+        ...new Set([
+          ...DEFAULT_SECRET_ENV,
+          ...(file.audit?.secret_env ?? []),
+          ...(file.model?.provider === "openai" && file.model.api_key_env !== undefined
+            ? [file.model.api_key_env]
+            : []),
+        ]),
+      ],
     },
     hooks,
   };

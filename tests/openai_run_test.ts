@@ -1,0 +1,128 @@
+// A whole run against an OpenAI-compatible endpoint served on loopback: the model reads a file,
+// writes a deliverable, and answers; tool names are mangled on the wire and mapped back.
+import assert from "node:assert/strict";
+import * as nodePath from "node:path";
+import { createProject, onlyRunDir, readJsonl, runCli } from "./_cli_helpers.ts";
+
+interface ChatRequest {
+  model: string;
+  messages: { role: string; content?: string | null; tool_call_id?: string }[];
+  tools?: { function: { name: string } }[];
+}
+
+function chat(message: Record<string, unknown>, finish = "stop") {
+  return Response.json({
+    choices: [{ index: 0, message: { role: "assistant", ...message }, finish_reason: finish }],
+    usage: { prompt_tokens: 11, completion_tokens: 7 },
+  });
+}
+
+Deno.test("kagent-run drives an OpenAI-compatible model end to end: read, deliverable, answer", async () => {
+  const seen: ChatRequest[] = [];
+  const headers: string[] = [];
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    async (request) => {
+      const body = await request.json() as ChatRequest;
+      seen.push(body);
+      headers.push(request.headers.get("authorization") ?? "");
+      const results = body.messages.filter((message) => message.role === "tool").length;
+      if (results === 0) {
+        return chat({
+          content: null,
+          tool_calls: [{
+            id: "call_read",
+            type: "function",
+            function: { name: "fs__read_file", arguments: '{"path":"README.md"}' },
+          }],
+        }, "tool_calls");
+      }
+      if (results === 1) {
+        const system = body.messages.find((message) => message.role === "system")?.content ?? "";
+        const deliverables = /hand over \(reports, patches\) under "([^"]+)"/.exec(system)?.[1] ??
+          "missing";
+        return chat({
+          content: null,
+          tool_calls: [{
+            id: "call_write",
+            type: "function",
+            function: {
+              name: "fs__write_file",
+              arguments: JSON.stringify({
+                path: `${deliverables}/summary.md`,
+                content: "# Summary\nA small project.\n",
+              }),
+            },
+          }],
+        }, "tool_calls");
+      }
+      return chat({ content: "Summary written." });
+    },
+  );
+  Deno.env.set("KAGENT_TEST_OPENAI_KEY", "sk-test-key-not-real-1234567890");
+  try {
+    await using project = await createProject({
+      config: {
+        model: {
+          provider: "openai",
+          model: "test-model",
+          base_url: `http://127.0.0.1:${server.addr.port}/v1`,
+          api_key_env: "KAGENT_TEST_OPENAI_KEY",
+          retries: 0,
+        },
+        task: "Summarise the project into a deliverable",
+      },
+    });
+    const { code, stdout, stderr } = await runCli(["--config", project.configPath]);
+    assert.equal(code, 0, stderr);
+    assert.match(stdout, /Summary written\./);
+    const runDir = await onlyRunDir(project);
+    assert.equal(
+      await Deno.readTextFile(nodePath.join(runDir, "deliverables/summary.md")),
+      "# Summary\nA small project.\n",
+    );
+    // The wire: mangled names, only the effective set, results paired by id, the key as a header only.
+    const tools = seen[0]?.tools?.map((tool) => tool.function.name) ?? [];
+    assert.ok(
+      tools.includes("fs__read_file") && !tools.includes("fs__delete_file"),
+      tools.join(","),
+    );
+    const toolMessages = seen[2]?.messages.filter((message) => message.role === "tool") ?? [];
+    assert.deepEqual(toolMessages.map((message) => message.tool_call_id), [
+      "call_read",
+      "call_write",
+    ]);
+    assert.ok(headers.every((header) => header === "Bearer sk-test-key-not-real-1234567890"));
+    for (const file of ["events.jsonl", "logs/tools.jsonl", "logs/errors.jsonl"]) {
+      assert.doesNotMatch(
+        await Deno.readTextFile(nodePath.join(runDir, file)),
+        /sk-test-key-not-real/,
+      );
+    }
+    const turns = (await readJsonl(nodePath.join(runDir, "events.jsonl"))).filter((event) =>
+      event.type === "model.turn"
+    );
+    assert.equal(turns.length, 3);
+    assert.deepEqual(turns[0]?.usage, { input_tokens: 11, output_tokens: 7 });
+  } finally {
+    Deno.env.delete("KAGENT_TEST_OPENAI_KEY");
+    await server.shutdown();
+  }
+});
+
+Deno.test("kagent-run refuses to start when the API key variable is unset (exit 2)", async () => {
+  await using project = await createProject({
+    config: {
+      model: {
+        provider: "openai",
+        model: "m",
+        base_url: "http://127.0.0.1:9/v1",
+        api_key_env: "KAGENT_TEST_UNSET_KEY",
+      },
+      task: "x",
+    },
+  });
+  const { code, stderr } = await runCli(["--config", project.configPath]);
+  assert.equal(code, 2);
+  assert.match(stderr, /"KAGENT_TEST_UNSET_KEY" named by "model.api_key_env" is not set/);
+});
