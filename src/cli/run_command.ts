@@ -15,6 +15,7 @@ import {
 import type { ModelProvider, RunContext } from "../agent/mod.ts";
 import { displayRunDir, openRunSession } from "../runtime/mod.ts";
 import { OpenAiProvider } from "../agent/providers/openai_provider.ts";
+import { AnthropicProvider } from "../agent/providers/anthropic_provider.ts";
 import type { LoadedConfig } from "../config/mod.ts";
 import { discoverSkills } from "../skills/mod.ts";
 import { describeTool } from "../tools/tool_definition.ts";
@@ -193,6 +194,17 @@ async function providerFor(
           `"model.api_key_env" is not set`,
       );
     }
+  }
+  if (model.provider === "anthropic") {
+    return new AnthropicProvider({
+      model: model.model,
+      base_url: model.base_url ?? "https://api.anthropic.com/v1",
+      api_key: apiKey,
+      max_tokens: model.max_tokens ?? 4096,
+      ...(model.temperature === undefined ? {} : { temperature: model.temperature }),
+      timeout_ms: model.timeout_ms ?? 120_000,
+      retries: model.retries ?? 3,
+    });
   }
   return new OpenAiProvider({
     model: model.model,

@@ -131,9 +131,26 @@ export const OpenAiModelConfigSchema = z.strictObject({
   ),
 });
 
+/** `model` with `provider: "anthropic"`: the Anthropic Messages API. */
+export const AnthropicModelConfigSchema = z.strictObject({
+  provider: z.literal("anthropic"),
+  model: z.string().min(1).describe('Model name, e.g. "claude-sonnet-4-5".'),
+  base_url: z.url().optional().describe('Default: "https://api.anthropic.com/v1".'),
+  api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional().describe(
+    'NAME of the environment variable holding the API key, e.g. "ANTHROPIC_API_KEY".',
+  ),
+  temperature: z.number().min(0).max(1).optional(),
+  max_tokens: z.int().min(1).optional().describe("Default: 4096."),
+  timeout_ms: z.int().min(1).max(600_000).optional().describe("Per request. Default: 120000."),
+  retries: z.int().min(0).max(10).optional().describe(
+    "On 429, 5xx and connection errors. Default: 3.",
+  ),
+});
+
 export const ModelConfigSchema = z.discriminatedUnion("provider", [
   ScriptModelConfigSchema,
   OpenAiModelConfigSchema,
+  AnthropicModelConfigSchema,
 ])
   .describe("The model that proposes tool calls. Optional: tools run without one.");
 

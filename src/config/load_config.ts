@@ -395,7 +395,8 @@ export async function loadConfig(
         ...new Set([
           ...DEFAULT_SECRET_ENV,
           ...(file.audit?.secret_env ?? []),
-          ...(file.model?.provider === "openai" && file.model.api_key_env !== undefined
+          ...(file.model !== undefined && file.model.provider !== "script" &&
+              file.model.api_key_env !== undefined
             ? [file.model.api_key_env]
             : []),
         ]),

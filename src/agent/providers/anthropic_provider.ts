@@ -1,0 +1,245 @@
+/**
+ * The `anthropic` model provider: the Anthropic Messages API over HTTP. Canonical dotted tool
+ * names are mangled for the provider with {@linkcode ToolNameMap} and mapped back; a name the
+ * provider invents is passed through unchanged, so the runtime answers `tool_not_available` and
+ * the audit log shows what the model asked for.
+ *
+ * @module
+ */
+
+import {
+  ModelError,
+  type ModelMessage,
+  type ModelProvider,
+  type ModelRequest,
+  type ModelTurn,
+} from "../model_provider.ts";
+import type { ToolCall } from "../../runtime/tool_call.ts";
+import { ToolNameMap } from "../tool_names.ts";
+import { postJson } from "./_http.ts";
+
+/** The `anthropic-version` header this provider speaks. */
+export const ANTHROPIC_VERSION = "2023-06-01";
+
+/** Options of {@linkcode AnthropicProvider}. */
+export interface AnthropicProviderOptions {
+  model: string;
+  /** `/messages` is appended. @default "https://api.anthropic.com/v1" */
+  base_url?: string;
+  /** Read by the caller from the environment variable the config names; `null` sends none. */
+  api_key: string | null;
+  /** Required by the API. @default 4096 */
+  max_tokens?: number;
+  temperature?: number;
+  /** Per-attempt timeout in milliseconds. */
+  timeout_ms: number;
+  /** Retries after the first attempt on 429, 5xx, timeouts and connection errors. */
+  retries: number;
+  /** For tests. @default globalThis.fetch */
+  fetch?: typeof fetch;
+  /** For tests: the backoff wait. @default a timer */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+type ContentBlock = Record<string, unknown>;
+interface WireMessage {
+  role: "user" | "assistant";
+  content: string | ContentBlock[];
+}
+
+/**
+ * Calls the Messages API once per turn.
+ *
+ * @example
+ * ```ts
+ * import { AnthropicProvider } from "./anthropic_provider.ts";
+ * const provider = new AnthropicProvider({
+ *   model: "claude-sonnet-4-5",
+ *   api_key: null,
+ *   timeout_ms: 60_000,
+ *   retries: 3,
+ * });
+ * console.assert(provider.name === "anthropic");
+ * ```
+ */
+export class AnthropicProvider implements ModelProvider {
+  readonly name = "anthropic";
+  readonly #options: AnthropicProviderOptions;
+  #generatedIds = 0;
+
+  constructor(options: AnthropicProviderOptions) {
+    this.#options = options;
+  }
+
+  /** @throws {ModelError} `provider_failed` on HTTP failure, an empty or truncated answer. */
+  async complete(request: ModelRequest, signal?: AbortSignal): Promise<ModelTurn> {
+    const options = this.#options;
+    const names = new ToolNameMap(request.tools.map((tool) => tool.name));
+    const body: Record<string, unknown> = {
+      model: options.model,
+      max_tokens: options.max_tokens ?? 4096,
+      system: request.system,
+      messages: toWireMessages(request.messages, names),
+    };
+    if (request.tools.length > 0) {
+      body.tools = request.tools.map((tool) => ({
+        name: names.toProvider(tool.name),
+        description: tool.description,
+        input_schema: tool.input_schema,
+      }));
+    }
+    if (options.temperature !== undefined) body.temperature = options.temperature;
+
+    const headers: Record<string, string> = {
+      "anthropic-version": ANTHROPIC_VERSION,
+      "content-type": "application/json",
+    };
+    if (options.api_key !== null) headers["x-api-key"] = options.api_key;
+    const baseUrl = options.base_url ?? "https://api.anthropic.com/v1";
+    const url = `${baseUrl.replace(/\/+$/, "")}/messages`;
+    const response = await postJson(url, body, {
+      headers,
+      timeoutMs: options.timeout_ms,
+      retries: options.retries,
+      ...(signal === undefined ? {} : { signal }),
+      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+      ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
+    });
+    return this.#toTurn(response, names);
+  }
+
+  #toTurn(response: unknown, names: ToolNameMap): ModelTurn {
+    const record = asRecord(response);
+    const blocks = Array.isArray(record?.content) ? record.content : [];
+    const stopReason = record?.stop_reason;
+    if (blocks.length === 0) {
+      throw new ModelError(
+        "provider_failed",
+        `Cannot read model answer from "${this.#options.model}": empty response (no content blocks)`,
+        { stop_reason: typeof stopReason === "string" ? stopReason : null },
+      );
+    }
+    const texts: string[] = [];
+    const toolCalls: ToolCall[] = [];
+    const seen = new Set<string>();
+    for (const raw of blocks) {
+      const block = asRecord(raw);
+      if (block?.type === "text" && typeof block.text === "string") {
+        texts.push(block.text);
+      } else if (block?.type === "tool_use") {
+        const providerName = typeof block.name === "string" ? block.name : "";
+        let id = typeof block.id === "string" && block.id !== "" ? block.id : "";
+        if (id === "" || seen.has(id)) id = this.#newId();
+        seen.add(id);
+        const input = block.input;
+        toolCalls.push({
+          id,
+          name: names.toCanonical(providerName) ?? providerName,
+          arguments: input === undefined || input === null ? "{}" : JSON.stringify(input),
+        });
+      }
+    }
+    const joined = texts.join("");
+    const text = joined === "" ? null : joined;
+    if (stopReason === "max_tokens" && toolCalls.length === 0) {
+      throw new ModelError(
+        "provider_failed",
+        `Cannot use model answer from "${this.#options.model}": truncated at max_tokens`,
+        { stop_reason: "max_tokens" },
+      );
+    }
+    if (text === null && toolCalls.length === 0) {
+      throw new ModelError(
+        "provider_failed",
+        `Cannot use model answer from "${this.#options.model}": empty response (no text, no tool calls)`,
+        { stop_reason: typeof stopReason === "string" ? stopReason : null },
+      );
+    }
+    return { text, tool_calls: toolCalls, usage: readUsage(record?.usage) };
+  }
+
+  #newId(): string {
+    this.#generatedIds += 1;
+    return `toolu-${this.#generatedIds}`;
+  }
+}
+
+/**
+ * Maps the conversation to Messages API turns. Tool results become `tool_result` blocks at the
+ * start of one user message; consecutive user-side messages are merged so roles alternate.
+ */
+function toWireMessages(messages: ModelMessage[], names: ToolNameMap): WireMessage[] {
+  const wire: WireMessage[] = [];
+  const appendUser = (block: ContentBlock) => {
+    const last = wire.at(-1);
+    if (last?.role === "user") {
+      if (typeof last.content === "string") {
+        last.content = [{ type: "text", text: last.content }];
+      }
+      last.content.push(block);
+    } else {
+      wire.push({ role: "user", content: [block] });
+    }
+  };
+  for (const message of messages) {
+    switch (message.role) {
+      case "user": {
+        const last = wire.at(-1);
+        if (last?.role === "user") appendUser({ type: "text", text: message.content });
+        else wire.push({ role: "user", content: message.content });
+        break;
+      }
+      case "assistant": {
+        const content: ContentBlock[] = [];
+        if (message.content !== null && message.content !== "") {
+          content.push({ type: "text", text: message.content });
+        }
+        for (const call of message.tool_calls) {
+          content.push({
+            type: "tool_use",
+            id: call.id,
+            name: names.toProvider(call.name),
+            input: parseInput(call.arguments),
+          });
+        }
+        wire.push({ role: "assistant", content });
+        break;
+      }
+      case "tool":
+        appendUser({
+          type: "tool_result",
+          tool_use_id: message.tool_call_id,
+          content: message.content,
+          is_error: !message.result.ok,
+        });
+        break;
+    }
+  }
+  return wire;
+}
+
+/** The arguments as an object; `{}` when they are not a JSON object (already refused). */
+function parseInput(text: string): Record<string, unknown> {
+  try {
+    return asRecord(JSON.parse(text)) ?? {};
+  } catch {
+    return {};
+  }
+}
+
+function readUsage(value: unknown): ModelTurn["usage"] {
+  const usage = asRecord(value);
+  if (
+    usage === null || typeof usage.input_tokens !== "number" ||
+    typeof usage.output_tokens !== "number"
+  ) {
+    return null;
+  }
+  return { input_tokens: usage.input_tokens, output_tokens: usage.output_tokens };
+}
+
+function asRecord(value: unknown): Record<string, unknown> | null {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? value as Record<string, unknown>
+    : null;
+}

@@ -1,0 +1,301 @@
+import assert from "node:assert/strict";
+import { ModelError, type ModelRequest } from "../model_provider.ts";
+import type { ToolDescriptor } from "../../tools/tool_definition.ts";
+import type { ToolResult } from "../../tools/tool_result.ts";
+import { AnthropicProvider } from "./anthropic_provider.ts";
+
+interface Received {
+  body: Record<string, unknown>;
+  apiKey: string | null;
+  version: string | null;
+  contentType: string | null;
+  path: string;
+}
+type Reply = { status: number; body: unknown; headers?: Record<string, string> } | {
+  delayMs: number;
+};
+
+/** A real loopback server replaying recorded answers and recording what it received. */
+async function withServer(
+  replies: Reply[],
+  test: (baseUrl: string, received: Received[]) => Promise<void>,
+) {
+  const received: Received[] = [];
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    async (request) => {
+      received.push({
+        body: await request.json(),
+        apiKey: request.headers.get("x-api-key"),
+        version: request.headers.get("anthropic-version"),
+        contentType: request.headers.get("content-type"),
+        path: new URL(request.url).pathname,
+      });
+      const reply = replies.shift() ?? { status: 500, body: { error: "no more replies" } };
+      if ("delayMs" in reply) {
+        await new Promise<void>((resolve) => setTimeout(resolve, reply.delayMs));
+        return Response.json(message([{ type: "text", text: "too late" }]));
+      }
+      return Response.json(reply.body, { status: reply.status, headers: reply.headers ?? {} });
+    },
+  );
+  try {
+    await test(`http://127.0.0.1:${server.addr.port}/v1/`, received);
+  } finally {
+    await server.shutdown();
+  }
+}
+
+function message(content: unknown[], stopReason = "end_turn") {
+  return {
+    id: "msg_1",
+    type: "message",
+    role: "assistant",
+    model: "claude-test",
+    content,
+    stop_reason: stopReason,
+    usage: { input_tokens: 12, output_tokens: 5 },
+  };
+}
+
+const ok = (content: unknown[], stopReason?: string) => ({
+  status: 200,
+  body: message(content, stopReason),
+});
+
+const tool = (name: string): ToolDescriptor => ({
+  name,
+  description: `The ${name} tool`,
+  input_schema: { type: "object", properties: { path: { type: "string" } } },
+} as unknown as ToolDescriptor);
+
+const run = { run_id: "r1", workspace: "/w", deliverables: "/w/d", scratch: "/w/s" };
+const request = (messages: ModelRequest["messages"] = []): ModelRequest => ({
+  system: "You are careful.",
+  messages: [{ role: "user", content: "List the files" }, ...messages],
+  tools: [tool("fs.read_file"), tool("fs.list_files")],
+  run,
+});
+
+const provider = (baseUrl: string, extra: { retries?: number; timeout_ms?: number } = {}) =>
+  new AnthropicProvider({
+    model: "claude-test",
+    base_url: baseUrl,
+    api_key: "sk-ant-test-secret",
+    temperature: 0,
+    timeout_ms: extra.timeout_ms ?? 5_000,
+    retries: extra.retries ?? 0,
+    sleep: () => Promise.resolve(),
+  });
+
+async function rejection(promise: Promise<unknown>): Promise<ModelError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof ModelError);
+    return error;
+  }
+  throw new Error("expected a rejection");
+}
+
+Deno.test("AnthropicProvider returns a plain answer and sends model, tools, headers", async () => {
+  const reply = ok([{ type: "text", text: "All " }, { type: "text", text: "done" }]);
+  await withServer([reply], async (baseUrl, received) => {
+    const turn = await provider(baseUrl).complete(request());
+    assert.deepEqual(turn, {
+      text: "All done",
+      tool_calls: [],
+      usage: { input_tokens: 12, output_tokens: 5 },
+    });
+    assert.equal(received.length, 1);
+    const [first] = received;
+    assert.equal(first?.path, "/v1/messages");
+    assert.equal(first?.apiKey, "sk-ant-test-secret");
+    assert.equal(first?.version, "2023-06-01");
+    assert.equal(first?.contentType, "application/json");
+    assert.deepEqual(first?.body, {
+      model: "claude-test",
+      max_tokens: 4096,
+      system: "You are careful.",
+      temperature: 0,
+      messages: [{ role: "user", content: "List the files" }],
+      tools: [
+        {
+          name: "fs__read_file",
+          description: "The fs.read_file tool",
+          input_schema: { type: "object", properties: { path: { type: "string" } } },
+        },
+        {
+          name: "fs__list_files",
+          description: "The fs.list_files tool",
+          input_schema: { type: "object", properties: { path: { type: "string" } } },
+        },
+      ],
+    });
+  });
+});
+
+Deno.test("AnthropicProvider sends no key when null, omits empty tools, honours max_tokens", async () => {
+  await withServer([ok([{ type: "text", text: "Hi" }])], async (baseUrl, received) => {
+    const model = new AnthropicProvider({
+      model: "claude-test",
+      base_url: baseUrl,
+      api_key: null,
+      max_tokens: 100,
+      timeout_ms: 5_000,
+      retries: 0,
+    });
+    await model.complete({ ...request(), tools: [] });
+    assert.equal(received[0]?.apiKey, null);
+    assert.equal(received[0]?.version, "2023-06-01");
+    assert.equal(received[0]?.body.max_tokens, 100);
+    assert.equal("tools" in (received[0]?.body ?? {}), false);
+    assert.equal("temperature" in (received[0]?.body ?? {}), false);
+  });
+});
+
+Deno.test("AnthropicProvider maps a single tool_use back to its canonical name", async () => {
+  const reply = ok([
+    { type: "tool_use", id: "toolu_abc", name: "fs__read_file", input: { path: "a.txt" } },
+  ], "tool_use");
+  await withServer([reply], async (baseUrl) => {
+    const turn = await provider(baseUrl).complete(request());
+    assert.equal(turn.text, null);
+    assert.deepEqual(turn.tool_calls, [
+      { id: "toolu_abc", name: "fs.read_file", arguments: '{"path":"a.txt"}' },
+    ]);
+  });
+});
+
+Deno.test("AnthropicProvider returns parallel tool_use blocks with text", async () => {
+  const reply = ok([
+    { type: "text", text: "Reading both" },
+    { type: "tool_use", id: "toolu_1", name: "fs__read_file", input: {} },
+    { type: "tool_use", id: "toolu_2", name: "fs__list_files", input: { path: "." } },
+  ], "tool_use");
+  await withServer([reply], async (baseUrl) => {
+    const turn = await provider(baseUrl).complete(request());
+    assert.equal(turn.text, "Reading both");
+    assert.deepEqual(turn.tool_calls, [
+      { id: "toolu_1", name: "fs.read_file", arguments: "{}" },
+      { id: "toolu_2", name: "fs.list_files", arguments: '{"path":"."}' },
+    ]);
+  });
+});
+
+Deno.test("AnthropicProvider keeps an unknown tool name raw so the runtime refuses it", async () => {
+  const reply = ok([
+    { type: "tool_use", id: "t1", name: "shell__exec", input: { cmd: "rm -rf /" } },
+  ], "tool_use");
+  await withServer([reply], async (baseUrl) => {
+    const turn = await provider(baseUrl).complete(request());
+    assert.equal(turn.tool_calls[0]?.name, "shell__exec");
+  });
+});
+
+Deno.test("AnthropicProvider sends all tool results first in one user message", async () => {
+  const good = { ok: true } as unknown as ToolResult;
+  const bad = { ok: false } as unknown as ToolResult;
+  await withServer([ok([{ type: "text", text: "Done" }])], async (baseUrl, received) => {
+    await provider(baseUrl).complete(request([
+      {
+        role: "assistant",
+        content: "Looking",
+        tool_calls: [
+          { id: "c1", name: "fs.read_file", arguments: '{"path":"a"}' },
+          { id: "c2", name: "fs.list_files", arguments: '{"path": ' },
+        ],
+      },
+      { role: "tool", tool_call_id: "c1", name: "fs.read_file", content: "A", result: good },
+      { role: "tool", tool_call_id: "c2", name: "fs.list_files", content: "B", result: bad },
+      { role: "user", content: "Continue" },
+    ]));
+    assert.deepEqual((received[0]?.body.messages as unknown[]).slice(1), [
+      {
+        role: "assistant",
+        content: [
+          { type: "text", text: "Looking" },
+          { type: "tool_use", id: "c1", name: "fs__read_file", input: { path: "a" } },
+          { type: "tool_use", id: "c2", name: "fs__list_files", input: {} },
+        ],
+      },
+      {
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: "c1", content: "A", is_error: false },
+          { type: "tool_result", tool_use_id: "c2", content: "B", is_error: true },
+          { type: "text", text: "Continue" },
+        ],
+      },
+    ]);
+  });
+});
+
+Deno.test("AnthropicProvider retries after a 429 and then succeeds", async () => {
+  const replies = [
+    {
+      status: 429,
+      body: { type: "error", error: { type: "rate_limit_error" } },
+      headers: { "retry-after": "1" },
+    },
+    ok([{ type: "text", text: "Finally" }]),
+  ];
+  await withServer(replies, async (baseUrl, received) => {
+    const sleeps: number[] = [];
+    const model = new AnthropicProvider({
+      model: "claude-test",
+      base_url: baseUrl,
+      api_key: "sk-ant-test-secret",
+      timeout_ms: 5_000,
+      retries: 2,
+      sleep: (ms) => {
+        sleeps.push(ms);
+        return Promise.resolve();
+      },
+    });
+    const turn = await model.complete(request());
+    assert.equal(turn.text, "Finally");
+    assert.equal(received.length, 2);
+    assert.deepEqual(sleeps, [1000]);
+  });
+});
+
+Deno.test("AnthropicProvider fails when 500s outlast the retries, without the key", async () => {
+  const replies = [
+    { status: 500, body: { error: "boom" } },
+    { status: 500, body: { error: "boom again" } },
+  ];
+  await withServer(replies, async (baseUrl, received) => {
+    const error = await rejection(provider(baseUrl, { retries: 1 }).complete(request()));
+    assert.equal(error.code, "provider_failed");
+    assert.equal(error.details.status, 500);
+    assert.equal(error.details.attempts, 2);
+    assert.equal(received.length, 2);
+    assert.doesNotMatch(error.message + JSON.stringify(error.details), /sk-ant-test-secret/);
+  });
+});
+
+Deno.test("AnthropicProvider fails when the answer is slower than the timeout", async () => {
+  await withServer([{ delayMs: 500 }], async (baseUrl) => {
+    const started = Date.now();
+    const error = await rejection(provider(baseUrl, { timeout_ms: 100 }).complete(request()));
+    assert.match(error.message, /no response within 100 ms/);
+    assert.ok(Date.now() - started < 450);
+  });
+});
+
+Deno.test("AnthropicProvider fails on an empty or truncated answer", async () => {
+  const replies = [
+    ok([]),
+    { status: 200, body: { type: "message" } },
+    ok([{ type: "text", text: "" }]),
+    ok([{ type: "text", text: "Half an ans" }], "max_tokens"),
+  ];
+  await withServer(replies, async (baseUrl) => {
+    const model = provider(baseUrl);
+    assert.match((await rejection(model.complete(request()))).message, /empty response/);
+    assert.match((await rejection(model.complete(request()))).message, /empty response/);
+    assert.match((await rejection(model.complete(request()))).message, /empty response/);
+    assert.match((await rejection(model.complete(request()))).message, /truncated/);
+  });
+});

@@ -1,0 +1,107 @@
+// A whole run against an Anthropic Messages endpoint served on loopback: tool_use blocks in,
+// tool_result blocks first in the next user turn, a deliverable, an answer.
+import assert from "node:assert/strict";
+import * as nodePath from "node:path";
+import { createProject, onlyRunDir, runCli } from "./_cli_helpers.ts";
+
+interface MessagesRequest {
+  system?: string;
+  messages: {
+    role: string;
+    content: string | { type: string; tool_use_id?: string; is_error?: boolean }[];
+  }[];
+  tools?: { name: string }[];
+}
+
+function reply(content: unknown[], stop = "end_turn") {
+  return Response.json({
+    id: "msg",
+    type: "message",
+    role: "assistant",
+    content,
+    stop_reason: stop,
+    usage: { input_tokens: 9, output_tokens: 5 },
+  });
+}
+
+Deno.test("kagent-run drives an Anthropic model end to end: tool_use, tool_result, deliverable", async () => {
+  const seen: MessagesRequest[] = [];
+  const keys: string[] = [];
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    async (request) => {
+      const body = await request.json() as MessagesRequest;
+      seen.push(body);
+      keys.push(request.headers.get("x-api-key") ?? "");
+      const results = body.messages.flatMap((message) =>
+        Array.isArray(message.content)
+          ? message.content.filter((block) => block.type === "tool_result")
+          : []
+      );
+      if (results.length === 0) {
+        return reply([{
+          type: "tool_use",
+          id: "toolu_read",
+          name: "fs__read_file",
+          input: { path: "README.md" },
+        }, {
+          type: "tool_use",
+          id: "toolu_missing",
+          name: "fs__read_file",
+          input: { path: "missing.md" },
+        }], "tool_use");
+      }
+      if (results.length === 2) {
+        const deliverables =
+          /hand over \(reports, patches\) under "([^"]+)"/.exec(body.system ?? "")?.[1] ??
+            "missing";
+        return reply([{
+          type: "tool_use",
+          id: "toolu_write",
+          name: "fs__write_file",
+          input: { path: `${deliverables}/notes.md`, content: "noted\n" },
+        }], "tool_use");
+      }
+      return reply([{ type: "text", text: "Notes written." }]);
+    },
+  );
+  Deno.env.set("KAGENT_TEST_ANTHROPIC_KEY", "sk-ant-test-key-not-real-123456");
+  try {
+    await using project = await createProject({
+      config: {
+        model: {
+          provider: "anthropic",
+          model: "test-model",
+          base_url: `http://127.0.0.1:${server.addr.port}/v1`,
+          api_key_env: "KAGENT_TEST_ANTHROPIC_KEY",
+          retries: 0,
+        },
+        task: "Write notes",
+      },
+    });
+    const { code, stdout, stderr } = await runCli(["--config", project.configPath]);
+    assert.equal(code, 0, stderr);
+    assert.match(stdout, /Notes written\./);
+    const runDir = await onlyRunDir(project);
+    assert.equal(
+      await Deno.readTextFile(nodePath.join(runDir, "deliverables/notes.md")),
+      "noted\n",
+    );
+    // Results come first in the next user turn, paired by id, the failed one marked is_error.
+    const second = seen[1]?.messages.at(-1);
+    assert.equal(second?.role, "user");
+    const blocks = Array.isArray(second?.content) ? second.content : [];
+    assert.deepEqual(blocks.map((block) => [block.type, block.tool_use_id, block.is_error]), [
+      ["tool_result", "toolu_read", false],
+      ["tool_result", "toolu_missing", true],
+    ]);
+    assert.ok(keys.every((key) => key === "sk-ant-test-key-not-real-123456"));
+    assert.doesNotMatch(
+      await Deno.readTextFile(nodePath.join(runDir, "events.jsonl")),
+      /sk-ant-test-key-not-real/,
+    );
+  } finally {
+    Deno.env.delete("KAGENT_TEST_ANTHROPIC_KEY");
+    await server.shutdown();
+  }
+});
