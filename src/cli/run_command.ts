@@ -15,6 +15,13 @@ import {
 import type { ModelProvider, RunContext } from "../agent/mod.ts";
 import { displayRunDir, openRunSession } from "../runtime/mod.ts";
 import { OpenAiProvider } from "../agent/providers/openai_provider.ts";
+import {
+  annotations,
+  listDeliverables,
+  reportJson,
+  type RunReport,
+  stepSummary,
+} from "./_ci_output.ts";
 import { AnthropicProvider } from "../agent/providers/anthropic_provider.ts";
 import type { LoadedConfig } from "../config/mod.ts";
 import { discoverSkills } from "../skills/mod.ts";
@@ -43,6 +50,8 @@ Runs an agent: the config's model proposes tool calls, kagent-run checks, runs a
 Options:
   --config FILE       Config file (JSONC). Default: agent.jsonc
   --task TEXT         The task; overrides the config's "task"
+  --task-file FILE    The task, read from a file
+  --output json       Print the final result as one JSON object on stdout (default: the answer)
   --workspace DIR     Sandbox root; overrides the config's "workspace" (relative to the current folder)
 ${APPROVAL_HELP}
   --quiet             No per-call progress lines on stderr
@@ -58,6 +67,8 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
     const { values, positionals } = parseOptions("run", args, {
       config: { type: "string" },
       task: { type: "string" },
+      "task-file": { type: "string" },
+      output: { type: "string" },
       workspace: { type: "string" },
       ...APPROVAL_OPTIONS,
       quiet: { type: "boolean" },
@@ -77,7 +88,21 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
         `Cannot run an agent with config "${config.configPath}": it has no "model"; add for example {"provider": "script", "script": "plan.jsonl"}`,
       );
     }
-    const task = typeof values.task === "string" ? values.task : config.task;
+    if (values.output !== undefined && values.output !== "json" && values.output !== "text") {
+      throw new UsageError(
+        `Cannot use --output "${String(values.output)}": it must be "json" or "text"`,
+      );
+    }
+    let task = typeof values.task === "string" ? values.task : config.task;
+    if (typeof values["task-file"] === "string") {
+      try {
+        task = await Deno.readTextFile(values["task-file"]);
+      } catch (error) {
+        throw new UsageError(
+          `Cannot read task file "${values["task-file"]}": ${(error as Error).message}`,
+        );
+      }
+    }
     if (task === null || task.trim() === "") {
       throw new UsageError(
         `Cannot run an agent with config "${config.configPath}": there is no task; pass --task or set "task"`,
@@ -143,8 +168,27 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
           `${counts.failed} failed; run folder ${displayRunDir(session.folder.dir)}\n`,
       );
       if (outcome.error !== null) io.stderr(`kagent-run: ${outcome.error}\n`);
-      if (outcome.final_text !== null) io.stdout(`${outcome.final_text}\n`);
       printPendingGrants(session.approvals.pending, io);
+      const report: RunReport = {
+        run_id: session.folder.id,
+        run_dir: session.folder.dir,
+        task,
+        outcome,
+        counts,
+        deliverables: await listDeliverables(session.folder.paths.deliverables),
+        pending: session.approvals.pending,
+      };
+      if (values.output === "json") io.stdout(`${reportJson(report)}\n`);
+      else if (outcome.final_text !== null) io.stdout(`${outcome.final_text}\n`);
+      // Under GitHub Actions: annotations (workflow commands are read from stdout, so not with
+      // --output json, whose stdout must be the one JSON object) and the step summary.
+      if (io.env("GITHUB_ACTIONS") === "true" && values.output !== "json") {
+        for (const line of annotations(report)) io.stdout(`${line}\n`);
+      }
+      const summaryFile = io.env("GITHUB_STEP_SUMMARY");
+      if (summaryFile !== undefined && summaryFile !== "") {
+        await Deno.writeTextFile(summaryFile, stepSummary(report), { append: true });
+      }
       return outcome.end_reason === "completed" ? EXIT.ok : EXIT.failed;
     } finally {
       for (const signal of signals) Deno.removeSignalListener(signal, onSignal);

@@ -1,0 +1,98 @@
+/**
+ * What a run leaves for CI: the final result as one JSON object (`--output json`), a Markdown step
+ * summary appended to `$GITHUB_STEP_SUMMARY`, and `::error`/`::warning` annotations under GitHub
+ * Actions (workflow commands, docs.github.com "Workflow commands for GitHub Actions").
+ *
+ * @module
+ */
+
+import type { AgentOutcome } from "../agent/agent_loop.ts";
+import type { PendingApproval } from "../approval/approval_gate.ts";
+import { approveArgument } from "../approval/grant.ts";
+import { eventTypeOf } from "../runtime/record.ts";
+
+/** The facts of a finished run that CI output is made of. */
+export interface RunReport {
+  run_id: string;
+  run_dir: string;
+  task: string;
+  outcome: AgentOutcome;
+  counts: { calls: number; denied: number; failed: number };
+  deliverables: string[];
+  pending: readonly PendingApproval[];
+}
+
+/** The `--output json` object: one line, stable keys. */
+export function reportJson(report: RunReport): string {
+  return JSON.stringify({
+    run_id: report.run_id,
+    run_dir: report.run_dir,
+    end_reason: report.outcome.end_reason,
+    final_text: report.outcome.final_text,
+    error: report.outcome.error,
+    turns: report.outcome.turns,
+    ...report.counts,
+    duration_ms: report.outcome.duration_ms,
+    deliverables: report.deliverables,
+    approvals_needed: report.pending.map((entry) => entry.grant),
+  });
+}
+
+/** Escapes a value for a workflow command's message (`%`, CR, LF). */
+function escapeData(text: string): string {
+  return text.replaceAll("%", "%25").replaceAll("\r", "%0D").replaceAll("\n", "%0A");
+}
+
+/** `::error` for failed calls and `::warning` for denied ones, one line each. */
+export function annotations(report: RunReport): string[] {
+  return report.outcome.results.flatMap((result) => {
+    const kind = eventTypeOf(result);
+    if (kind === "tool.completed") return [];
+    const level = kind === "tool.denied" ? "warning" : "error";
+    return [`::${level} title=kagent-run ${result.tool}::${escapeData(result.summary)}`];
+  });
+}
+
+/** The Markdown step summary: task, end reason, a table of calls, denials with grants, deliverables. */
+export function stepSummary(report: RunReport): string {
+  const cell = (text: string) => text.replaceAll("|", "\\|").replaceAll("\n", " ").slice(0, 160);
+  const lines = [
+    `## kagent-run ${report.run_id}`,
+    "",
+    `**Task:** ${cell(report.task)}`,
+    "",
+    `**End:** ${report.outcome.end_reason} in ${
+      (report.outcome.duration_ms / 1000).toFixed(2)
+    } s — ` +
+    `${report.counts.calls} tool calls, ${report.counts.denied} denied, ${report.counts.failed} failed`,
+    "",
+    "| # | tool | result | summary |",
+    "| --- | --- | --- | --- |",
+    ...report.outcome.results.map((result, index) =>
+      `| ${index + 1} | \`${result.tool}\` | ${
+        result.ok ? "ok" : result.error?.type ?? "failed"
+      } | ${cell(result.summary)} |`
+    ),
+  ];
+  if (report.pending.length > 0) {
+    lines.push("", "**Approvals needed** (re-run with these to allow exactly these calls):", "");
+    for (const entry of report.pending) lines.push(`- \`${approveArgument(entry.grant)}\``);
+  }
+  if (report.deliverables.length > 0) {
+    lines.push("", "**Deliverables:**", "", ...report.deliverables.map((path) => `- \`${path}\``));
+  }
+  return lines.join("\n") + "\n";
+}
+
+/** Relative paths of the files in a deliverables folder. */
+export async function listDeliverables(folder: string): Promise<string[]> {
+  const found: string[] = [];
+  const walk = async (dir: string, prefix: string) => {
+    for await (const entry of Deno.readDir(dir)) {
+      if (entry.isDirectory) await walk(`${dir}/${entry.name}`, `${prefix}${entry.name}/`);
+      else if (entry.isFile) found.push(`${prefix}${entry.name}`);
+    }
+  };
+  await walk(folder, "").catch(() => {});
+  return found.sort();
+}
