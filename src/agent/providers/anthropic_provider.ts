@@ -17,6 +17,7 @@ import {
 import type { ToolCall } from "../../runtime/tool_call.ts";
 import { ToolNameMap } from "../tool_names.ts";
 import { postJson } from "./_http.ts";
+import { finishTurn } from "./_model_turn.ts";
 
 /** The `anthropic-version` header this provider speaks. */
 export const ANTHROPIC_VERSION = "2023-06-01";
@@ -141,21 +142,11 @@ export class AnthropicProvider implements ModelProvider {
     }
     const joined = texts.join("");
     const text = joined === "" ? null : joined;
-    if (stopReason === "max_tokens" && toolCalls.length === 0) {
-      throw new ModelError(
-        "provider_failed",
-        `Cannot use model answer from "${this.#options.model}": truncated at max_tokens`,
-        { stop_reason: "max_tokens" },
-      );
-    }
-    if (text === null && toolCalls.length === 0) {
-      throw new ModelError(
-        "provider_failed",
-        `Cannot use model answer from "${this.#options.model}": empty response (no text, no tool calls)`,
-        { stop_reason: typeof stopReason === "string" ? stopReason : null },
-      );
-    }
-    return { text, tool_calls: toolCalls, usage: readUsage(record?.usage) };
+    return finishTurn(this.#options.model, text, toolCalls, readUsage(record?.usage), {
+      field: "stop_reason",
+      value: stopReason,
+      truncated: stopReason === "max_tokens",
+    });
   }
 
   #newId(): string {

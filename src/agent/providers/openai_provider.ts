@@ -17,6 +17,7 @@ import {
 import type { ToolCall } from "../../runtime/tool_call.ts";
 import { ToolNameMap } from "../tool_names.ts";
 import { postJson } from "./_http.ts";
+import { finishTurn } from "./_model_turn.ts";
 
 /** Options of {@linkcode OpenAiProvider}. */
 export interface OpenAiProviderOptions {
@@ -135,21 +136,11 @@ export class OpenAiProvider implements ModelProvider {
       };
     });
     const finishReason = choice?.finish_reason;
-    if (finishReason === "length" && toolCalls.length === 0) {
-      throw new ModelError(
-        "provider_failed",
-        `Cannot use model answer from "${this.#options.model}": truncated at max_tokens`,
-        { finish_reason: "length" },
-      );
-    }
-    if (text === null && toolCalls.length === 0) {
-      throw new ModelError(
-        "provider_failed",
-        `Cannot use model answer from "${this.#options.model}": empty response (no content, no tool calls)`,
-        { finish_reason: typeof finishReason === "string" ? finishReason : null },
-      );
-    }
-    return { text, tool_calls: toolCalls, usage: readUsage(record?.usage) };
+    return finishTurn(this.#options.model, text, toolCalls, readUsage(record?.usage), {
+      field: "finish_reason",
+      value: finishReason,
+      truncated: finishReason === "length",
+    });
   }
 
   #newId(): string {
