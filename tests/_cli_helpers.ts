@@ -3,6 +3,24 @@ import * as nodePath from "node:path";
 import { main } from "../src/cli/mod.ts";
 import { createTempSandbox, type TempSandbox } from "../src/testing/mod.ts";
 
+/** The repository's root folder. */
+export const repository: string = nodePath.resolve(
+  nodePath.dirname(new URL(import.meta.url).pathname),
+  "..",
+);
+
+/**
+ * The permission, prompt and unstable flags of a deno.json task, in order: the flags `compile`
+ * bakes in, for subprocess runs of main.ts.
+ */
+export function taskFlags(task: string): string[] {
+  const denoJson = JSON.parse(Deno.readTextFileSync(nodePath.join(repository, "deno.json")));
+  return (denoJson.tasks[task] as string).split(/\s+/).filter((word) =>
+    word.startsWith("--allow") || word.startsWith("--unstable") || word.startsWith("--deny") ||
+    word === "--no-prompt"
+  );
+}
+
 export interface Captured {
   code: number;
   stdout: string;

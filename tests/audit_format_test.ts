@@ -3,23 +3,16 @@
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
 import { createHash } from "node:crypto";
-import { createProject, onlyRunDir, readJsonl } from "./_cli_helpers.ts";
-
-const repository = nodePath.resolve(nodePath.dirname(new URL(import.meta.url).pathname), "..");
-const denoJson = JSON.parse(await Deno.readTextFile(nodePath.join(repository, "deno.json")));
-
-/** The permission and unstable flags of a deno.json task, in order. */
-function taskFlags(task: string): string[] {
-  return (denoJson.tasks[task] as string).split(/\s+/).filter((word) =>
-    word.startsWith("--allow") || word.startsWith("--unstable") || word.startsWith("--deny")
-  );
-}
+import { createProject, onlyRunDir, readJsonl, repository, taskFlags } from "./_cli_helpers.ts";
 
 Deno.test("the compile task bakes in exactly the flags of the kagent-run task", () => {
   assert.deepEqual(taskFlags("compile"), taskFlags("kagent-run"));
   assert.ok(taskFlags("kagent-run").includes("--unstable-worker-options"));
+  // A permission the process lacks fails; it never turns into a prompt on a terminal.
+  assert.ok(taskFlags("kagent-run").includes("--no-prompt"));
   // --allow-run and --allow-net only so that the tool Worker can be given the allowlisted programs
-  // and the memory service's host (a Worker's permissions must be a subset of its parent's).
+  // and the network Worker the config's hosts (a Worker's permissions must be a subset of its
+  // parent's); the main thread revokes its own net permission once that Worker runs.
   assert.ok(
     !taskFlags("kagent-run").some((flag) =>
       flag === "--allow-all" || flag === "-A" || flag.startsWith("--allow-ffi") ||

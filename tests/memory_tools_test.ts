@@ -91,7 +91,7 @@ Deno.test("a memory folder inside the workspace stops the run at start-up", asyn
   );
 });
 
-Deno.test("the HTTP provider reaches only its host, from the Worker, with the bearer token", async () => {
+Deno.test("the HTTP provider reaches its host through the main thread, with the bearer token", async () => {
   const folder = await Deno.makeTempDir();
   const store = new FileMemoryProvider({ folder });
   const seen: string[] = [];
@@ -121,7 +121,9 @@ Deno.test("the HTTP provider reaches only its host, from the Worker, with the be
         },
       },
     });
-    assert.deepEqual(run.session.workerPermissions.net, [`127.0.0.1:${server.addr.port}`]);
+    // The Worker never holds net permission: requests go through the main thread's memory channel.
+    assert.equal(run.session.workerPermissions.net, false);
+    assert.deepEqual(run.session.network.memory, [`127.0.0.1:${server.addr.port}`]);
     assert.deepEqual(run.session.workerPermissions.env, ["KAGENT_MEMORY_TOKEN"]);
     const written = await run.call("memory.write_memory", {
       content: "Use the loopback memory service",

@@ -73,6 +73,43 @@ Deno.test("the tool Worker has no environment, subprocess or network access", as
   }
 });
 
+Deno.test("with an HTTP memory service the Worker still has no network; its requests reach only that host", async () => {
+  const hits = { memory: 0, other: 0 };
+  const serve = (name: keyof typeof hits) =>
+    Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, () => {
+      hits[name] += 1;
+      return Response.json({ records: [] });
+    });
+  const memory = serve("memory");
+  const other = serve("other");
+  try {
+    await using run = await openTestRun({
+      ...rogue,
+      config: {
+        memory: { provider: { kind: "http", base_url: `http://127.0.0.1:${memory.addr.port}` } },
+      },
+    });
+    assert.equal(run.session.workerPermissions.net, false);
+    assert.deepEqual(run.session.network.memory, [`127.0.0.1:${memory.addr.port}`]);
+    const direct = await run.call("test.escape_hatches", { what: "net" });
+    assert.equal(direct.error?.type, "sandbox_violation", direct.output);
+    // Near miss: the memory host answers through the main thread.
+    const allowed = await run.call("test.host_fetch", {
+      url: `http://127.0.0.1:${memory.addr.port}/recall`,
+    });
+    assert.equal(allowed.ok, true, allowed.output);
+    const refused = await run.call("test.host_fetch", {
+      url: `http://127.0.0.1:${other.addr.port}/recall`,
+    });
+    assert.equal(refused.ok, false);
+    assert.match(refused.output, /tools may reach only the memory service/);
+    assert.deepEqual(hits, { memory: 1, other: 0 });
+  } finally {
+    await memory.shutdown();
+    await other.shutdown();
+  }
+});
+
 Deno.test("the tool Worker cannot write the run's own audit logs", async () => {
   await using run = await openTestRun(rogue);
   // The runs folder is outside the workspace here, so Deno refuses; inside the workspace the path

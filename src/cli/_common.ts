@@ -17,6 +17,7 @@ import {
   TerminalApprover,
   type TerminalStreams,
 } from "../approval/mod.ts";
+import { networkChannels, NetworkGateway } from "../network/mod.ts";
 
 /** Exit codes (ARCHITECTURE §4): 0 ok, 1 a tool error, a denial or a failed run, 2 usage or config. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -41,6 +42,13 @@ export interface CommandIo {
   env: (name: string) => string | undefined;
   /** Stdin and stderr as a terminal for approvals, or null when either is not a terminal. */
   terminal: TerminalStreams | null;
+  /** Whether stderr is a terminal (progress lines may be coloured). @default false */
+  stderrIsTerminal?: boolean;
+  /**
+   * Drops the process's own Deno net permission once the network gateway runs (the real process
+   * does; in-process tests leave theirs alone). @default none
+   */
+  revokeNetwork?: () => void;
 }
 
 /** The real process streams. */
@@ -50,6 +58,8 @@ export function processIo(): CommandIo {
     stdout: (text) => void Deno.stdout.writeSync(encoder.encode(text)),
     stderr: (text) => void Deno.stderr.writeSync(encoder.encode(text)),
     stdoutIsTerminal: Deno.stdout.isTerminal(),
+    stderrIsTerminal: Deno.stderr.isTerminal(),
+    revokeNetwork: () => void Deno.permissions.revokeSync({ name: "net" }),
     terminal: Deno.stdin.isTerminal() && Deno.stderr.isTerminal()
       ? {
         write: (text) => void Deno.stderr.writeSync(encoder.encode(text)),
@@ -64,6 +74,39 @@ export function processIo(): CommandIo {
       }
     },
   };
+}
+
+/**
+ * Opens the run's network boundary: starts the network gateway for the hosts the config needs
+ * (none: no gateway; `uses.model: false` leaves out the model's host, for `call`), then revokes the process's own net permission through `io`, so from here on
+ * only the gateway's Worker can open a connection, and only to those hosts.
+ *
+ * @throws {UsageError} when the gateway cannot start (for example when kagent-run runs without
+ * net permission for a configured host).
+ */
+export async function openNetworkBoundary(
+  config: LoadedConfig,
+  io: CommandIo,
+  uses: { model: boolean } = { model: true },
+): Promise<NetworkGateway | null> {
+  const needed = networkChannels(config);
+  const channels = { model: uses.model ? needed.model : [], memory: needed.memory };
+  const hosts = [...channels.model, ...channels.memory];
+  let gateway: NetworkGateway | null = null;
+  if (hosts.length > 0) {
+    try {
+      gateway = await NetworkGateway.start({ channels });
+    } catch (error) {
+      throw new UsageError(
+        `Cannot open the network for ${hosts.map((host) => `"${host}"`).join(", ")} (from ` +
+          `"model.base_url" / "memory.provider.base_url" in "${config.configPath}"): ` +
+          `${error instanceof Error ? error.message : String(error)}; run kagent-run with net ` +
+          `permission for these hosts`,
+      );
+    }
+  }
+  io.revokeNetwork?.();
+  return gateway;
 }
 
 /**

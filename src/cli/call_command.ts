@@ -16,6 +16,7 @@ import {
   grantsFromOptions,
   guarded,
   loadConfigFromOptions,
+  openNetworkBoundary,
   parseOptions,
   printPendingGrants,
   UsageError,
@@ -62,11 +63,19 @@ export function callCommand(args: string[], io: CommandIo): Promise<number> {
       );
     }
     const config = await loadConfigFromOptions(values);
-    const session = await openRunSession(config, {
-      env: io.env,
-      approver: approverFor(values, io),
-      grants: await grantsFromOptions(values),
-    });
+    const gateway = await openNetworkBoundary(config, io, { model: false });
+    let session;
+    try {
+      session = await openRunSession(config, {
+        env: io.env,
+        approver: approverFor(values, io),
+        grants: await grantsFromOptions(values),
+        ...(gateway === null ? {} : { memoryFetch: gateway.fetchFor("memory") }),
+      });
+    } catch (error) {
+      gateway?.close();
+      throw error;
+    }
     try {
       const result = await session.runtime.call({ id: "call-1", name: tool, arguments: json });
       await session.recorder.event("run.completed", {
@@ -79,6 +88,7 @@ export function callCommand(args: string[], io: CommandIo): Promise<number> {
       return result.ok ? EXIT.ok : EXIT.failed;
     } finally {
       await session.close();
+      gateway?.close();
     }
   });
 }

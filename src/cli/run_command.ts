@@ -24,6 +24,7 @@ import {
 } from "./_ci_output.ts";
 import { AnthropicProvider } from "../agent/providers/anthropic_provider.ts";
 import type { LoadedConfig } from "../config/mod.ts";
+import { DEFAULT_BASE_URLS, type NetworkGateway } from "../network/mod.ts";
 import { discoverSkills } from "../skills/mod.ts";
 import { describeTool } from "../tools/tool_definition.ts";
 import type { ToolResult } from "../tools/tool_result.ts";
@@ -37,6 +38,7 @@ import {
   grantsFromOptions,
   guarded,
   loadConfigFromOptions,
+  openNetworkBoundary,
   parseOptions,
   printPendingGrants,
   UsageError,
@@ -108,93 +110,120 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
         `Cannot run an agent with config "${config.configPath}": there is no task; pass --task or set "task"`,
       );
     }
-    const provider = await providerFor(config.model, io);
-
-    const session = await openRunSession(config, {
-      env: io.env,
-      approver: approverFor(values, io),
-      grants: await grantsFromOptions(values),
-    });
-    const controller = new AbortController();
-    const onSignal = () => controller.abort("interrupted by a signal");
-    const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
-    for (const signal of signals) Deno.addSignalListener(signal, onSignal);
+    const gateway = await openNetworkBoundary(config, io);
     try {
-      const run: RunContext = {
-        run_id: session.folder.id,
-        workspace: session.guard.workspace,
-        deliverables: session.folder.paths.deliverables,
-        scratch: session.folder.paths.workspace,
-      };
-      const currentTools = () =>
-        session.registry.list()
-          .map((registered) => describeTool(registered.definition))
-          .filter((tool) => session.runtime.policy.isAvailable(tool.name));
-      const tools = currentTools();
-      if (!values.quiet) {
-        io.stderr(`kagent-run: run ${session.folder.id} in ${displayRunDir(session.folder.dir)}\n`);
-      }
-      const outcome = await runAgent({
-        provider,
-        runtime: session.runtime,
-        recorder: session.recorder,
-        tools,
-        currentTools,
-        system: buildSystemPrompt(run, (await discoverSkills(session.skillDirs)).skills),
-        task,
-        run,
-        maxTurns: config.agent.max_turns,
-        concurrency: config.agent.max_parallel_tools,
-        toolPermission: (name) => session.registry.get(name)?.definition.permission,
-        // SIGINT/SIGTERM: running tools are aborted, the turn's results are all collected and
-        // recorded, and the run ends with `aborted_tools` (or `aborted` between turns): exit 1.
-        signal: controller.signal,
-        ...(values.quiet
-          ? {}
-          : { onToolResult: (result: ToolResult) => io.stderr(progressLine(result)) }),
-      });
-      const counts = countResults(outcome.results);
-      await session.recorder.event("run.completed", {
-        end_reason: outcome.end_reason,
-        turns: outcome.turns,
-        ...counts,
-        duration_ms: outcome.duration_ms,
-        final_text: outcome.final_text,
-        error: outcome.error,
-      });
-      const seconds = (outcome.duration_ms / 1000).toFixed(2);
-      io.stderr(
-        `kagent-run: run ${outcome.end_reason} in ${seconds} s: ${counts.calls} tool calls, ${counts.denied} denied, ` +
-          `${counts.failed} failed; run folder ${displayRunDir(session.folder.dir)}\n`,
-      );
-      if (outcome.error !== null) io.stderr(`kagent-run: ${outcome.error}\n`);
-      printPendingGrants(session.approvals.pending, io);
-      const report: RunReport = {
-        run_id: session.folder.id,
-        run_dir: session.folder.dir,
-        task,
-        outcome,
-        counts,
-        deliverables: await listDeliverables(session.folder.paths.deliverables),
-        pending: session.approvals.pending,
-      };
-      if (values.output === "json") io.stdout(`${reportJson(report)}\n`);
-      else if (outcome.final_text !== null) io.stdout(`${outcome.final_text}\n`);
-      // Under GitHub Actions: annotations (workflow commands are read from stdout, so not with
-      // --output json, whose stdout must be the one JSON object) and the step summary.
-      if (io.env("GITHUB_ACTIONS") === "true" && values.output !== "json") {
-        for (const line of annotations(report)) io.stdout(`${line}\n`);
-      }
-      const summaryFile = io.env("GITHUB_STEP_SUMMARY");
-      if (summaryFile !== undefined && summaryFile !== "") {
-        await Deno.writeTextFile(summaryFile, stepSummary(report), { append: true });
-      }
-      return outcome.end_reason === "completed" ? EXIT.ok : EXIT.failed;
+      return await runWithNetwork(config, config.model, task, values, io, gateway);
     } finally {
-      for (const signal of signals) Deno.removeSignalListener(signal, onSignal);
-      await session.close();
+      gateway?.close();
     }
   });
+}
+
+type RunOptionValues = Record<string, string | boolean | undefined>;
+
+/** The run once the network boundary is open: provider, session, loop, reports. */
+async function runWithNetwork(
+  config: LoadedConfig,
+  model: NonNullable<LoadedConfig["model"]>,
+  task: string,
+  values: RunOptionValues,
+  io: CommandIo,
+  gateway: NetworkGateway | null,
+): Promise<number> {
+  const provider = await providerFor(model, io, gateway);
+
+  const session = await openRunSession(config, {
+    env: io.env,
+    approver: approverFor(values, io),
+    grants: await grantsFromOptions(values),
+    ...(gateway === null ? {} : { memoryFetch: gateway.fetchFor("memory") }),
+  });
+  await session.recorder.event("network.boundary", {
+    model_hosts: gateway?.channels.model ?? [],
+    memory_hosts: gateway?.channels.memory ?? [],
+    tool_worker_net: session.workerPermissions.net,
+    // Measured, not assumed: "granted" only when the process kept its own net permission.
+    main_thread_net: Deno.permissions.querySync({ name: "net" }).state,
+  });
+  const controller = new AbortController();
+  const onSignal = () => controller.abort("interrupted by a signal");
+  const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
+  for (const signal of signals) Deno.addSignalListener(signal, onSignal);
+  try {
+    const run: RunContext = {
+      run_id: session.folder.id,
+      workspace: session.guard.workspace,
+      deliverables: session.folder.paths.deliverables,
+      scratch: session.folder.paths.workspace,
+    };
+    const currentTools = () =>
+      session.registry.list()
+        .map((registered) => describeTool(registered.definition))
+        .filter((tool) => session.runtime.policy.isAvailable(tool.name));
+    const tools = currentTools();
+    if (!values.quiet) {
+      io.stderr(`kagent-run: run ${session.folder.id} in ${displayRunDir(session.folder.dir)}\n`);
+    }
+    const outcome = await runAgent({
+      provider,
+      runtime: session.runtime,
+      recorder: session.recorder,
+      tools,
+      currentTools,
+      system: buildSystemPrompt(run, (await discoverSkills(session.skillDirs)).skills),
+      task,
+      run,
+      maxTurns: config.agent.max_turns,
+      concurrency: config.agent.max_parallel_tools,
+      toolPermission: (name) => session.registry.get(name)?.definition.permission,
+      // SIGINT/SIGTERM: running tools are aborted, the turn's results are all collected and
+      // recorded, and the run ends with `aborted_tools` (or `aborted` between turns): exit 1.
+      signal: controller.signal,
+      ...(values.quiet
+        ? {}
+        : { onToolResult: (result: ToolResult) => io.stderr(progressLine(result)) }),
+    });
+    const counts = countResults(outcome.results);
+    await session.recorder.event("run.completed", {
+      end_reason: outcome.end_reason,
+      turns: outcome.turns,
+      ...counts,
+      duration_ms: outcome.duration_ms,
+      final_text: outcome.final_text,
+      error: outcome.error,
+    });
+    const seconds = (outcome.duration_ms / 1000).toFixed(2);
+    io.stderr(
+      `kagent-run: run ${outcome.end_reason} in ${seconds} s: ${counts.calls} tool calls, ${counts.denied} denied, ` +
+        `${counts.failed} failed; run folder ${displayRunDir(session.folder.dir)}\n`,
+    );
+    if (outcome.error !== null) io.stderr(`kagent-run: ${outcome.error}\n`);
+    printPendingGrants(session.approvals.pending, io);
+    const report: RunReport = {
+      run_id: session.folder.id,
+      run_dir: session.folder.dir,
+      task,
+      outcome,
+      counts,
+      deliverables: await listDeliverables(session.folder.paths.deliverables),
+      pending: session.approvals.pending,
+    };
+    if (values.output === "json") io.stdout(`${reportJson(report)}\n`);
+    else if (outcome.final_text !== null) io.stdout(`${outcome.final_text}\n`);
+    // Under GitHub Actions: annotations (workflow commands are read from stdout, so not with
+    // --output json, whose stdout must be the one JSON object) and the step summary.
+    if (io.env("GITHUB_ACTIONS") === "true" && values.output !== "json") {
+      for (const line of annotations(report)) io.stdout(`${line}\n`);
+    }
+    const summaryFile = io.env("GITHUB_STEP_SUMMARY");
+    if (summaryFile !== undefined && summaryFile !== "") {
+      await Deno.writeTextFile(summaryFile, stepSummary(report), { append: true });
+    }
+    return outcome.end_reason === "completed" ? EXIT.ok : EXIT.failed;
+  } finally {
+    for (const signal of signals) Deno.removeSignalListener(signal, onSignal);
+    await session.close();
+  }
 }
 
 /** One stderr line per call: status, tool, duration, summary. */
@@ -220,6 +249,7 @@ export function progressLine(result: ToolResult): string {
 async function providerFor(
   model: NonNullable<LoadedConfig["model"]>,
   io: CommandIo,
+  gateway: NetworkGateway | null,
 ): Promise<ModelProvider> {
   if (model.provider === "script") {
     try {
@@ -239,10 +269,15 @@ async function providerFor(
       );
     }
   }
+  if (gateway === null) {
+    throw new Error(`Cannot call provider "${model.provider}": the network boundary is not open`);
+  }
+  const fetch = gateway.fetchFor("model");
   if (model.provider === "anthropic") {
     return new AnthropicProvider({
+      fetch,
       model: model.model,
-      base_url: model.base_url ?? "https://api.anthropic.com/v1",
+      base_url: model.base_url ?? DEFAULT_BASE_URLS.anthropic,
       api_key: apiKey,
       max_tokens: model.max_tokens ?? 4096,
       ...(model.temperature === undefined ? {} : { temperature: model.temperature }),
@@ -251,8 +286,9 @@ async function providerFor(
     });
   }
   return new OpenAiProvider({
+    fetch,
     model: model.model,
-    base_url: model.base_url ?? "https://api.openai.com/v1",
+    base_url: model.base_url ?? DEFAULT_BASE_URLS.openai,
     api_key: apiKey,
     ...(model.temperature === undefined ? {} : { temperature: model.temperature }),
     ...(model.max_tokens === undefined ? {} : { max_tokens: model.max_tokens }),

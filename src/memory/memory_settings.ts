@@ -32,10 +32,15 @@ export interface MemorySettings {
   secrets: string[];
 }
 
-/** The provider the settings name. The HTTP provider reads its token through `env`. */
+/**
+ * The provider the settings name. The HTTP provider reads its token through `env` and sends its
+ * requests with `fetch` (in the tool Worker: the main thread's gateway, since the Worker has no
+ * network). @default fetch globalThis.fetch
+ */
 export function memoryProvider(
   settings: MemorySettings,
   env: (name: string) => string | undefined,
+  fetch?: typeof globalThis.fetch,
 ): MemoryProvider {
   if (settings.provider.kind === "file") {
     return new FileMemoryProvider({ folder: settings.folder, scopes: settings.scopes });
@@ -44,6 +49,7 @@ export function memoryProvider(
     base_url: settings.provider.base_url,
     token_env: settings.provider.token_env ?? null,
     env,
+    ...(fetch === undefined ? {} : { fetch }),
     ...(settings.provider.timeout_ms === undefined
       ? {}
       : { timeout_ms: settings.provider.timeout_ms }),
@@ -55,10 +61,11 @@ export function memoryProvider(
 export function memoryToolsFor(
   settings: MemorySettings,
   env: (name: string) => string | undefined = () => undefined,
+  fetch?: typeof globalThis.fetch,
 ): ToolDefinition<never>[] {
   const redactor = new Redactor({ secrets: settings.secrets });
   return createMemoryTools({
-    provider: memoryProvider(settings, env),
+    provider: memoryProvider(settings, env, fetch),
     mode: settings.mode,
     candidatesFile: settings.candidates_file,
     scopes: settings.scopes,

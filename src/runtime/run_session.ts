@@ -24,6 +24,7 @@ import { createSkillTools, discoverSkills } from "../skills/mod.ts";
 import { type MemorySettings, memoryToolsFor } from "../memory/memory_settings.ts";
 import { declarativeTool } from "../toolsets/declarative/declarative_tool.ts";
 import { type CommandSetup, prepareCommands } from "../exec/command_setup.ts";
+import { type NetworkChannels, networkChannels } from "../network/mod.ts";
 import {
   HookRunner,
   type PostToolUseHook,
@@ -82,6 +83,11 @@ export interface SessionOptions {
   approvalTimeoutMs?: number;
   /** In-process hooks (library use), run after the config's command hooks. @default none */
   hooks?: { preToolUse?: PreToolUseHook[]; postToolUse?: PostToolUseHook[] };
+  /**
+   * How tool requests to the HTTP memory service leave the process: the CLI passes the network
+   * gateway's memory channel. @default globalThis.fetch (library use and tests)
+   */
+  memoryFetch?: typeof fetch;
 }
 
 /** The policy side of a session, without a run folder (for `tools` and `policy`). */
@@ -97,6 +103,8 @@ export interface PreparedPolicy {
   skillDirs: string[];
   /** Memory tool settings, or null when memory is disabled. */
   memory: MemorySettings | null;
+  /** The hosts (`hostname:port`) the run may reach, by channel, derived from the config. */
+  network: NetworkChannels;
 }
 
 /**
@@ -191,6 +199,7 @@ export async function preparePolicy(
     skillDirs,
     memoryPermissions(memory),
   );
+  const network = networkChannels(config);
   const policy = EffectivePolicy.compute({
     tools: registry.list().map((registered) => describeTool(registered.definition)),
     workspace: guard.workspace,
@@ -214,6 +223,8 @@ export async function preparePolicy(
       sensitive_patterns: guard.sensitivePatterns,
       outside_always: ["/proc", "/sys", "/dev"],
       deno_permissions: workerPermissions,
+      // Only the network Worker reaches these; the main thread's net permission is revoked.
+      network,
       memory: memory === null ? null : {
         write_mode: memory.mode,
         provider: memory.provider.kind === "file" ? { kind: "file", folder: memory.folder } : {
@@ -237,7 +248,7 @@ export async function preparePolicy(
       },
     },
   });
-  return { guard, registry, policy, workerPermissions, commands, skillDirs, memory };
+  return { guard, registry, policy, workerPermissions, commands, skillDirs, memory, network };
 }
 
 /**
@@ -266,18 +277,16 @@ function memorySettings(
   };
 }
 
-/** What memory adds to the Worker's permissions: its folder (file) or host and token name (http). */
+/**
+ * What memory adds to the Worker's permissions: its folder (file), or the token's name (http; the
+ * service itself is reached through the main thread, never from the Worker).
+ */
 function memoryPermissions(memory: MemorySettings | null) {
-  if (memory === null) return { folders: [], hosts: [], env: [] };
+  if (memory === null) return { folders: [], env: [] };
   const archive = nodePath.dirname(memory.candidates_file);
-  if (memory.provider.kind === "file") {
-    return { folders: [memory.folder, archive], hosts: [], env: [] };
-  }
-  const url = new URL(memory.provider.base_url);
-  const port = url.port !== "" ? url.port : url.protocol === "https:" ? "443" : "80";
+  if (memory.provider.kind === "file") return { folders: [memory.folder, archive], env: [] };
   return {
     folders: [archive],
-    hosts: [`${url.hostname}:${port}`],
     env: memory.provider.token_env === undefined ? [] : [memory.provider.token_env],
   };
 }
@@ -393,6 +402,8 @@ export async function openRunSession(
         deliverables: folder.paths.deliverables,
       },
       permissions: prepared.workerPermissions,
+      fetchHosts: prepared.memory === null ? [] : prepared.network.memory,
+      ...(options.memoryFetch === undefined ? {} : { fetch: options.memoryFetch }),
       ...(options.workerEntry === undefined ? {} : { entry: options.workerEntry }),
       // Commands keep their own time (≤ tools.max_timeout_ms); this only catches a stuck handler.
       handlerTimeoutMs: options.handlerTimeoutMs ??

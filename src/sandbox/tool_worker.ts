@@ -12,6 +12,8 @@ import type { ExecContext, RunLocations } from "../tools/tool_definition.ts";
 import type { MemorySettings } from "../memory/memory_settings.ts";
 import type { DeclarativeToolFile } from "../toolsets/declarative/declarative_tool_file.ts";
 import { failure, type ToolOutcome } from "../tools/tool_result.ts";
+import { FetchResponder } from "../network/message_fetch.ts";
+import { hostPermission } from "../network/host_permission.ts";
 
 /**
  * The Deno permissions of the tool Worker. Paths are absolute and canonical. Everything that is not
@@ -20,8 +22,11 @@ import { failure, type ToolOutcome } from "../tools/tool_result.ts";
 export interface WorkerPermissions {
   read: string[];
   write: string[];
-  /** Hosts (`host:port`) the Worker may reach: only an HTTP memory service, or none. */
-  net: false | string[];
+  /**
+   * Always off: an HTTP memory service is reached through the main thread and the network
+   * gateway ({@linkcode ToolWorkerOptions.fetch}), never from the Worker.
+   */
+  net: false;
   /** Exact names command tools pass to children, or none. */
   env: false | string[];
   /** Absolute paths of the allowlisted programs, interpreters, setsid, kill and bwrap, or none. */
@@ -58,11 +63,7 @@ export function computeWorkerPermissions(
   guard: PathGuard,
   commands: CommandPermissions | null = null,
   skillDirs: readonly string[] = [],
-  memory: { folders: string[]; hosts: string[]; env: string[] } = {
-    folders: [],
-    hosts: [],
-    env: [],
-  },
+  memory: { folders: string[]; env: string[] } = { folders: [], env: [] },
 ): WorkerPermissions {
   return {
     read: [
@@ -75,8 +76,7 @@ export function computeWorkerPermissions(
       ]),
     ],
     write: [...new Set([...guard.allWriteRoots, ...memory.folders, ...(commands?.write ?? [])])],
-    net: memory.hosts.length === 0 ? false : [...memory.hosts],
-    // The yaml package (skill frontmatter) reads LOG_TOKENS and LOG_STREAM, its debug switches.
+    net: false,
     // The yaml package (skill frontmatter) reads LOG_TOKENS and LOG_STREAM, its debug switches;
     // an HTTP memory service's token is read from the variable the config names.
     env: commands === null && skillDirs.length === 0 && memory.env.length === 0 ? false : [
@@ -104,6 +104,16 @@ export interface ToolWorkerOptions {
   memory?: MemorySettings | null;
   /** Real skill folders, for skills.list_skills and skills.load_skill. @default [] */
   skillDirs?: string[];
+  /**
+   * How the Worker's HTTP requests (an HTTP memory service) leave the process: the CLI passes the
+   * network gateway's memory channel. @default globalThis.fetch (the main thread's permission)
+   */
+  fetch?: typeof fetch;
+  /**
+   * The `hostname:port`s those requests may reach; anything else is refused before it is sent.
+   * @default [] (every request refused)
+   */
+  fetchHosts?: string[];
   /** Declarative tool files the Worker serves. @default [] */
   declarativeTools?: DeclarativeToolFile[];
   /** The Worker's entry module. @default src/sandbox/worker_main.ts (the built-in tools) */
@@ -264,12 +274,33 @@ export class ToolWorker {
       deno: { permissions: this.#options.permissions },
     } as WorkerOptions);
     this.#worker = worker;
+    const hosts = this.#options.fetchHosts ?? [];
+    const responder = new FetchResponder({
+      post: (reply) => worker.postMessage(reply satisfies HostMessage),
+      ...(this.#options.fetch === undefined ? {} : { fetch: this.#options.fetch }),
+      refuse: (request) => {
+        let host: string;
+        try {
+          host = hostPermission(request.url);
+        } catch (error) {
+          return `Cannot send the request of a tool: ${(error as Error).message}`;
+        }
+        return request.channel === "memory" && hosts.includes(host)
+          ? null
+          : `Cannot reach "${host}" from a tool: tools may reach only the memory service (${
+            hosts.length === 0 ? "none configured" : hosts.join(", ")
+          })`;
+      },
+    });
     this.#ready = new Promise<void>((resolve, reject) => {
       worker.onmessage = (event: MessageEvent<WorkerMessage>) => {
         const message = event.data;
         if (message.type === "ready") resolve();
         else if (message.type === "init_failed") reject(new Error(message.message));
         else if (message.type === "result") this.#pending.get(message.id)?.resolve(message.outcome);
+        else if (message.type === "fetch" || message.type === "fetch_abort") {
+          responder.handle(message);
+        }
       };
       worker.onerror = (event) => {
         event.preventDefault();

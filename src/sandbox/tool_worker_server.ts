@@ -16,6 +16,7 @@ import type {
   ToolDefinition,
 } from "../tools/tool_definition.ts";
 import { failure, type ToolOutcome, toOutcome } from "../tools/tool_result.ts";
+import { MessageFetchClient } from "../network/message_fetch.ts";
 
 /** The global scope of a module Worker, as far as this module needs it. */
 interface WorkerScope {
@@ -27,13 +28,19 @@ interface WorkerScope {
  * Serves `tools` in the current Worker. Call once from the Worker's entry module.
  *
  * @param tools Definitions with handlers; the main thread registers the same names.
- * @param extend Further tools built from the init message (declarative tools).
+ * @param extend Further tools built from the init message (declarative, skill, memory tools).
+ *   `network.fetch` is the only way out of the Worker: it asks the main thread, which sends the
+ *   request through the network gateway when the host is an allowed memory host.
  */
 export function serveTools(
   tools: readonly ToolDefinition<never>[],
-  extend: (init: InitMessage) => readonly ToolDefinition<never>[] = () => [],
+  extend: (
+    init: InitMessage,
+    network: { fetch: typeof fetch },
+  ) => readonly ToolDefinition<never>[] = () => [],
 ): void {
   const scope = globalThis as unknown as WorkerScope;
+  const network = new MessageFetchClient((message) => scope.postMessage(message));
   const byName = new Map(tools.map((tool) => [tool.name, tool as unknown as ToolDefinition]));
   const running = new Map<number, AbortController>();
   let guard: PathGuard | null = null;
@@ -47,7 +54,7 @@ export function serveTools(
         guard = PathGuard.fromCanonical(message.guard);
         run = message.run;
         exec = message.exec;
-        for (const tool of extend(message)) {
+        for (const tool of extend(message, { fetch: network.fetchFor("memory") })) {
           if (!byName.has(tool.name)) byName.set(tool.name, tool as unknown as ToolDefinition);
         }
         scope.postMessage({ type: "ready", tools: [...byName.keys()] });
@@ -58,6 +65,10 @@ export function serveTools(
     }
     if (message.type === "abort") {
       running.get(message.id)?.abort(message.reason);
+      return;
+    }
+    if (message.type === "fetch_response" || message.type === "fetch_error") {
+      network.receive(message);
       return;
     }
     const controller = new AbortController();

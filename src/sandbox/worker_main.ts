@@ -22,9 +22,9 @@ function readEnvironment(name: string): string | undefined {
 
 serveTools(
   [...builtinTools(), ...commandTools()],
-  (init) => [
+  (init, network) => [
     ...init.declarative_tools.map((file) => declarativeTool(file) as never),
     ...(init.skill_dirs.length > 0 ? createSkillTools(init.skill_dirs) : []),
-    ...(init.memory === null ? [] : memoryToolsFor(init.memory, readEnvironment)),
+    ...(init.memory === null ? [] : memoryToolsFor(init.memory, readEnvironment, network.fetch)),
   ],
 );

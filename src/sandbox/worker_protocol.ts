@@ -9,6 +9,11 @@ import type { ExecContext, RunLocations } from "../tools/tool_definition.ts";
 import type { MemorySettings } from "../memory/memory_settings.ts";
 import type { DeclarativeToolFile } from "../toolsets/declarative/declarative_tool_file.ts";
 import type { ToolOutcome } from "../tools/tool_result.ts";
+import type {
+  FetchAbortMessage,
+  FetchReplyMessage,
+  FetchRequestMessage,
+} from "../network/message_fetch.ts";
 
 /** Main thread → Worker. */
 export type HostMessage =
@@ -20,13 +25,17 @@ export type HostMessage =
     tool_call_id: string;
     arguments: Record<string, unknown>;
   }
-  | { type: "abort"; id: number; reason: string };
+  | { type: "abort"; id: number; reason: string }
+  | FetchReplyMessage;
 
 /** Worker → main thread. */
 export type WorkerMessage =
   | { type: "ready"; tools: string[] }
   | { type: "init_failed"; message: string }
-  | { type: "result"; id: number; outcome: ToolOutcome };
+  | { type: "result"; id: number; outcome: ToolOutcome }
+  /** An HTTP request of a handler (the memory service); the Worker itself has no network. */
+  | FetchRequestMessage
+  | FetchAbortMessage;
 
 /** The first message: everything the Worker needs to build its guard, context and tools. */
 export interface InitMessage {

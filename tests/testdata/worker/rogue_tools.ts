@@ -3,8 +3,17 @@
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../../src/tools/tool_definition.ts";
 
-export function rogueTools(): ToolDefinition<never>[] {
+/** @param hostFetch The Worker's only way out (the main thread's memory channel). */
+export function rogueTools(hostFetch: typeof fetch = fetch): ToolDefinition<never>[] {
   return [
+    defineTool({
+      name: "test.host_fetch",
+      description: "Asks the main thread to fetch a URL, as an HTTP memory provider does",
+      parameters: z.strictObject({ url: z.string() }),
+      permission: "readonly",
+      tags: ["test"],
+      handler: async (args) => await (await hostFetch(args.url, { method: "POST", body: "{}" })).text(),
+    }),
     defineTool({
       name: "test.read_direct",
       description: "Reads a path with Deno.readTextFile, skipping the path guard",

@@ -1,0 +1,160 @@
+/**
+ * The network boundary of a run (ARCHITECTURE §3, "Network"): model and memory requests leave
+ * through one Worker whose Deno permissions are `net` for exactly the configured hosts and
+ * nothing else. Once it runs, the CLI revokes the main thread's own net permission, and tool
+ * Workers never had any, so no other code in the process can open a connection.
+ *
+ * Hosts come from the config: `model.base_url` (default `https://api.openai.com/v1` for
+ * `openai`, `https://api.anthropic.com/v1` for `anthropic`) for the model channel and
+ * `memory.provider.base_url` for the memory channel, each as `hostname:port`
+ * ({@linkcode hostPermission}).
+ *
+ * @module
+ */
+
+import { hostPermission } from "./host_permission.ts";
+import {
+  DEFAULT_MAX_RESPONSE_BYTES,
+  type FetchReplyMessage,
+  MessageFetchClient,
+} from "./message_fetch.ts";
+
+/** The hosts (`hostname:port`) each channel may reach. */
+export interface NetworkChannels {
+  model: string[];
+  memory: string[];
+}
+
+/** First message to the network Worker. */
+export interface NetworkWorkerInit {
+  type: "init";
+  channels: Record<string, string[]>;
+  /** Cap of a response body in bytes. */
+  max_response_bytes: number;
+}
+
+/** Default model endpoints, by provider (also the defaults the CLI builds providers with). */
+export const DEFAULT_BASE_URLS: Readonly<Record<"openai" | "anthropic", string>> = {
+  openai: "https://api.openai.com/v1",
+  anthropic: "https://api.anthropic.com/v1",
+};
+
+/** The parts of a config the channels are derived from. */
+export interface NetworkConfig {
+  model: { provider: string; base_url?: string | undefined } | null;
+  memory: { provider: { kind: string; base_url?: string | undefined } };
+}
+
+/**
+ * The channels a config needs: the model provider's host (none for `script`) and an HTTP memory
+ * service's host (none for the file store).
+ *
+ * @throws {TypeError} when a configured URL is not http(s) (the config schema refuses that first).
+ */
+export function networkChannels(config: NetworkConfig): NetworkChannels {
+  const model = config.model;
+  const modelUrl = model === null || (model.provider !== "openai" && model.provider !== "anthropic")
+    ? null
+    : model.base_url ?? DEFAULT_BASE_URLS[model.provider];
+  const memoryUrl = config.memory.provider.kind === "http"
+    ? config.memory.provider.base_url ?? null
+    : null;
+  return {
+    model: modelUrl === null ? [] : [hostPermission(modelUrl)],
+    memory: memoryUrl === null ? [] : [hostPermission(memoryUrl)],
+  };
+}
+
+/** Options of {@linkcode NetworkGateway.start}. */
+export interface NetworkGatewayOptions {
+  channels: NetworkChannels;
+  /** @default DEFAULT_MAX_RESPONSE_BYTES */
+  maxResponseBytes?: number;
+  /** @default network_worker_main.ts beside this module (`.js` in a bundle) */
+  entry?: URL;
+}
+
+/** The main thread's handle on the network Worker. */
+export class NetworkGateway {
+  /** The hosts each channel may reach, as the Worker enforces them. */
+  readonly channels: NetworkChannels;
+  readonly #worker: Worker;
+  readonly #client: MessageFetchClient;
+
+  private constructor(channels: NetworkChannels, worker: Worker, client: MessageFetchClient) {
+    this.channels = channels;
+    this.#worker = worker;
+    this.#client = client;
+  }
+
+  /**
+   * Starts the Worker with `net` for the union of the channels' hosts and every other permission
+   * off, and waits until it serves.
+   *
+   * @throws {Error} when the Worker cannot start (e.g. without `--unstable-worker-options`, or when
+   * the main thread lacks net permission for a host).
+   */
+  static async start(options: NetworkGatewayOptions): Promise<NetworkGateway> {
+    const hosts = [...new Set([...options.channels.model, ...options.channels.memory])];
+    const worker = new Worker(options.entry ?? defaultNetworkWorkerEntry(), {
+      type: "module",
+      name: "kagent-run network",
+      deno: {
+        permissions: {
+          net: hosts.length === 0 ? false : hosts,
+          read: false,
+          write: false,
+          env: false,
+          run: false,
+          ffi: false,
+          sys: false,
+          import: false,
+        },
+      },
+    } as WorkerOptions);
+    const client = new MessageFetchClient((message) => worker.postMessage(message));
+    await new Promise<void>((resolve, reject) => {
+      worker.onmessage = (event: MessageEvent<FetchReplyMessage | { type: "ready" }>) => {
+        if (event.data.type === "ready") resolve();
+        else client.receive(event.data);
+      };
+      worker.onerror = (event) => {
+        event.preventDefault();
+        const message = `the network Worker crashed (${event.message})`;
+        client.close(`Cannot send the request: ${message}`);
+        reject(new Error(message));
+      };
+      worker.postMessage(
+        {
+          type: "init",
+          channels: { model: options.channels.model, memory: options.channels.memory },
+          max_response_bytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+        } satisfies NetworkWorkerInit,
+      );
+    }).catch((error) => {
+      worker.terminate();
+      throw error;
+    });
+    return new NetworkGateway(options.channels, worker, client);
+  }
+
+  /** A `fetch` that can reach only `channel`'s hosts. */
+  fetchFor(channel: keyof NetworkChannels): typeof fetch {
+    return this.#client.fetchFor(channel);
+  }
+
+  /** Stops the Worker; waiting and later requests fail. */
+  close(): void {
+    this.#client.close("Cannot send the request: the network Worker was stopped");
+    this.#worker.terminate();
+  }
+}
+
+/** `network_worker_main.ts` beside this module, or `network_worker_main.js` beside a bundle. */
+export function defaultNetworkWorkerEntry(): URL {
+  const bundled = import.meta.url.endsWith(".js");
+  return new URL(
+    bundled ? "./network_worker_main.js" : "./network_worker_main.ts",
+    import.meta.url,
+  );
+}
