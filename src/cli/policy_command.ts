@@ -40,10 +40,13 @@ export function policyCommand(args: string[], io: CommandIo): Promise<number> {
       return EXIT.ok;
     }
     const config = await loadConfigFromOptions(values);
-    const { policy, guard, workerPermissions, commands, skillDirs } = await preparePolicy(config, {
-      env: io.env,
-      agentType: agentTypeOption(values),
-    });
+    const { policy, guard, workerPermissions, commands, skillDirs, network } = await preparePolicy(
+      config,
+      {
+        env: io.env,
+        agentType: agentTypeOption(values),
+      },
+    );
     // What each skill requests (its allowed-tools) and what loading it would leave the run.
     const catalogue = await discoverSkills(skillDirs);
     const skills = catalogue.skills.map((skill) => {
@@ -87,6 +90,14 @@ export function policyCommand(args: string[], io: CommandIo): Promise<number> {
       }`,
       `  Worker env:   ${
         workerPermissions.env === false ? "none" : workerPermissions.env.join(", ") || "none"
+      }`,
+      `  network:      ${
+        network.model.length + network.memory.length === 0
+          ? "none (the process drops its net permission)"
+          : [
+            ...network.model.map((host) => `model ${host}`),
+            ...network.memory.map((host) => `memory ${host}`),
+          ].join(", ") + ", through the network Worker only"
       }`,
       ...(commands === null ? [] : [
         `  commands:     ${
