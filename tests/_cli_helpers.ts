@@ -30,7 +30,7 @@ export interface Captured {
 /** Runs the command line in-process, capturing output. */
 export async function runCli(
   args: string[],
-  options: { terminal?: boolean } = {},
+  options: { terminal?: boolean; stderrTerminal?: boolean; env?: Record<string, string> } = {},
 ): Promise<Captured> {
   let stdout = "";
   let stderr = "";
@@ -38,7 +38,8 @@ export async function runCli(
     stdout: (text) => void (stdout += text),
     stderr: (text) => void (stderr += text),
     stdoutIsTerminal: options.terminal ?? false,
-    env: (name) => Deno.env.get(name),
+    stderrIsTerminal: options.stderrTerminal ?? false,
+    env: (name) => options.env?.[name] ?? Deno.env.get(name),
     terminal: null,
   });
   return { code, stdout, stderr };

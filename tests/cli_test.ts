@@ -214,6 +214,38 @@ Deno.test("kagent-run runs a scripted agent: exit 0 when completed, 1 when the s
   assert.match(exhausted.stderr, /no more turns/);
 });
 
+Deno.test("progress lines are coloured on a terminal only, and never with NO_COLOR", async () => {
+  const plan = [
+    JSON.stringify({
+      tool_calls: [
+        { id: "r", name: "fs.read_file", arguments: { path: "README.md" } },
+        { id: "x", name: "fs.read_file", arguments: { path: "/etc/passwd" } },
+      ],
+    }),
+    JSON.stringify({ content: "done" }),
+  ];
+  await using project = await createProject({ plan });
+  const args = ["--config", project.configPath];
+  const noColour = { NO_COLOR: "" }; // present but empty: colour stays on (no-color.org)
+  const terminal = await runCli(args, { stderrTerminal: true, env: noColour });
+  assert.equal(terminal.code, 0, terminal.stderr);
+  assert.match(terminal.stderr, /\u001b\[32mok {4}\u001b\[39m fs\.read_file/);
+  assert.match(terminal.stderr, /\u001b\[33mdenied\u001b\[39m fs\.read_file/);
+  assert.match(terminal.stderr, /run \u001b\[32mcompleted\u001b\[39m/);
+  // The answer on stdout is never coloured.
+  assert.equal(terminal.stdout, "done\n");
+  for (
+    const plain of [
+      await runCli(args, { stderrTerminal: true, env: { NO_COLOR: "1" } }),
+      await runCli(args, { stderrTerminal: false, env: noColour }),
+    ]
+  ) {
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.doesNotMatch(plain.stderr, /\u001b\[/);
+    assert.match(plain.stderr, /denied fs\.read_file/);
+  }
+});
+
 Deno.test("kagent-run --task overrides the config task and --workspace the workspace", async () => {
   await using project = await createProject({
     plan: [

@@ -25,6 +25,7 @@ import {
 import { AnthropicProvider } from "../agent/providers/anthropic_provider.ts";
 import type { LoadedConfig } from "../config/mod.ts";
 import { DEFAULT_BASE_URLS, type NetworkGateway } from "../network/mod.ts";
+import { type Paint, painter, type Tone } from "./_colour.ts";
 import { discoverSkills } from "../skills/mod.ts";
 import { describeTool } from "../tools/tool_definition.ts";
 import type { ToolResult } from "../tools/tool_result.ts";
@@ -131,6 +132,7 @@ async function runWithNetwork(
   gateway: NetworkGateway | null,
 ): Promise<number> {
   const provider = await providerFor(model, io, gateway);
+  const paint = painter(io);
 
   const session = await openRunSession(config, {
     env: io.env,
@@ -181,7 +183,7 @@ async function runWithNetwork(
       signal: controller.signal,
       ...(values.quiet
         ? {}
-        : { onToolResult: (result: ToolResult) => io.stderr(progressLine(result)) }),
+        : { onToolResult: (result: ToolResult) => io.stderr(progressLine(result, paint)) }),
     });
     const counts = countResults(outcome.results);
     await session.recorder.event("run.completed", {
@@ -193,11 +195,14 @@ async function runWithNetwork(
       error: outcome.error,
     });
     const seconds = (outcome.duration_ms / 1000).toFixed(2);
+    const endTone: Tone = outcome.end_reason === "completed" ? "ok" : "failed";
     io.stderr(
-      `kagent-run: run ${outcome.end_reason} in ${seconds} s: ${counts.calls} tool calls, ${counts.denied} denied, ` +
+      `kagent-run: run ${
+        paint(endTone, outcome.end_reason)
+      } in ${seconds} s: ${counts.calls} tool calls, ${counts.denied} denied, ` +
         `${counts.failed} failed; run folder ${displayRunDir(session.folder.dir)}\n`,
     );
-    if (outcome.error !== null) io.stderr(`kagent-run: ${outcome.error}\n`);
+    if (outcome.error !== null) io.stderr(`kagent-run: ${paint("failed", outcome.error)}\n`);
     printPendingGrants(session.approvals.pending, io);
     const report: RunReport = {
       run_id: session.folder.id,
@@ -226,18 +231,18 @@ async function runWithNetwork(
   }
 }
 
-/** One stderr line per call: status, tool, duration, summary. */
-export function progressLine(result: ToolResult): string {
+/** One stderr line per call: status, tool, duration, summary; the status coloured by `paint`. */
+export function progressLine(result: ToolResult, paint: Paint = (_tone, text) => text): string {
   const kind = eventTypeOf(result);
-  const status = kind === "tool.completed"
-    ? "ok    "
+  const [tone, status]: [Tone, string] = kind === "tool.completed"
+    ? ["ok", "ok    "]
     : kind === "tool.denied"
-    ? "denied"
-    : "failed";
+    ? ["denied", "denied"]
+    : ["failed", "failed"];
   const type = result.error === null ? "" : ` [${result.error.type}]`;
-  return `  ${status} ${result.tool} (${result.duration_ms} ms)${type} ${
-    result.summary.split("\n")[0]
-  }\n`;
+  return `  ${paint(tone, status)} ${result.tool} ${
+    paint("dim", `(${result.duration_ms} ms)`)
+  }${type} ${result.summary.split("\n")[0]}\n`;
 }
 
 /**
