@@ -107,10 +107,6 @@ export const ScriptModelConfigSchema = z.strictObject({
   script: pathString("Path of the JSONL script to replay; must exist."),
 });
 
-/**
- * `model`: which model drives the agent, a union on `provider`. Only `"script"` for now; `"openai"`
- * and `"anthropic"` come next.
- */
 /** `model` with `provider: "openai"`: any OpenAI-compatible Chat Completions endpoint. */
 export const OpenAiModelConfigSchema = z.strictObject({
   provider: z.literal("openai"),
@@ -128,6 +124,12 @@ export const OpenAiModelConfigSchema = z.strictObject({
   timeout_ms: z.int().min(1).max(600_000).optional().describe("Per request. Default: 120000."),
   retries: z.int().min(0).max(10).optional().describe(
     "On 429, 5xx and connection errors. Default: 3.",
+  ),
+  strict: z.boolean().optional().describe(
+    "OpenAI strict mode (Structured Outputs for function calling): tool schemas are sent with " +
+      '"strict": true, optional properties as required and nullable, so the model\'s arguments ' +
+      "always match. A tool whose schema strict mode cannot express stops the run before the " +
+      "first request. Default: false.",
   ),
 });
 
@@ -147,6 +149,7 @@ export const AnthropicModelConfigSchema = z.strictObject({
   ),
 });
 
+/** `model`: which model drives the agent, a union on `provider`. */
 export const ModelConfigSchema = z.discriminatedUnion("provider", [
   ScriptModelConfigSchema,
   OpenAiModelConfigSchema,
@@ -163,6 +166,10 @@ export const AgentConfigSchema = z.strictObject({
   max_parallel_tools: z.int().min(1).max(32).optional().describe(
     "Consecutive readonly tool calls of a model turn that run at once. Default: 4.",
   ),
+  instructions: pathString(
+    "Path of a text or Markdown file (UTF-8, at most 64 KiB) whose text goes into the system " +
+      "prompt; relative to the config file's folder. Read when the config loads. Default: none.",
+  ).optional(),
 });
 
 /** `limits`: sizes in bytes (and nesting levels). All positive integers. */

@@ -7,6 +7,9 @@
 /** `agent.max_turns`: model turns before the run stops. Range 1..1000. */
 export const DEFAULT_MAX_TURNS = 50;
 
+/** `agent.instructions`: the largest instructions file accepted, in bytes (64 KiB). */
+export const MAX_INSTRUCTIONS_BYTES = 65_536;
+
 /** `limits.*`, in bytes (and levels of nesting for `max_argument_depth`). */
 export const DEFAULT_LIMITS: Readonly<{
   /** Largest tool-call argument JSON text accepted: 1 MiB. */

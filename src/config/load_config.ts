@@ -19,6 +19,7 @@ import {
 import { formatIssues, type IssueText } from "./_format_issues.ts";
 import { homeFromEnvironment } from "./_home.ts";
 import { isPathInside, type PathKind, pathKind, resolveWrittenPath } from "./_paths.ts";
+import { readInstructions } from "./_read_instructions.ts";
 import { readJsoncFile } from "./_read_jsonc_file.ts";
 import { loadPermissionsFile } from "./load_permissions_file.ts";
 import { type LoadedPermissions, withRuleIds } from "./permissions_schema.ts";
@@ -94,6 +95,11 @@ export interface LoadedConfig {
     max_turns: number;
     /** Consecutive readonly calls run at once, 1..32. Default 4. */
     max_parallel_tools: number;
+    /**
+     * The `agent.instructions` file for the system prompt: its absolute path and its text (UTF-8,
+     * at most 64 KiB, `MAX_INSTRUCTIONS_BYTES`), read when the config loads. Default `null`.
+     */
+    instructions: { path: string; text: string } | null;
   };
   /** Programs command tools may run, as written (resolved by the sandbox at start-up). Default `[]`. */
   commands: string[];
@@ -156,8 +162,10 @@ export interface LoadedConfig {
  * The file is JSONC (comments and trailing commas allowed; a repeated key is an error). Unknown keys
  * are errors at every level and nothing is coerced. Relative paths resolve against the config file's
  * folder; `~/` expands to `$HOME`. The workspace and read roots must exist, write roots must lie
- * inside the workspace (compared by path components), the model script must be an existing file.
- * Nothing is created: the runs folder is created by the audit module.
+ * inside the workspace (compared by path components), the model script must be an existing file,
+ * the `agent.instructions` file a readable regular file of UTF-8 text of at most 64 KiB
+ * (`MAX_INSTRUCTIONS_BYTES`; its text is read here). Nothing is created: the runs folder
+ * is created by the audit module.
  *
  * @param path The config file, absolute or relative to the current directory. Messages quote it as
  *   given.
@@ -318,6 +326,15 @@ export async function loadConfig(
     model = file.model;
   }
 
+  let instructions: LoadedConfig["agent"]["instructions"] = null;
+  if (file.agent?.instructions !== undefined) {
+    const key = "agent.instructions";
+    const instructionsPath = resolvePath(file.agent.instructions, key);
+    const read = await readInstructions(instructionsPath);
+    if (read.ok) instructions = { path: instructionsPath, text: read.text };
+    else issues.push({ key, text: `key "${key}" ${read.reason}` });
+  }
+
   const loadHooks = (which: "pre_tool_use" | "post_tool_use"): LoadedHook[] =>
     (file.hooks?.[which] ?? []).map((hook, index) => {
       const [program = "", ...args] = hook.command;
@@ -364,6 +381,7 @@ export async function loadConfig(
     agent: {
       max_turns: file.agent?.max_turns ?? DEFAULT_MAX_TURNS,
       max_parallel_tools: file.agent?.max_parallel_tools ?? 4,
+      instructions,
     },
     commands: [...new Set(file.commands ?? [])],
     tools: {

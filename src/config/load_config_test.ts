@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ConfigError } from "./config_error.ts";
-import { DEFAULT_LIMITS, DEFAULT_SECRET_ENV } from "./defaults.ts";
+import { DEFAULT_LIMITS, DEFAULT_SECRET_ENV, MAX_INSTRUCTIONS_BYTES } from "./defaults.ts";
 import { loadConfig } from "./load_config.ts";
 
 const TESTDATA = join(
@@ -56,7 +56,7 @@ Deno.test("loadConfig fills every default when the file sets only the workspace"
     permissions: { rules: [] },
     model: null,
     task: null,
-    agent: { max_turns: 50, max_parallel_tools: 4 },
+    agent: { max_turns: 50, max_parallel_tools: 4, instructions: null },
     commands: [],
     tools: {
       default_timeout_ms: 120_000,
@@ -513,4 +513,111 @@ Deno.test("loadConfig refuses a default timeout above the maximum and a tool fol
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("loadConfig reads agent.instructions relative to the config folder when it is set", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.mkdir(join(dir, "config", "prompts"), { recursive: true });
+    await Deno.writeTextFile(
+      join(dir, "config", "prompts", "agent.md"),
+      "\uFEFF# House rules\n\nKeep the tests green. Ünïcode stays.\n",
+    );
+    const path = await writeConfig(join(dir, "config"), "agent.jsonc", {
+      workspace: "..",
+      agent: { instructions: "prompts/agent.md" },
+    });
+    const config = await loadConfig(path);
+    assert.deepEqual(config.agent.instructions, {
+      path: join(dir, "config", "prompts", "agent.md"),
+      text: "# House rules\n\nKeep the tests green. Ünïcode stays.\n",
+    });
+  });
+});
+
+Deno.test("loadConfig refuses agent.instructions when the file does not exist", async () => {
+  await withTempDir(async (dir) => {
+    const path = await writeConfig(dir, "agent.jsonc", { agent: { instructions: "missing.md" } });
+    const error = await configError(loadConfig(path));
+    assert.equal(error.code, "config_invalid");
+    assert.equal(error.key, "agent.instructions");
+    assert.equal(
+      error.message,
+      `Cannot load config "${path}": key "agent.instructions" must be an existing file: ` +
+        `"${join(dir, "missing.md")}" does not exist`,
+    );
+  });
+});
+
+Deno.test("loadConfig refuses agent.instructions above 64 KiB and accepts exactly 64 KiB", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.writeTextFile(join(dir, "full.md"), "a".repeat(MAX_INSTRUCTIONS_BYTES));
+    await Deno.writeTextFile(join(dir, "over.md"), "a".repeat(MAX_INSTRUCTIONS_BYTES + 1));
+    const full = await writeConfig(dir, "full.jsonc", { agent: { instructions: "full.md" } });
+    const over = await writeConfig(dir, "over.jsonc", { agent: { instructions: "over.md" } });
+    assert.equal((await loadConfig(full)).agent.instructions?.text.length, 65_536);
+    const error = await configError(loadConfig(over));
+    assert.equal(error.key, "agent.instructions");
+    assert.equal(
+      error.message,
+      `Cannot load config "${over}": key "agent.instructions" must be at most 65536 bytes ` +
+        `(64 KiB): "${join(dir, "over.md")}" is larger`,
+    );
+  });
+});
+
+Deno.test("loadConfig refuses agent.instructions when it is a folder, a FIFO or not text", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.mkdir(join(dir, "folder.md"));
+    const fifo = await new Deno.Command("mkfifo", { args: [join(dir, "pipe.md")] }).output();
+    assert.ok(fifo.success, "mkfifo failed");
+    await Deno.writeFile(join(dir, "latin1.md"), new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a]));
+    await Deno.writeFile(join(dir, "nul.md"), new Uint8Array([0x61, 0x00, 0x62]));
+    const cases: [string, RegExp][] = [
+      ["folder.md", /must be a regular file: ".*folder\.md" is a directory$/],
+      // Loading must not open (and block on) the FIFO: the check comes before the open.
+      ["pipe.md", /must be a regular file: ".*pipe\.md" is a FIFO, socket or device$/],
+      ["latin1.md", /must be UTF-8 text: ".*latin1\.md" is not valid UTF-8$/],
+      ["nul.md", /must be a text file: ".*nul\.md" contains NUL bytes$/],
+    ];
+    for (const [name, reason] of cases) {
+      const path = await writeConfig(dir, "agent.jsonc", { agent: { instructions: name } });
+      const error = await configError(loadConfig(path));
+      assert.equal(error.key, "agent.instructions", name);
+      assert.match(error.message, reason);
+    }
+  });
+});
+
+Deno.test("loadConfig accepts agent.instructions through a symlink to a regular file", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.writeTextFile(join(dir, "real.md"), "Be brief.\n");
+    await Deno.symlink(join(dir, "real.md"), join(dir, "link.md"));
+    const path = await writeConfig(dir, "agent.jsonc", { agent: { instructions: "link.md" } });
+    assert.deepEqual((await loadConfig(path)).agent.instructions, {
+      path: join(dir, "link.md"),
+      text: "Be brief.\n",
+    });
+  });
+});
+
+Deno.test("loadConfig accepts model.strict for openai and refuses it for anthropic", async () => {
+  await withTempDir(async (dir) => {
+    const openai = await writeConfig(dir, "openai.jsonc", {
+      model: { provider: "openai", model: "gpt-test", strict: true },
+    });
+    assert.deepEqual((await loadConfig(openai)).model, {
+      provider: "openai",
+      model: "gpt-test",
+      strict: true,
+    });
+    const anthropic = await writeConfig(dir, "anthropic.jsonc", {
+      model: { provider: "anthropic", model: "claude-test", strict: true },
+    });
+    const error = await configError(loadConfig(anthropic));
+    assert.equal(error.key, "model.strict");
+    const notBoolean = await writeConfig(dir, "text.jsonc", {
+      model: { provider: "openai", model: "gpt-test", strict: "yes" },
+    });
+    assert.equal((await configError(loadConfig(notBoolean))).key, "model.strict");
+  });
 });

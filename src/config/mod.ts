@@ -38,6 +38,7 @@ export {
   DEFAULT_SECRET_ENV,
   DEFAULT_SKILL_DIRS,
   DEFAULT_TOOLS,
+  MAX_INSTRUCTIONS_BYTES,
 } from "./defaults.ts";
 export { configJsonSchema, permissionsJsonSchema } from "./json_schema.ts";
 export {
