@@ -49,7 +49,7 @@ export class AuditRecorder {
   readonly #events: JsonlWriter;
   readonly #tools: JsonlWriter;
   readonly #errors: JsonlWriter;
-  #policyWrites: Promise<void> = Promise.resolve();
+  #fileWrites: Promise<void> = Promise.resolve();
   #closing: Promise<void> | null = null;
 
   /** @param options See {@linkcode AuditRecorderOptions}. */
@@ -132,8 +132,30 @@ export class AuditRecorder {
         new TypeError(`Cannot write the policy snapshot: it is not serialisable: ${reason}`),
       );
     }
-    const path = this.#folder.paths.policy;
-    const written = this.#policyWrites.then(async () => {
+    return this.#replaceFile(this.#folder.paths.policy, text);
+  }
+
+  /**
+   * Writes `system_prompt.md`: the system prompt as the model gets it, redacted like every other
+   * record (the `system_prompt.recorded` event carries the sha256 of the text actually sent).
+   *
+   * @throws {TypeError} (as a rejection) when the recorder is closed.
+   */
+  writeSystemPrompt(text: string): Promise<void> {
+    if (this.#closing !== null) {
+      return Promise.reject(
+        new TypeError("Cannot write the system prompt: the recorder is closed"),
+      );
+    }
+    return this.#replaceFile(
+      this.#folder.paths.systemPrompt,
+      `${this.#redactor.redactText(text)}\n`,
+    );
+  }
+
+  /** Replaces a file of the run folder atomically (a temporary file, then rename), in order. */
+  #replaceFile(path: string, text: string): Promise<void> {
+    const written = this.#fileWrites.then(async () => {
       const temporary = `${path}.${crypto.randomUUID()}.tmp`;
       try {
         await Deno.writeTextFile(temporary, text, { createNew: true });
@@ -143,7 +165,7 @@ export class AuditRecorder {
         throw error;
       }
     });
-    this.#policyWrites = written.catch(() => {});
+    this.#fileWrites = written.catch(() => {});
     return written;
   }
 
@@ -156,7 +178,7 @@ export class AuditRecorder {
       this.#events.close(),
       this.#tools.close(),
       this.#errors.close(),
-      this.#policyWrites,
+      this.#fileWrites,
     ]).then(() => {});
     return this.#closing;
   }

@@ -26,6 +26,8 @@ export interface RunFolderPaths {
   artifacts: string;
   /** `policy.json`: the effective policy snapshot, written by the recorder. */
   policy: string;
+  /** `system_prompt.md`: the system prompt the model was given (redacted), written by the recorder. */
+  systemPrompt: string;
 }
 
 /** Options of {@linkcode RunFolder.create}. */
@@ -86,6 +88,7 @@ export class RunFolder {
       archive: join(dir, "archive"),
       artifacts: join(dir, "artifacts"),
       policy: join(dir, "policy.json"),
+      systemPrompt: join(dir, "system_prompt.md"),
     });
   }
 

@@ -12,8 +12,10 @@ import {
   runAgent,
   ScriptProvider,
 } from "../agent/mod.ts";
-import type { ModelProvider, RunContext } from "../agent/mod.ts";
-import { displayRunDir, openRunSession } from "../runtime/mod.ts";
+import type { ModelProvider, RunContext, SystemPrompt } from "../agent/mod.ts";
+import * as nodePath from "node:path";
+import { createHash } from "node:crypto";
+import { displayRunDir, openRunSession, type RunSession } from "../runtime/mod.ts";
 import { OpenAiProvider } from "../agent/providers/openai_provider.ts";
 import {
   annotations,
@@ -163,6 +165,7 @@ async function runWithNetwork(
         .map((registered) => describeTool(registered.definition))
         .filter((tool) => session.runtime.policy.isAvailable(tool.name));
     const tools = currentTools();
+    const systemPrompt = await recordSystemPrompt(session, run, config);
     if (!values.quiet) {
       io.stderr(`kagent-run: run ${session.folder.id} in ${displayRunDir(session.folder.dir)}\n`);
     }
@@ -172,7 +175,7 @@ async function runWithNetwork(
       recorder: session.recorder,
       tools,
       currentTools,
-      system: buildSystemPrompt(run, (await discoverSkills(session.skillDirs)).skills),
+      system: systemPrompt.text,
       task,
       run,
       maxTurns: config.agent.max_turns,
@@ -229,6 +232,44 @@ async function runWithNetwork(
     for (const signal of signals) Deno.removeSignalListener(signal, onSignal);
     await session.close();
   }
+}
+
+/**
+ * Builds the system prompt from the session (roots, approvals, programs, skills) and the config's
+ * instructions, writes it to `system_prompt.md` and records a `system_prompt.recorded` event with
+ * its sections, size (bytes) and sha256.
+ */
+async function recordSystemPrompt(
+  session: RunSession,
+  run: RunContext,
+  config: LoadedConfig,
+): Promise<SystemPrompt> {
+  const skills = (await discoverSkills(session.skillDirs)).skills;
+  const available = session.policy.tools.filter((tool) => tool.available);
+  const prompt = buildSystemPrompt({
+    run,
+    readRoots: session.guard.readRoots,
+    writeRoots: session.guard.writeRoots.filter((root) =>
+      !session.guard.writableExceptions.includes(root)
+    ),
+    approvalTools: available.filter((tool) => tool.decision === "ask").map((tool) => tool.tool),
+    programs: available.some((tool) => tool.tool === "exec.run_command")
+      ? session.commands?.programs.map((program) => program.name) ?? []
+      : [],
+    skills,
+    instructions: config.agent.instructions,
+  });
+  await session.recorder.writeSystemPrompt(prompt.text);
+  const bytes = new TextEncoder().encode(prompt.text);
+  await session.recorder.event("system_prompt.recorded", {
+    path: nodePath.basename(session.folder.paths.systemPrompt),
+    sections: prompt.sections,
+    bytes: bytes.byteLength,
+    sha256: createHash("sha256").update(bytes).digest("hex"),
+    skills: skills.map((skill) => skill.name),
+    instructions: config.agent.instructions?.path ?? null,
+  });
+  return prompt;
 }
 
 /** One stderr line per call: status, tool, duration, summary; the status coloured by `paint`. */
