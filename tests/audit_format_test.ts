@@ -70,6 +70,7 @@ Deno.test("a demo run leaves a complete run folder whose every log line parses",
     "home",
     "logs",
     "policy.json",
+    "system_prompt.md",
     "tmp",
     "workspace",
   ]);

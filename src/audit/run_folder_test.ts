@@ -20,6 +20,7 @@ Deno.test("RunFolder.create lays out every folder and empty log when the run sta
       archive: join(folder.dir, "archive"),
       artifacts: join(folder.dir, "artifacts"),
       policy: join(folder.dir, "policy.json"),
+      systemPrompt: join(folder.dir, "system_prompt.md"),
     });
     for (const path of [folder.paths.events, folder.paths.toolsLog, folder.paths.errorsLog]) {
       const info = await Deno.stat(path);
