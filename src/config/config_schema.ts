@@ -11,6 +11,12 @@ import { PermissionsFileSchema } from "./permissions_schema.ts";
 
 const pathString = (description: string) => z.string().min(1).describe(description);
 
+/**
+ * An http(s) URL: the network boundary derives `hostname:port` from it, so `file:`, `ftp:` or a
+ * bare host are refused at load.
+ */
+const httpUrl = () => z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" });
+
 /** `sandbox`: extra roots and sensitive patterns. */
 export const SandboxConfigSchema = z.strictObject({
   read_roots: z.array(pathString("A read-only root; must exist.")).optional().describe(
@@ -85,7 +91,7 @@ export const MemoryConfigSchema = z.strictObject({
     z.strictObject({ kind: z.literal("file") }),
     z.strictObject({
       kind: z.literal("http"),
-      base_url: z.string().url(),
+      base_url: httpUrl(),
       token_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
       timeout_ms: z.int().min(1).max(120_000).optional(),
     }),
@@ -111,7 +117,7 @@ export const ScriptModelConfigSchema = z.strictObject({
 export const OpenAiModelConfigSchema = z.strictObject({
   provider: z.literal("openai"),
   model: z.string().min(1).describe('Model name, e.g. "gpt-4.1-mini" or "llama3.1" (Ollama).'),
-  base_url: z.url().optional().describe(
+  base_url: httpUrl().optional().describe(
     'Endpoint up to /v1, e.g. "http://127.0.0.1:11434/v1" for Ollama. Default: ' +
       '"https://api.openai.com/v1".',
   ),
@@ -137,7 +143,7 @@ export const OpenAiModelConfigSchema = z.strictObject({
 export const AnthropicModelConfigSchema = z.strictObject({
   provider: z.literal("anthropic"),
   model: z.string().min(1).describe('Model name, e.g. "claude-sonnet-4-5".'),
-  base_url: z.url().optional().describe('Default: "https://api.anthropic.com/v1".'),
+  base_url: httpUrl().optional().describe('Default: "https://api.anthropic.com/v1".'),
   api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional().describe(
     'NAME of the environment variable holding the API key, e.g. "ANTHROPIC_API_KEY".',
   ),

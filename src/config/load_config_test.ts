@@ -621,3 +621,36 @@ Deno.test("loadConfig accepts model.strict for openai and refuses it for anthrop
     assert.equal((await configError(loadConfig(notBoolean))).key, "model.strict");
   });
 });
+
+Deno.test("loadConfig refuses a model or memory base_url that is not http(s)", async () => {
+  await withTempDir(async (dir) => {
+    for (
+      const [name, config, key] of [
+        [
+          "ftp",
+          { model: { provider: "openai", model: "m", base_url: "ftp://x/v1" } },
+          "model.base_url",
+        ],
+        [
+          "file",
+          { model: { provider: "anthropic", model: "m", base_url: "file:///v1" } },
+          "model.base_url",
+        ],
+        [
+          "bare",
+          { memory: { provider: { kind: "http", base_url: "memory.internal:8080" } } },
+          "memory.provider.base_url",
+        ],
+      ] as const
+    ) {
+      const error = await configError(loadConfig(await writeConfig(dir, `${name}.jsonc`, config)));
+      assert.equal(error.key, key, name);
+      assert.match(error.message, /must be an http:\/\/ or https:\/\/ URL/, name);
+    }
+    // Near miss: a local server over plain http loads.
+    const local = await writeConfig(dir, "local.jsonc", {
+      model: { provider: "openai", model: "llama3.1", base_url: "http://127.0.0.1:11434/v1" },
+    });
+    assert.equal((await loadConfig(local)).model?.provider, "openai");
+  });
+});
