@@ -1,17 +1,22 @@
 /**
- * Writes the published JSON Schemas of the config and permissions formats to docs/.
+ * Writes the published JSON Schemas of the config and permissions formats to docs/, and the
+ * config key reference (docs/CONFIG.md) rendered from the config schema.
  * `deno task schemas`; a test fails when the committed files differ from the code.
  *
  * @module
  */
 
 import { configJsonSchema, permissionsJsonSchema } from "../src/config/mod.ts";
+import { configReference } from "./config_reference.ts";
 
 /** The files and their contents, as the code defines them. */
 export function schemaFiles(): Record<string, string> {
   return {
     "docs/config.schema.json": JSON.stringify(configJsonSchema(), null, 2) + "\n",
     "docs/permissions.schema.json": JSON.stringify(permissionsJsonSchema(), null, 2) + "\n",
+    "docs/CONFIG.md": configReference(
+      configJsonSchema() as Parameters<typeof configReference>[0],
+    ),
   };
 }
 

@@ -91,9 +91,16 @@ export const MemoryConfigSchema = z.strictObject({
     z.strictObject({ kind: z.literal("file") }),
     z.strictObject({
       kind: z.literal("http"),
-      base_url: httpUrl(),
-      token_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
-      timeout_ms: z.int().min(1).max(120_000).optional(),
+      base_url: httpUrl().describe(
+        "The memory service's URL; its hostname:port is the only host the memory channel of " +
+          "the network Worker may reach.",
+      ),
+      token_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional().describe(
+        "NAME of the environment variable holding the bearer token (its value is redacted).",
+      ),
+      timeout_ms: z.int().min(1).max(120_000).optional().describe(
+        "Per request, in ms. Default: 10000.",
+      ),
     }),
   ]).optional().describe(
     'Where memories are recalled from and written to. Default: {"kind": "file"}.',
@@ -125,8 +132,8 @@ export const OpenAiModelConfigSchema = z.strictObject({
     "NAME of the environment variable holding the API key (never the key itself); its value is " +
       "redacted everywhere. Omit it for local servers without keys.",
   ),
-  temperature: z.number().min(0).max(2).optional(),
-  max_tokens: z.int().min(1).optional(),
+  temperature: z.number().min(0).max(2).optional().describe("Default: the server's."),
+  max_tokens: z.int().min(1).optional().describe("Default: the server's."),
   timeout_ms: z.int().min(1).max(600_000).optional().describe("Per request. Default: 120000."),
   retries: z.int().min(0).max(10).optional().describe(
     "On 429, 5xx and connection errors. Default: 3.",
@@ -147,7 +154,7 @@ export const AnthropicModelConfigSchema = z.strictObject({
   api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional().describe(
     'NAME of the environment variable holding the API key, e.g. "ANTHROPIC_API_KEY".',
   ),
-  temperature: z.number().min(0).max(1).optional(),
+  temperature: z.number().min(0).max(1).optional().describe("Default: the API's."),
   max_tokens: z.int().min(1).optional().describe("Default: 4096."),
   timeout_ms: z.int().min(1).max(600_000).optional().describe("Per request. Default: 120000."),
   retries: z.int().min(0).max(10).optional().describe(
