@@ -1,6 +1,7 @@
 /**
  * Pipeline step 8: record one call in the audit — an event in `events.jsonl`, a record in
- * `logs/tools.jsonl`, and for failures a record in `logs/errors.jsonl`.
+ * `logs/tools.jsonl`, and for failures a record in `logs/errors.jsonl`. Calls from a model
+ * provider also carry `provider: {name, id}`, the raw name and id the model sent.
  *
  * @module
  */
@@ -10,6 +11,7 @@ import type { AuditRecorder } from "../audit/mod.ts";
 import { summariseValue } from "../audit/mod.ts";
 import type { PolicyDecision } from "../policy/policy_rule.ts";
 import type { ToolResult } from "../tools/tool_result.ts";
+import type { ProviderCallOrigin } from "./tool_call.ts";
 
 /** Everything known about a finished call. */
 export interface CallRecord {
@@ -22,6 +24,11 @@ export interface CallRecord {
   params: unknown;
   arguments_text: string;
   decision: PolicyDecision | null;
+  /**
+   * The call's raw provider name and id (`ToolCall.provider`), written as `provider` in the
+   * `tool.*` event, the `logs/tools.jsonl` record and the `logs/errors.jsonl` line when present.
+   */
+  provider?: ProviderCallOrigin;
 }
 
 /** The event type of a finished call: denied by lookup, policy, or approval; failed; completed. */
@@ -45,9 +52,13 @@ export async function record(recorder: AuditRecorder, entry: CallRecord): Promis
     reason: decision.reason,
   };
   const type = eventTypeOf(result);
+  const origin = entry.provider === undefined
+    ? {}
+    : { provider: { name: entry.provider.name, id: entry.provider.id } };
   await recorder.event(type, {
     tool_call_id: result.tool_call_id,
     tool: result.tool,
+    ...origin,
     ok: result.ok,
     summary: result.summary,
     error_type: result.error?.type ?? null,
@@ -58,6 +69,7 @@ export async function record(recorder: AuditRecorder, entry: CallRecord): Promis
   await recorder.toolRecord({
     tool: result.tool,
     tool_call_id: result.tool_call_id,
+    ...origin,
     risk: entry.risk_level,
     ts_start: entry.started.toISOString(),
     ts_end: entry.ended.toISOString(),
@@ -80,6 +92,7 @@ export async function record(recorder: AuditRecorder, entry: CallRecord): Promis
       source: "tool",
       tool: result.tool,
       tool_call_id: result.tool_call_id,
+      ...origin,
       error_type: result.error.type,
       message: result.error.message,
       details: result.error.details,
