@@ -1,7 +1,10 @@
-// The agent loop over the real pipeline: every call answered by id, max_turns, denials fed back.
+// The agent loop over the real pipeline: every call answered by id, max_turns, denials fed back,
+// the tool set checked against the provider before the first request, raw provider names kept.
 import assert from "node:assert/strict";
-import { runAgent, ScriptProvider } from "../src/agent/mod.ts";
-import { openTestRun } from "../src/testing/run_harness.ts";
+import * as nodePath from "node:path";
+import { type ModelProvider, runAgent, ScriptProvider } from "../src/agent/mod.ts";
+import { OpenAiProvider } from "../src/agent/providers/openai_provider.ts";
+import { openTestRun, type TestRun } from "../src/testing/run_harness.ts";
 import { describeTool } from "../src/tools/tool_definition.ts";
 
 async function agentRun(lines: unknown[], maxTurns = 10) {
@@ -73,4 +76,187 @@ Deno.test("agent loop stops at max_turns", async () => {
   assert.equal(outcome.end_reason, "max_turns");
   assert.equal(outcome.turns, 2);
   assert.equal(outcome.results.length, 2);
+});
+
+/** A loopback OpenAI-compatible server answering with `replies` in order; counts requests. */
+function chatServer(replies: Record<string, unknown>[]) {
+  const received: Record<string, unknown>[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    received.push(await req.json());
+    const message = replies.shift() ?? { content: "no more replies" };
+    return Response.json({
+      choices: [{
+        index: 0,
+        message: { role: "assistant", content: null, ...message },
+        finish_reason: "tool_calls" in message ? "tool_calls" : "stop",
+      }],
+    });
+  });
+  return { received, baseUrl: `http://127.0.0.1:${server.addr.port}/v1`, server };
+}
+
+/** Runs the loop over `run` with `provider` and the run's effective tool set. */
+function runWith(run: TestRun, provider: ModelProvider) {
+  return runAgent({
+    provider,
+    runtime: run.session.runtime,
+    recorder: run.session.recorder,
+    tools: run.session.registry.list().map((tool) => describeTool(tool.definition)).filter((tool) =>
+      run.session.policy.isAvailable(tool.name)
+    ),
+    system: "test",
+    task: "test",
+    run: {
+      run_id: run.session.folder.id,
+      workspace: run.sandbox.workspace,
+      deliverables: run.session.folder.paths.deliverables,
+      scratch: run.session.folder.paths.workspace,
+    },
+    maxTurns: 5,
+  });
+}
+
+/** A run with one declarative tool whose `when` property has the given string format. */
+function runWithFormat(format: string): Promise<TestRun> {
+  return openTestRun({
+    config: {
+      commands: ["echo"],
+      sandbox: { command_isolation: "none" },
+      tools: { dirs: ["../tools"] },
+    },
+    prepare: async (sandbox) => {
+      await Deno.mkdir(nodePath.join(sandbox.root, "tools"));
+      await Deno.writeTextFile(
+        nodePath.join(sandbox.root, "tools", "stamp.json"),
+        JSON.stringify({
+          name: "demo.stamp",
+          description: "Prints a timestamp",
+          input_schema: {
+            type: "object",
+            properties: { when: { type: "string", format } },
+            required: ["when"],
+          },
+          permission: "readonly",
+          tags: ["demo"],
+          command_type: "exec",
+          command: "echo",
+          args: ["{{when}}"],
+          working_dir: ".",
+          env_allowlist: [],
+          timeout_ms: 10_000,
+          stdout_limit_bytes: 65_536,
+          stderr_limit_bytes: 16_384,
+        }),
+      );
+    },
+  });
+}
+
+Deno.test("agent loop ends a strict OpenAI run before any request when a tool schema is unsupported", async () => {
+  const chat = chatServer([{ content: "never" }]);
+  try {
+    await using run = await runWithFormat("uri");
+    const provider = new OpenAiProvider({
+      model: "gpt-test",
+      base_url: chat.baseUrl,
+      api_key: null,
+      timeout_ms: 5_000,
+      retries: 0,
+      strict: true,
+    });
+    const outcome = await runWith(run, provider);
+    const message = 'Cannot send tool "demo.stamp" to openai (strict mode): property "when" of ' +
+      'its input schema uses format "uri", which strict mode does not support; remove "format" ' +
+      'or use one of "date-time", "time", "date", "duration", "email", "hostname", "ipv4", ' +
+      '"ipv6", "uuid"';
+    assert.equal(outcome.end_reason, "model_error");
+    assert.equal(outcome.error, message);
+    assert.equal(outcome.turns, 0);
+    assert.equal(chat.received.length, 0, "no request may reach the provider");
+    const errors = await run.readLog("errors");
+    assert.deepEqual(errors.map((line) => [line.source, line.code, line.problems]), [
+      ["model", "tools_unsupported", [message]],
+    ]);
+    const events = await run.readLog("events");
+    assert.equal(events.filter((event) => event.type === "model.turn").length, 0);
+  } finally {
+    await chat.server.shutdown();
+  }
+});
+
+Deno.test("agent loop runs a strict OpenAI run when every tool schema is supported", async () => {
+  const chat = chatServer([{ content: "done" }]);
+  try {
+    await using run = await runWithFormat("date");
+    const provider = new OpenAiProvider({
+      model: "gpt-test",
+      base_url: chat.baseUrl,
+      api_key: null,
+      timeout_ms: 5_000,
+      retries: 0,
+      strict: true,
+    });
+    const outcome = await runWith(run, provider);
+    assert.equal(outcome.end_reason, "completed", outcome.error ?? "");
+    assert.equal(chat.received.length, 1);
+    const sent = chat.received[0]?.tools as { function: { name: string; strict?: boolean } }[];
+    assert.ok(sent.some((tool) => tool.function.name === "demo__stamp"));
+    assert.ok(sent.every((tool) => tool.function.strict === true));
+  } finally {
+    await chat.server.shutdown();
+  }
+});
+
+Deno.test("agent loop keeps the model's raw tool names and ids in the audit", async () => {
+  const chat = chatServer([
+    {
+      tool_calls: [
+        {
+          id: "call_read",
+          type: "function",
+          function: { name: "fs__read_file", arguments: '{"path":"a.txt"}' },
+        },
+        { type: "function", function: { name: "nope__tool", arguments: "{}" } },
+      ],
+    },
+    { content: "done" },
+  ]);
+  try {
+    await using run = await openTestRun({
+      prepare: (sandbox) => Deno.writeTextFile(`${sandbox.workspace}/a.txt`, "alpha\n"),
+    });
+    const provider = new OpenAiProvider({
+      model: "gpt-test",
+      base_url: chat.baseUrl,
+      api_key: null,
+      timeout_ms: 5_000,
+      retries: 0,
+    });
+    const outcome = await runWith(run, provider);
+    assert.equal(outcome.end_reason, "completed", outcome.error ?? "");
+    assert.deepEqual(
+      outcome.results.map((result) => [result.tool_call_id, result.tool, result.error?.type]),
+      [["call_read", "fs.read_file", undefined], ["call-1", "nope__tool", "tool_not_available"]],
+    );
+    const events = await run.readLog("events");
+    const turn = events.find((event) => event.type === "model.turn");
+    assert.deepEqual(turn?.tool_calls, [
+      {
+        id: "call_read",
+        name: "fs.read_file",
+        provider: { name: "fs__read_file", id: "call_read" },
+      },
+      // The unknown name stays raw; the id was generated, so the raw id is null.
+      { id: "call-1", name: "nope__tool", provider: { name: "nope__tool", id: null } },
+    ]);
+    const denied = events.find((event) => event.type === "tool.denied");
+    assert.equal(denied?.tool, "nope__tool");
+    const tools = await run.readLog("tools");
+    assert.deepEqual(tools.map((line) => [line.tool_call_id, line.tool]), [
+      ["call_read", "fs.read_file"],
+      ["call-1", "nope__tool"],
+    ]);
+  } finally {
+    await chat.server.shutdown();
+  }
 });

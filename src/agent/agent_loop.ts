@@ -1,7 +1,7 @@
 /**
- * The agent loop: ask the model, run its tool calls through the runtime (scheduled by
- * {@linkcode runTurn}), answer every call with its result paired by id, repeat until a final
- * message, the turn limit, an abort, or a model error.
+ * The agent loop: check the tool set against the provider, ask the model, run its tool calls
+ * through the runtime (scheduled by {@linkcode runTurn}), answer every call with its result paired
+ * by id, repeat until a final message, the turn limit, an abort, or a model error.
  *
  * @module
  */
@@ -71,7 +71,14 @@ export interface AgentOutcome {
   duration_ms: number;
 }
 
-/** Runs the loop. Never rejects for model or tool failures; they end the run with a reason. */
+/**
+ * Runs the loop. Never rejects for model or tool failures; they end the run with a reason.
+ *
+ * Before the first request the provider checks the initial tool set
+ * ({@linkcode ModelProvider.checkTools}); any problem ends the run with `model_error` before any
+ * request is sent, with one `logs/errors.jsonl` line (`code: "tools_unsupported"`, every problem
+ * in `problems`) and `error` naming the first problem.
+ */
 export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   const now = options.now ?? (() => new Date());
   const started = now();
@@ -92,6 +99,22 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     error,
     duration_ms: now().getTime() - started.getTime(),
   });
+
+  const problems = checkTools(options.provider, options.currentTools?.() ?? options.tools);
+  if (problems.length > 0) {
+    const first = problems[0] as string;
+    const message = problems.length === 1
+      ? first
+      : `${first} (and ${problems.length - 1} more: see logs/errors.jsonl)`;
+    await options.recorder.error({
+      source: "model",
+      provider: options.provider.name,
+      code: "tools_unsupported",
+      message,
+      problems,
+    });
+    return finish("model_error", null, message);
+  }
 
   while (turns < options.maxTurns) {
     if (options.signal?.aborted) return finish("aborted", null, null);
@@ -121,7 +144,13 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     await options.recorder.event("model.turn", {
       turn: turns,
       provider: options.provider.name,
-      tool_calls: turn.tool_calls.map((call) => ({ id: call.id, name: call.name })),
+      tool_calls: turn.tool_calls.map((call) => ({
+        id: call.id,
+        name: call.name,
+        ...(call.provider === undefined
+          ? {}
+          : { provider: { name: call.provider.name, id: call.provider.id } }),
+      })),
       text: turn.text,
       usage: turn.usage,
     });
@@ -149,6 +178,16 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     if (options.signal?.aborted) return finish("aborted_tools", null, null);
   }
   return finish("max_turns", null, null);
+}
+
+/** The provider's problems with a tool set; a throwing check is a problem too (fail closed). */
+function checkTools(provider: ModelProvider, tools: readonly ToolDescriptor[]): string[] {
+  try {
+    return provider.checkTools(tools);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return [`Cannot check the tools for ${provider.name}: ${reason}`];
+  }
 }
 
 /** Counts of an outcome's results, for summaries and `run.completed`. */

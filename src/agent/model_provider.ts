@@ -1,6 +1,6 @@
 /**
- * The model side of the agent loop: one small interface every provider implements (script now;
- * OpenAI-compatible and Anthropic later), and the conversation shapes it sees.
+ * The model side of the agent loop: one small interface every provider implements (script,
+ * OpenAI-compatible, Anthropic), and the conversation shapes it sees.
  *
  * @module
  */
@@ -51,12 +51,29 @@ export interface ModelTurn {
 /** A model provider. `complete` may reject with {@linkcode ModelError}; the loop ends the run then. */
 export interface ModelProvider {
   readonly name: string;
+  /**
+   * Checks, without any I/O, that every tool of `tools` can be sent in this provider's mode (for
+   * example OpenAI strict mode). The loop calls it once on the initial tool set before the first
+   * request and ends the run (`model_error`, code `tools_unsupported`) when anything is returned.
+   *
+   * @param tools The tool set the first request would carry.
+   * @returns One house-style sentence a problem (`Cannot send tool "x" to openai (strict mode):
+   *   …`), naming the tool, where in its schema, and what to change; `[]` when all can be sent.
+   */
+  checkTools(tools: readonly ToolDescriptor[]): string[];
   complete(request: ModelRequest, signal?: AbortSignal): Promise<ModelTurn>;
 }
 
-/** Why the model could not answer: the run ends with end_reason `model_error`. */
+/**
+ * Why the model could not answer: the run ends with end_reason `model_error`.
+ *
+ * - `script_exhausted`, `script_invalid`: the script provider's plan ran out or is malformed.
+ * - `provider_failed`: the HTTP request failed, or the answer was empty or truncated.
+ * - `tools_unsupported`: a tool's schema cannot be sent in the provider's mode
+ *   (`details.problems` lists every problem); no request was sent.
+ */
 export class ModelError extends Error {
-  readonly code: "script_exhausted" | "script_invalid" | "provider_failed";
+  readonly code: "script_exhausted" | "script_invalid" | "provider_failed" | "tools_unsupported";
   readonly details: Record<string, unknown>;
   constructor(code: ModelError["code"], message: string, details: Record<string, unknown> = {}) {
     super(message);

@@ -2,7 +2,8 @@
  * The `anthropic` model provider: the Anthropic Messages API over HTTP. Canonical dotted tool
  * names are mangled for the provider with {@linkcode ToolNameMap} and mapped back; a name the
  * provider invents is passed through unchanged, so the runtime answers `tool_not_available` and
- * the audit log shows what the model asked for.
+ * the audit log shows what the model asked for. Every call keeps the raw name and id the model
+ * sent (`ToolCall.provider`).
  *
  * @module
  */
@@ -15,9 +16,11 @@ import {
   type ModelTurn,
 } from "../model_provider.ts";
 import type { ToolCall } from "../../runtime/tool_call.ts";
+import type { ToolDescriptor } from "../../tools/tool_definition.ts";
 import { ToolNameMap } from "../tool_names.ts";
 import { postJson } from "./_http.ts";
 import { finishTurn } from "./_model_turn.ts";
+import { checkToolSet, rootObjectProblems } from "./_tool_checks.ts";
 
 /** The `anthropic-version` header this provider speaks. */
 export const ANTHROPIC_VERSION = "2023-06-01";
@@ -70,6 +73,20 @@ export class AnthropicProvider implements ModelProvider {
 
   constructor(options: AnthropicProviderOptions) {
     this.#options = options;
+  }
+
+  /**
+   * Checks the tool set: distinct provider names, and each `input_schema` an object schema
+   * (`"type": "object"`, as the Messages API requires of custom tools).
+   *
+   * @returns `Cannot send tool "x" to anthropic: …` sentences; `[]` when all can go.
+   */
+  checkTools(tools: readonly ToolDescriptor[]): string[] {
+    return checkToolSet(
+      tools,
+      "anthropic",
+      (tool) => rootObjectProblems(tool.input_schema, `"input_schema" must have "type": "object"`),
+    );
   }
 
   /** @throws {ModelError} `provider_failed` on HTTP failure, an empty or truncated answer. */
@@ -129,14 +146,15 @@ export class AnthropicProvider implements ModelProvider {
         texts.push(block.text);
       } else if (block?.type === "tool_use") {
         const providerName = typeof block.name === "string" ? block.name : "";
-        let id = typeof block.id === "string" && block.id !== "" ? block.id : "";
-        if (id === "" || seen.has(id)) id = this.#newId();
+        const sentId = typeof block.id === "string" && block.id !== "" ? block.id : null;
+        const id = sentId === null || seen.has(sentId) ? this.#newId() : sentId;
         seen.add(id);
         const input = block.input;
         toolCalls.push({
           id,
           name: names.toCanonical(providerName) ?? providerName,
           arguments: input === undefined || input === null ? "{}" : JSON.stringify(input),
+          provider: { name: providerName, id: sentId },
         });
       }
     }

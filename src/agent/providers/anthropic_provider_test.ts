@@ -162,25 +162,66 @@ Deno.test("AnthropicProvider maps a single tool_use back to its canonical name",
     const turn = await provider(baseUrl).complete(request());
     assert.equal(turn.text, null);
     assert.deepEqual(turn.tool_calls, [
-      { id: "toolu_abc", name: "fs.read_file", arguments: '{"path":"a.txt"}' },
+      {
+        id: "toolu_abc",
+        name: "fs.read_file",
+        arguments: '{"path":"a.txt"}',
+        provider: { name: "fs__read_file", id: "toolu_abc" },
+      },
     ]);
   });
 });
 
-Deno.test("AnthropicProvider returns parallel tool_use blocks with text", async () => {
+Deno.test("AnthropicProvider returns parallel tool_use blocks with text, raw ids kept", async () => {
   const reply = ok([
     { type: "text", text: "Reading both" },
     { type: "tool_use", id: "toolu_1", name: "fs__read_file", input: {} },
     { type: "tool_use", id: "toolu_2", name: "fs__list_files", input: { path: "." } },
+    { type: "tool_use", name: "fs__list_files", input: {} },
+    { type: "tool_use", id: "toolu_2", name: "nope__tool", input: {} },
   ], "tool_use");
   await withServer([reply], async (baseUrl) => {
     const turn = await provider(baseUrl).complete(request());
     assert.equal(turn.text, "Reading both");
     assert.deepEqual(turn.tool_calls, [
-      { id: "toolu_1", name: "fs.read_file", arguments: "{}" },
-      { id: "toolu_2", name: "fs.list_files", arguments: '{"path":"."}' },
+      {
+        id: "toolu_1",
+        name: "fs.read_file",
+        arguments: "{}",
+        provider: { name: "fs__read_file", id: "toolu_1" },
+      },
+      {
+        id: "toolu_2",
+        name: "fs.list_files",
+        arguments: '{"path":"."}',
+        provider: { name: "fs__list_files", id: "toolu_2" },
+      },
+      // No id sent: one is generated and the raw id recorded as null.
+      {
+        id: "toolu-1",
+        name: "fs.list_files",
+        arguments: "{}",
+        provider: { name: "fs__list_files", id: null },
+      },
+      // A repeated id is replaced; the raw one is kept.
+      {
+        id: "toolu-2",
+        name: "nope__tool",
+        arguments: "{}",
+        provider: { name: "nope__tool", id: "toolu_2" },
+      },
     ]);
   });
+});
+
+Deno.test("AnthropicProvider checkTools refuses a schema whose root is not an object", () => {
+  const model = provider("http://127.0.0.1:9/v1");
+  const list = { ...tool("fs.list_files"), input_schema: { type: "array", items: {} } };
+  assert.deepEqual(model.checkTools([tool("fs.read_file"), list as ToolDescriptor]), [
+    'Cannot send tool "fs.list_files" to anthropic: its input schema has "type": "array"; ' +
+    '"input_schema" must have "type": "object"',
+  ]);
+  assert.deepEqual(model.checkTools([tool("fs.read_file"), tool("fs.list_files")]), []);
 });
 
 Deno.test("AnthropicProvider keeps an unknown tool name raw so the runtime refuses it", async () => {

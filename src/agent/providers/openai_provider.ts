@@ -2,7 +2,13 @@
  * The `openai` model provider: OpenAI Chat Completions (and compatible servers) over HTTP.
  * Canonical dotted tool names are mangled for the provider with {@linkcode ToolNameMap} and mapped
  * back; a name the provider invents is passed through unchanged, so the runtime answers
- * `tool_not_available` and the audit log shows what the model asked for.
+ * `tool_not_available` and the audit log shows what the model asked for. Every call keeps the raw
+ * name and id the model sent (`ToolCall.provider`).
+ *
+ * With `strict: true`, function definitions carry `strict: true` and their schemas go through the
+ * strict transform (`_strict_schema.ts`): optional properties become required and nullable, every
+ * object closed; the nulls of omitted optional properties are removed from the model's arguments
+ * before the runtime sees them.
  *
  * @module
  */
@@ -15,9 +21,12 @@ import {
   type ModelTurn,
 } from "../model_provider.ts";
 import type { ToolCall } from "../../runtime/tool_call.ts";
+import type { JsonSchema, ToolDescriptor } from "../../tools/tool_definition.ts";
 import { ToolNameMap } from "../tool_names.ts";
 import { postJson } from "./_http.ts";
 import { finishTurn } from "./_model_turn.ts";
+import { removeOptionalNulls, toStrictSchema } from "./_strict_schema.ts";
+import { checkToolSet, rootObjectProblems } from "./_tool_checks.ts";
 
 /** Options of {@linkcode OpenAiProvider}. */
 export interface OpenAiProviderOptions {
@@ -32,6 +41,14 @@ export interface OpenAiProviderOptions {
   timeout_ms: number;
   /** Retries after the first attempt on 429, 5xx, timeouts and connection errors. */
   retries: number;
+  /**
+   * OpenAI strict mode (Structured Outputs for function calling): the model's arguments always
+   * match the sent schema. Tools whose schema strict mode cannot express are refused by
+   * {@linkcode OpenAiProvider.checkTools} before the run. `parallel_tool_calls` is left to the
+   * server: OpenAI documents that calls made in parallel may not match strict schemas, and the
+   * runtime validates every call against the tool's own schema either way. @default false
+   */
+  strict?: boolean;
   /** For tests. @default globalThis.fetch */
   fetch?: typeof fetch;
   /** For tests: the backoff wait. @default a timer */
@@ -63,9 +80,39 @@ export class OpenAiProvider implements ModelProvider {
     this.#options = options;
   }
 
-  /** @throws {ModelError} `provider_failed` on HTTP failure, an empty or truncated answer. */
+  /**
+   * Checks the tool set for the configured mode. Both modes: distinct provider names and a root
+   * object schema. Strict mode: everything `_strict_schema.ts` reports (keywords, formats, nesting,
+   * property and enum limits).
+   *
+   * @returns `Cannot send tool "x" to openai (strict mode): …` sentences; `[]` when all can go.
+   */
+  checkTools(tools: readonly ToolDescriptor[]): string[] {
+    if (this.#options.strict === true) {
+      return checkToolSet(
+        tools,
+        "openai (strict mode)",
+        (tool) => toStrictSchema(tool.input_schema).problems,
+      );
+    }
+    return checkToolSet(
+      tools,
+      "openai",
+      (tool) =>
+        rootObjectProblems(
+          tool.input_schema,
+          `function parameters must be a JSON Schema object ("type": "object")`,
+        ),
+    );
+  }
+
+  /**
+   * @throws {ModelError} `provider_failed` on HTTP failure, an empty or truncated answer;
+   *   `tools_unsupported` (before any request) when strict mode cannot express a tool's schema.
+   */
   async complete(request: ModelRequest, signal?: AbortSignal): Promise<ModelTurn> {
     const options = this.#options;
+    const strict = options.strict === true;
     const names = new ToolNameMap(request.tools.map((tool) => tool.name));
     const body: Record<string, unknown> = {
       model: options.model,
@@ -80,7 +127,8 @@ export class OpenAiProvider implements ModelProvider {
         function: {
           name: names.toProvider(tool.name),
           description: tool.description,
-          parameters: tool.input_schema,
+          parameters: strict ? this.#strictSchema(tool) : tool.input_schema,
+          ...(strict ? { strict: true } : {}),
         },
       }));
     }
@@ -98,10 +146,31 @@ export class OpenAiProvider implements ModelProvider {
       ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
       ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
     });
-    return this.#toTurn(response, names);
+    const schemas = new Map(request.tools.map((tool) => [tool.name, tool.input_schema]));
+    return this.#toTurn(response, names, strict ? schemas : null);
   }
 
-  #toTurn(response: unknown, names: ToolNameMap): ModelTurn {
+  /** The strict form of a tool's schema; fails closed when strict mode cannot express it. */
+  #strictSchema(tool: ToolDescriptor): JsonSchema {
+    const { schema, problems } = toStrictSchema(tool.input_schema);
+    if (problems.length > 0) {
+      const messages = problems.map((problem) =>
+        `Cannot send tool "${tool.name}" to openai (strict mode): ${problem}`
+      );
+      throw new ModelError("tools_unsupported", messages[0] as string, { problems: messages });
+    }
+    return schema;
+  }
+
+  /**
+   * @param strictSchemas In strict mode, the original schema of each tool by canonical name, to
+   *   remove the nulls of omitted optional properties; `null` otherwise.
+   */
+  #toTurn(
+    response: unknown,
+    names: ToolNameMap,
+    strictSchemas: Map<string, JsonSchema> | null,
+  ): ModelTurn {
     const record = asRecord(response);
     const choices = record?.choices;
     const choice = Array.isArray(choices) ? asRecord(choices[0]) : null;
@@ -121,18 +190,22 @@ export class OpenAiProvider implements ModelProvider {
       const call = asRecord(raw);
       const fn = asRecord(call?.function);
       const providerName = typeof fn?.name === "string" ? fn.name : "";
-      let id = typeof call?.id === "string" && call.id !== "" ? call.id : "";
-      if (id === "" || seen.has(id)) id = this.#newId();
+      const sentId = typeof call?.id === "string" && call.id !== "" ? call.id : null;
+      const id = sentId === null || seen.has(sentId) ? this.#newId() : sentId;
       seen.add(id);
+      const name = names.toCanonical(providerName) ?? providerName;
       const args = fn?.arguments;
+      const text = typeof args === "string"
+        ? args
+        : args === undefined || args === null
+        ? "{}"
+        : JSON.stringify(args);
+      const schema = strictSchemas?.get(name);
       return {
         id,
-        name: names.toCanonical(providerName) ?? providerName,
-        arguments: typeof args === "string"
-          ? args
-          : args === undefined || args === null
-          ? "{}"
-          : JSON.stringify(args),
+        name,
+        arguments: schema === undefined ? text : removeOptionalNulls(text, schema),
+        provider: { name: providerName, id: sentId },
       };
     });
     const finishReason = choice?.finish_reason;

@@ -147,7 +147,12 @@ Deno.test("OpenAiProvider maps a single tool call back to its canonical name", a
     const turn = await provider(baseUrl).complete(request());
     assert.equal(turn.text, null);
     assert.deepEqual(turn.tool_calls, [
-      { id: "call_abc", name: "fs.read_file", arguments: '{"path":"a.txt"}' },
+      {
+        id: "call_abc",
+        name: "fs.read_file",
+        arguments: '{"path":"a.txt"}',
+        provider: { name: "fs__read_file", id: "call_abc" },
+      },
     ]);
   });
 });
@@ -158,14 +163,33 @@ Deno.test("OpenAiProvider returns parallel tool calls and generates missing ids"
     tool_calls: [
       { id: "call_1", type: "function", function: { name: "fs__read_file", arguments: "{}" } },
       { type: "function", function: { name: "fs__list_files", arguments: '{"path":"."}' } },
+      { id: "call_1", type: "function", function: { name: "nope__tool", arguments: "{}" } },
     ],
   }, "tool_calls");
   await withServer([reply], async (baseUrl) => {
     const turn = await provider(baseUrl).complete(request());
     assert.equal(turn.text, "Reading both");
     assert.deepEqual(turn.tool_calls, [
-      { id: "call_1", name: "fs.read_file", arguments: "{}" },
-      { id: "call-1", name: "fs.list_files", arguments: '{"path":"."}' },
+      {
+        id: "call_1",
+        name: "fs.read_file",
+        arguments: "{}",
+        provider: { name: "fs__read_file", id: "call_1" },
+      },
+      // No id sent: one is generated and the raw id recorded as null.
+      {
+        id: "call-1",
+        name: "fs.list_files",
+        arguments: '{"path":"."}',
+        provider: { name: "fs__list_files", id: null },
+      },
+      // A repeated id is replaced; the raw one is kept, as is the unknown name.
+      {
+        id: "call-2",
+        name: "nope__tool",
+        arguments: "{}",
+        provider: { name: "nope__tool", id: "call_1" },
+      },
     ]);
   });
 });
@@ -292,5 +316,141 @@ Deno.test("OpenAiProvider fails on an empty or truncated answer", async () => {
     assert.match((await rejection(model.complete(request()))).message, /empty response/);
     assert.match((await rejection(model.complete(request()))).message, /empty response/);
     assert.match((await rejection(model.complete(request()))).message, /truncated/);
+  });
+});
+
+/** fs.read_file's real shape: one required property, two optional ones with defaults. */
+const readFile = {
+  name: "fs.read_file",
+  description: "Read a text file",
+  input_schema: {
+    type: "object",
+    properties: {
+      path: { type: "string", minLength: 1, maxLength: 4096, description: "File to read" },
+      start_line: { type: "integer", minimum: 1, default: 1, description: "First line" },
+      max_lines: { type: "integer", minimum: 1, maximum: 1000, default: 200 },
+    },
+    required: ["path"],
+    additionalProperties: false,
+  },
+} as unknown as ToolDescriptor;
+
+const strictProvider = (baseUrl: string) =>
+  new OpenAiProvider({
+    model: "gpt-test",
+    base_url: baseUrl,
+    api_key: null,
+    timeout_ms: 5_000,
+    retries: 0,
+    strict: true,
+  });
+
+Deno.test("OpenAiProvider in strict mode sends strict schemas and removes the nulls of omitted options", async () => {
+  const reply = ok({
+    tool_calls: [{
+      id: "c1",
+      type: "function",
+      function: {
+        name: "fs__read_file",
+        arguments: '{"path":"a.txt","start_line":null,"max_lines":50}',
+      },
+    }],
+  }, "tool_calls");
+  await withServer([reply], async (baseUrl, received) => {
+    const turn = await strictProvider(baseUrl).complete({ ...request(), tools: [readFile] });
+    assert.deepEqual(received[0]?.body.tools, [{
+      type: "function",
+      function: {
+        name: "fs__read_file",
+        description: "Read a text file",
+        parameters: {
+          type: "object",
+          properties: {
+            path: { type: "string", description: "File to read. Length: 1 to 4096 characters." },
+            start_line: {
+              type: ["integer", "null"],
+              minimum: 1,
+              description: "First line. Null for the default (1).",
+            },
+            max_lines: {
+              type: ["integer", "null"],
+              minimum: 1,
+              maximum: 1000,
+              description: "Null for the default (200).",
+            },
+          },
+          required: ["path", "start_line", "max_lines"],
+          additionalProperties: false,
+        },
+        strict: true,
+      },
+    }]);
+    // The runtime sees the original shape: the null of the omitted option is gone.
+    assert.equal(turn.tool_calls[0]?.arguments, '{"path":"a.txt","max_lines":50}');
+  });
+});
+
+Deno.test("OpenAiProvider without strict mode sends the schema as it is and keeps nulls", async () => {
+  const reply = ok({
+    tool_calls: [{
+      id: "c1",
+      type: "function",
+      function: { name: "fs__read_file", arguments: '{"path":"a.txt","start_line":null}' },
+    }],
+  }, "tool_calls");
+  await withServer([reply], async (baseUrl, received) => {
+    const turn = await provider(baseUrl).complete({ ...request(), tools: [readFile] });
+    const sent = (received[0]?.body.tools as { function: Record<string, unknown> }[])[0];
+    assert.deepEqual(sent?.function.parameters, readFile.input_schema);
+    assert.equal("strict" in (sent?.function ?? {}), false);
+    assert.equal(turn.tool_calls[0]?.arguments, '{"path":"a.txt","start_line":null}');
+  });
+});
+
+Deno.test("OpenAiProvider checkTools names the tool, the property and the fix in strict mode", () => {
+  const fetchUrl = {
+    name: "web.fetch_page",
+    description: "Fetch a page",
+    input_schema: {
+      type: "object",
+      properties: { url: { type: "string", format: "uri" } },
+      required: ["url"],
+      additionalProperties: false,
+    },
+  } as unknown as ToolDescriptor;
+  const problems = strictProvider("http://127.0.0.1:9/v1").checkTools([readFile, fetchUrl]);
+  assert.deepEqual(problems, [
+    'Cannot send tool "web.fetch_page" to openai (strict mode): property "url" of its input ' +
+    'schema uses format "uri", which strict mode does not support; remove "format" or use one ' +
+    'of "date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"',
+  ]);
+  // Without strict mode the same tool can be sent.
+  assert.deepEqual(provider("http://127.0.0.1:9/v1").checkTools([readFile, fetchUrl]), []);
+});
+
+Deno.test("OpenAiProvider checkTools refuses a root that is not an object in both modes", () => {
+  const list = { ...tool("fs.list_files"), input_schema: { type: "array", items: {} } };
+  assert.deepEqual(provider("http://127.0.0.1:9/v1").checkTools([list as ToolDescriptor]), [
+    'Cannot send tool "fs.list_files" to openai: its input schema has "type": "array"; ' +
+    'function parameters must be a JSON Schema object ("type": "object")',
+  ]);
+  assert.deepEqual(strictProvider("http://127.0.0.1:9/v1").checkTools([list as ToolDescriptor]), [
+    'Cannot send tool "fs.list_files" to openai (strict mode): its input schema has "type": ' +
+    '"array"; strict mode needs the root to be "type": "object"',
+  ]);
+});
+
+Deno.test("OpenAiProvider in strict mode sends nothing when a tool cannot be expressed", async () => {
+  const open = {
+    ...readFile,
+    input_schema: { type: "object", properties: {}, additionalProperties: true },
+  } as unknown as ToolDescriptor;
+  await withServer([ok({ content: "never" })], async (baseUrl, received) => {
+    const error = await rejection(
+      strictProvider(baseUrl).complete({ ...request(), tools: [open] }),
+    );
+    assert.equal(error.code, "tools_unsupported");
+    assert.match(error.message, /^Cannot send tool "fs\.read_file" to openai \(strict mode\): /);
+    assert.equal(received.length, 0);
   });
 });

@@ -123,6 +123,11 @@ export class ScriptProvider implements ModelProvider {
     return new ScriptProvider(turns, source);
   }
 
+  /** A plan's names are canonical and its schemas are never sent: nothing to check. */
+  checkTools(): string[] {
+    return [];
+  }
+
   /** Turns not yet replayed. */
   get remaining(): number {
     return this.#turns.length - this.#next;
