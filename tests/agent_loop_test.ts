@@ -2,7 +2,7 @@
 // the tool set checked against the provider before the first request, raw provider names kept.
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
-import { type ModelProvider, runAgent, ScriptProvider } from "../src/agent/mod.ts";
+import { countResults, type ModelProvider, runAgent, ScriptProvider } from "../src/agent/mod.ts";
 import { OpenAiProvider } from "../src/agent/providers/openai_provider.ts";
 import { openTestRun, type TestRun } from "../src/testing/run_harness.ts";
 import { describeTool } from "../src/tools/tool_definition.ts";
@@ -67,6 +67,8 @@ Deno.test("agent loop answers every tool call by id, denials and bad arguments i
   assert.doesNotMatch(JSON.stringify(second.messages), /root:x:0:0/);
   // Only the effective tool set is offered: fs.delete_file is off.
   assert.ok(!second.tools.some((tool) => tool.name === "fs.delete_file"));
+  // The skipped call is counted apart from the real failure (the malformed arguments).
+  assert.deepEqual(countResults(outcome.results), { calls: 4, denied: 1, failed: 1, skipped: 1 });
 });
 
 Deno.test("agent loop stops at max_turns", async () => {
