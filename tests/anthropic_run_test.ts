@@ -1,5 +1,6 @@
 // A whole run against an Anthropic Messages endpoint served on loopback: tool_use blocks in,
-// tool_result blocks first in the next user turn, a deliverable, an answer.
+// tool_result blocks first in the next user turn, a file edited in the workspace, a deliverable,
+// an answer.
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
 import { createProject, onlyRunDir, runCli } from "./_cli_helpers.ts";
@@ -24,7 +25,7 @@ function reply(content: unknown[], stop = "end_turn") {
   });
 }
 
-Deno.test("kagent-run drives an Anthropic model end to end: tool_use, tool_result, deliverable", async () => {
+Deno.test("kagent-run drives an Anthropic model end to end: tool_use, tool_result, edit, deliverable", async () => {
   const seen: MessagesRequest[] = [];
   const keys: string[] = [];
   const server = Deno.serve(
@@ -52,6 +53,17 @@ Deno.test("kagent-run drives an Anthropic model end to end: tool_use, tool_resul
         }], "tool_use");
       }
       if (results.length === 2) {
+        return reply([{
+          type: "tool_use",
+          id: "toolu_edit",
+          name: "fs__edit_file",
+          input: {
+            path: "README.md",
+            edits: [{ old: "A small project.", new: "A small, tested project." }],
+          },
+        }], "tool_use");
+      }
+      if (results.length === 3) {
         const deliverables =
           /hand over \(reports, patches\) under "([^"]+)"/.exec(body.system ?? "")?.[1] ??
             "missing";
@@ -76,7 +88,10 @@ Deno.test("kagent-run drives an Anthropic model end to end: tool_use, tool_resul
           api_key_env: "KAGENT_TEST_ANTHROPIC_KEY",
           retries: 0,
         },
-        task: "Write notes",
+        task: "Write notes and sharpen the README",
+      },
+      permissions: {
+        rules: [{ tools: ["fs.edit_file"], paths: ["README.md"], decision: "allow" }],
       },
     });
     const { code, stdout, stderr } = await runCli(["--config", project.configPath]);
@@ -87,6 +102,21 @@ Deno.test("kagent-run drives an Anthropic model end to end: tool_use, tool_resul
       await Deno.readTextFile(nodePath.join(runDir, "deliverables/notes.md")),
       "noted\n",
     );
+    // The edit changed only its line: the heading is kept, the other file untouched.
+    const workspace = project.sandbox.workspace;
+    assert.equal(
+      await Deno.readTextFile(nodePath.join(workspace, "README.md")),
+      "# Demo\n\nA small, tested project.\n",
+    );
+    assert.equal(
+      await Deno.readTextFile(nodePath.join(workspace, "src/main.ts")),
+      "// TODO: write the program\nconsole.log(1);\n",
+    );
+    const edited = seen[2]?.messages.at(-1);
+    const editBlocks = Array.isArray(edited?.content) ? edited.content : [];
+    assert.deepEqual(editBlocks.map((block) => [block.tool_use_id, block.is_error]), [
+      ["toolu_edit", false],
+    ]);
     // Results come first in the next user turn, paired by id, the failed one marked is_error.
     const second = seen[1]?.messages.at(-1);
     assert.equal(second?.role, "user");

@@ -1,5 +1,6 @@
 // A whole run against an OpenAI-compatible endpoint served on loopback: the model reads a file,
-// writes a deliverable, and answers; tool names are mangled on the wire and mapped back.
+// edits a workspace file, writes a deliverable, and answers; tool names are mangled on the wire
+// and mapped back.
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
 import { createProject, onlyRunDir, readJsonl, runCli } from "./_cli_helpers.ts";
@@ -17,7 +18,7 @@ function chat(message: Record<string, unknown>, finish = "stop") {
   });
 }
 
-Deno.test("kagent-run drives an OpenAI-compatible model end to end: read, deliverable, answer", async () => {
+Deno.test("kagent-run drives an OpenAI-compatible model end to end: read, edit, deliverable, answer", async () => {
   const seen: ChatRequest[] = [];
   const headers: string[] = [];
   const server = Deno.serve(
@@ -38,6 +39,22 @@ Deno.test("kagent-run drives an OpenAI-compatible model end to end: read, delive
         }, "tool_calls");
       }
       if (results === 1) {
+        return chat({
+          content: null,
+          tool_calls: [{
+            id: "call_edit",
+            type: "function",
+            function: {
+              name: "fs__edit_file",
+              arguments: JSON.stringify({
+                path: "src/main.ts",
+                edits: [{ old: "// TODO: write the program", new: "// Prints one" }],
+              }),
+            },
+          }],
+        }, "tool_calls");
+      }
+      if (results === 2) {
         const system = body.messages.find((message) => message.role === "system")?.content ?? "";
         const deliverables = /hand over \(reports, patches\) under "([^"]+)"/.exec(system)?.[1] ??
           "missing";
@@ -70,7 +87,10 @@ Deno.test("kagent-run drives an OpenAI-compatible model end to end: read, delive
           api_key_env: "KAGENT_TEST_OPENAI_KEY",
           retries: 0,
         },
-        task: "Summarise the project into a deliverable",
+        task: "Summarise the project into a deliverable and resolve the TODO in src/main.ts",
+      },
+      permissions: {
+        rules: [{ tools: ["fs.edit_file"], paths: ["src/main.ts"], decision: "allow" }],
       },
     });
     const { code, stdout, stderr } = await runCli(["--config", project.configPath]);
@@ -81,17 +101,33 @@ Deno.test("kagent-run drives an OpenAI-compatible model end to end: read, delive
       await Deno.readTextFile(nodePath.join(runDir, "deliverables/summary.md")),
       "# Summary\nA small project.\n",
     );
+    // The edit changed only the TODO line: the rest of the file is kept, the README untouched.
+    const workspace = project.sandbox.workspace;
+    assert.equal(
+      await Deno.readTextFile(nodePath.join(workspace, "src/main.ts")),
+      "// Prints one\nconsole.log(1);\n",
+    );
+    assert.equal(
+      await Deno.readTextFile(nodePath.join(workspace, "README.md")),
+      "# Demo\n\nA small project.\n",
+    );
     // The wire: mangled names, only the effective set, results paired by id, the key as a header only.
     const tools = seen[0]?.tools?.map((tool) => tool.function.name) ?? [];
     assert.ok(
       tools.includes("fs__read_file") && !tools.includes("fs__delete_file"),
       tools.join(","),
     );
-    const toolMessages = seen[2]?.messages.filter((message) => message.role === "tool") ?? [];
+    const toolMessages = seen[3]?.messages.filter((message) => message.role === "tool") ?? [];
     assert.deepEqual(toolMessages.map((message) => message.tool_call_id), [
       "call_read",
+      "call_edit",
       "call_write",
     ]);
+    // The model read the edit's diff.
+    assert.match(
+      toolMessages[1]?.content ?? "",
+      /-\/\/ TODO: write the program\n\+\/\/ Prints one/,
+    );
     assert.ok(headers.every((header) => header === "Bearer sk-test-key-not-real-1234567890"));
     for (const file of ["events.jsonl", "logs/tools.jsonl", "logs/errors.jsonl"]) {
       assert.doesNotMatch(
@@ -102,8 +138,16 @@ Deno.test("kagent-run drives an OpenAI-compatible model end to end: read, delive
     const turns = (await readJsonl(nodePath.join(runDir, "events.jsonl"))).filter((event) =>
       event.type === "model.turn"
     );
-    assert.equal(turns.length, 3);
+    assert.equal(turns.length, 4);
     assert.deepEqual(turns[0]?.usage, { input_tokens: 11, output_tokens: 7 });
+    // The model's raw names and ids are kept beside the canonical ones.
+    assert.deepEqual(turns[1]?.tool_calls, [
+      {
+        id: "call_edit",
+        name: "fs.edit_file",
+        provider: { name: "fs__edit_file", id: "call_edit" },
+      },
+    ]);
   } finally {
     Deno.env.delete("KAGENT_TEST_OPENAI_KEY");
     await server.shutdown();
