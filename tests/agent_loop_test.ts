@@ -253,10 +253,13 @@ Deno.test("agent loop keeps the model's raw tool names and ids in the audit", as
     ]);
     const denied = events.find((event) => event.type === "tool.denied");
     assert.equal(denied?.tool, "nope__tool");
+    assert.deepEqual(denied?.provider, { name: "nope__tool", id: null });
+    const completed = events.find((event) => event.type === "tool.completed");
+    assert.deepEqual(completed?.provider, { name: "fs__read_file", id: "call_read" });
     const tools = await run.readLog("tools");
-    assert.deepEqual(tools.map((line) => [line.tool_call_id, line.tool]), [
-      ["call_read", "fs.read_file"],
-      ["call-1", "nope__tool"],
+    assert.deepEqual(tools.map((line) => [line.tool_call_id, line.tool, line.provider]), [
+      ["call_read", "fs.read_file", { name: "fs__read_file", id: "call_read" }],
+      ["call-1", "nope__tool", { name: "nope__tool", id: null }],
     ]);
   } finally {
     await chat.server.shutdown();

@@ -201,7 +201,7 @@ Deno.test("kagent-run runs a scripted agent: exit 0 when completed, 1 when the s
   assert.match(completed.stderr, /ok\s+fs\.read_file/);
   assert.match(
     completed.stderr,
-    /run completed in [\d.]+ s: 1 tool calls, 0 denied, 0 failed; run folder/,
+    /run completed in [\d.]+ s: 1 tool calls, 0 denied, 0 failed, 0 skipped; run folder/,
   );
 
   const quiet = await runCli(["--config", project.configPath, "--quiet"]);
@@ -229,9 +229,13 @@ Deno.test("progress lines are coloured on a terminal only, and never with NO_COL
   const noColour = { NO_COLOR: "" }; // present but empty: colour stays on (no-color.org)
   const terminal = await runCli(args, { stderrTerminal: true, env: noColour });
   assert.equal(terminal.code, 0, terminal.stderr);
-  assert.match(terminal.stderr, /\u001b\[32mok {4}\u001b\[39m fs\.read_file/);
-  assert.match(terminal.stderr, /\u001b\[33mdenied\u001b\[39m fs\.read_file/);
-  assert.match(terminal.stderr, /run \u001b\[32mcompleted\u001b\[39m/);
+  const escape = "\u001b[";
+  assert.ok(
+    terminal.stderr.includes(`${escape}32mok    ${escape}39m fs.read_file`),
+    terminal.stderr,
+  );
+  assert.ok(terminal.stderr.includes(`${escape}33mdenied${escape}39m fs.read_file`));
+  assert.ok(terminal.stderr.includes(`run ${escape}32mcompleted${escape}39m`));
   // The answer on stdout is never coloured.
   assert.equal(terminal.stdout, "done\n");
   for (
@@ -241,7 +245,7 @@ Deno.test("progress lines are coloured on a terminal only, and never with NO_COL
     ]
   ) {
     assert.equal(plain.code, 0, plain.stderr);
-    assert.doesNotMatch(plain.stderr, /\u001b\[/);
+    assert.ok(!plain.stderr.includes("\u001b"), plain.stderr);
     assert.match(plain.stderr, /denied fs\.read_file/);
   }
 });

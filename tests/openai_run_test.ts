@@ -170,3 +170,68 @@ Deno.test("kagent-run refuses to start when the API key variable is unset (exit 
   assert.equal(code, 2);
   assert.match(stderr, /"KAGENT_TEST_UNSET_KEY" named by "model.api_key_env" is not set/);
 });
+
+Deno.test("model.strict sends every tool in strict mode and the run still reads with optional arguments left out", async () => {
+  const seen: {
+    tools?: { function: { name: string; strict?: boolean; parameters: Record<string, unknown> } }[];
+    messages: { role: string; content?: string | null }[];
+  }[] = [];
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    async (request) => {
+      const body = await request.json();
+      seen.push(body);
+      if (seen.length === 1) {
+        // Strict mode: optional properties arrive as null; the runtime must see them left out.
+        return chat({
+          content: null,
+          tool_calls: [{
+            id: "call_read",
+            type: "function",
+            function: {
+              name: "fs__read_file",
+              arguments: '{"path":"README.md","start_line":null,"max_lines":null}',
+            },
+          }],
+        }, "tool_calls");
+      }
+      return chat({ content: "Read." });
+    },
+  );
+  try {
+    await using project = await createProject({
+      config: {
+        model: {
+          provider: "openai",
+          model: "test-model",
+          base_url: `http://127.0.0.1:${server.addr.port}/v1`,
+          retries: 0,
+          strict: true,
+        },
+        task: "Read the README",
+      },
+    });
+    const { code, stderr } = await runCli(["--config", project.configPath, "--quiet"]);
+    assert.equal(code, 0, stderr);
+    const tools = seen[0]?.tools ?? [];
+    assert.ok(tools.length > 0);
+    for (const tool of tools) {
+      assert.equal(tool.function.strict, true, tool.function.name);
+      const parameters = tool.function.parameters as {
+        properties: Record<string, unknown>;
+        required: string[];
+        additionalProperties: boolean;
+      };
+      assert.equal(parameters.additionalProperties, false, tool.function.name);
+      assert.deepEqual(
+        [...parameters.required].sort(),
+        Object.keys(parameters.properties).sort(),
+        tool.function.name,
+      );
+    }
+    const result = seen[1]?.messages.find((message) => message.role === "tool");
+    assert.match(result?.content ?? "", /A small project\./);
+  } finally {
+    await server.shutdown();
+  }
+});

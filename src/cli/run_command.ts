@@ -203,7 +203,7 @@ async function runWithNetwork(
       `kagent-run: run ${
         paint(endTone, outcome.end_reason)
       } in ${seconds} s: ${counts.calls} tool calls, ${counts.denied} denied, ` +
-        `${counts.failed} failed; run folder ${displayRunDir(session.folder.dir)}\n`,
+        `${counts.failed} failed, ${counts.skipped} skipped; run folder ${displayRunDir(session.folder.dir)}\n`,
     );
     if (outcome.error !== null) io.stderr(`kagent-run: ${paint("failed", outcome.error)}\n`);
     printPendingGrants(session.approvals.pending, io);
@@ -334,6 +334,7 @@ async function providerFor(
   return new OpenAiProvider({
     fetch,
     model: model.model,
+    ...(model.strict === undefined ? {} : { strict: model.strict }),
     base_url: model.base_url ?? DEFAULT_BASE_URLS.openai,
     api_key: apiKey,
     ...(model.temperature === undefined ? {} : { temperature: model.temperature }),

@@ -126,6 +126,8 @@ export async function preparePolicy(
     protectedPaths.push(...SHELL_STARTUP_FILES.map((name) => nodePath.join(home, name)));
   }
   if (config.permissionsPath !== null) protectedPaths.push(config.permissionsPath);
+  // The next run's system prompt: no tool may rewrite it.
+  if (config.agent.instructions !== null) protectedPaths.push(config.agent.instructions.path);
   // Skill folders (their scripts run) and declarative tool folders (their commands run).
   protectedPaths.push(...config.skills.dirs, ...config.tools.dirs);
   const guard = await PathGuard.create({

@@ -169,6 +169,7 @@ export class ToolRuntime {
       params,
       arguments_text: call.arguments,
       decision,
+      ...(call.provider === undefined ? {} : { provider: call.provider }),
     });
     // 9. PostToolUse hooks: observe only, for calls whose arguments parsed; never rejects.
     if (this.#options.hooks != null && steps?.params !== undefined) {
