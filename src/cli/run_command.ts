@@ -203,7 +203,9 @@ async function runWithNetwork(
       `kagent-run: run ${
         paint(endTone, outcome.end_reason)
       } in ${seconds} s: ${counts.calls} tool calls, ${counts.denied} denied, ` +
-        `${counts.failed} failed, ${counts.skipped} skipped; run folder ${displayRunDir(session.folder.dir)}\n`,
+        `${counts.failed} failed, ${counts.skipped} skipped; run folder ${
+          displayRunDir(session.folder.dir)
+        }\n`,
     );
     if (outcome.error !== null) io.stderr(`kagent-run: ${paint("failed", outcome.error)}\n`);
     printPendingGrants(session.approvals.pending, io);
