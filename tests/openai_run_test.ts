@@ -2,6 +2,7 @@
 // edits a workspace file, writes a deliverable, and answers; tool names are mangled on the wire
 // and mapped back.
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import * as nodePath from "node:path";
 import { createProject, onlyRunDir, readJsonl, runCli } from "./_cli_helpers.ts";
 
@@ -231,6 +232,18 @@ Deno.test("model.strict sends every tool in strict mode and the run still reads 
     }
     const result = seen[1]?.messages.find((message) => message.role === "tool");
     assert.match(result?.content ?? "", /A small project\./);
+    // The audit pins both texts: what the model sent, and what the runtime checked.
+    const [record] = await readJsonl(nodePath.join(await onlyRunDir(project), "logs/tools.jsonl"));
+    const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+    assert.deepEqual(record?.provider, {
+      name: "fs__read_file",
+      id: "call_read",
+      arguments_sha256: sha256('{"path":"README.md","start_line":null,"max_lines":null}'),
+    });
+    assert.equal(
+      (record?.hashes as { arguments_sha256?: string } | undefined)?.arguments_sha256,
+      sha256('{"path":"README.md"}'),
+    );
   } finally {
     await server.shutdown();
   }

@@ -147,9 +147,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       tool_calls: turn.tool_calls.map((call) => ({
         id: call.id,
         name: call.name,
-        ...(call.provider === undefined
-          ? {}
-          : { provider: { name: call.provider.name, id: call.provider.id } }),
+        ...(call.provider === undefined ? {} : { provider: { ...call.provider } }),
       })),
       text: turn.text,
       usage: turn.usage,

@@ -52,9 +52,7 @@ export async function record(recorder: AuditRecorder, entry: CallRecord): Promis
     reason: decision.reason,
   };
   const type = eventTypeOf(result);
-  const origin = entry.provider === undefined
-    ? {}
-    : { provider: { name: entry.provider.name, id: entry.provider.id } };
+  const origin = entry.provider === undefined ? {} : { provider: { ...entry.provider } };
   await recorder.event(type, {
     tool_call_id: result.tool_call_id,
     tool: result.tool,

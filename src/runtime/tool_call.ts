@@ -23,6 +23,12 @@ export interface ProviderCallOrigin {
    * one turn and kagent-run replaced the repeat.
    */
   id: string | null;
+  /**
+   * sha256 (hex) of the arguments text exactly as the model sent it, present only when the
+   * provider rewrote it (OpenAI strict mode removing nulls), so the audit still pins what the
+   * model said while `arguments_sha256` in tools.jsonl hashes the text the runtime checked.
+   */
+  arguments_sha256?: string;
 }
 
 /** One proposed tool call. `arguments` is JSON text, exactly as the model produced it. */

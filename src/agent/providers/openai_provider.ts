@@ -24,6 +24,7 @@ import type { ToolCall } from "../../runtime/tool_call.ts";
 import type { JsonSchema, ToolDescriptor } from "../../tools/tool_definition.ts";
 import { ToolNameMap } from "../tool_names.ts";
 import { postJson } from "./_http.ts";
+import { createHash } from "node:crypto";
 import { finishTurn } from "./_model_turn.ts";
 import { removeOptionalNulls, toStrictSchema } from "./_strict_schema.ts";
 import { checkToolSet, rootObjectProblems } from "./_tool_checks.ts";
@@ -201,11 +202,16 @@ export class OpenAiProvider implements ModelProvider {
         ? "{}"
         : JSON.stringify(args);
       const schema = strictSchemas?.get(name);
+      const checked = schema === undefined ? text : removeOptionalNulls(text, schema);
       return {
         id,
         name,
-        arguments: schema === undefined ? text : removeOptionalNulls(text, schema),
-        provider: { name: providerName, id: sentId },
+        arguments: checked,
+        provider: checked === text ? { name: providerName, id: sentId } : {
+          name: providerName,
+          id: sentId,
+          arguments_sha256: createHash("sha256").update(text).digest("hex"),
+        },
       };
     });
     const finishReason = choice?.finish_reason;
