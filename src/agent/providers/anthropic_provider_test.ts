@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { ModelError, type ModelRequest } from "../model_provider.ts";
+import {
+  rejection,
+  type Reply,
+  request,
+  tool,
+  withReplayServer,
+} from "./_provider_test_helpers.ts";
 import type { ToolDescriptor } from "../../tools/tool_definition.ts";
 import type { ToolResult } from "../../tools/tool_result.ts";
 import { AnthropicProvider } from "./anthropic_provider.ts";
@@ -11,39 +17,21 @@ interface Received {
   contentType: string | null;
   path: string;
 }
-type Reply = { status: number; body: unknown; headers?: Record<string, string> } | {
-  delayMs: number;
-};
-
-/** A real loopback server replaying recorded answers and recording what it received. */
-async function withServer(
+/** A loopback server replaying `replies` (see {@linkcode withReplayServer}). */
+function withServer(
   replies: Reply[],
   test: (baseUrl: string, received: Received[]) => Promise<void>,
 ) {
-  const received: Received[] = [];
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
-    async (request) => {
-      received.push({
-        body: await request.json(),
-        apiKey: request.headers.get("x-api-key"),
-        version: request.headers.get("anthropic-version"),
-        contentType: request.headers.get("content-type"),
-        path: new URL(request.url).pathname,
-      });
-      const reply = replies.shift() ?? { status: 500, body: { error: "no more replies" } };
-      if ("delayMs" in reply) {
-        await new Promise<void>((resolve) => setTimeout(resolve, reply.delayMs));
-        return Response.json(message([{ type: "text", text: "too late" }]));
-      }
-      return Response.json(reply.body, { status: reply.status, headers: reply.headers ?? {} });
-    },
-  );
-  try {
-    await test(`http://127.0.0.1:${server.addr.port}/v1/`, received);
-  } finally {
-    await server.shutdown();
-  }
+  return withReplayServer(replies, {
+    capture: (request, body): Received => ({
+      body,
+      apiKey: request.headers.get("x-api-key"),
+      version: request.headers.get("anthropic-version"),
+      contentType: request.headers.get("content-type"),
+      path: new URL(request.url).pathname,
+    }),
+    late: message([{ type: "text", text: "too late" }]),
+  }, test);
 }
 
 function message(content: unknown[], stopReason = "end_turn") {
@@ -63,20 +51,6 @@ const ok = (content: unknown[], stopReason?: string) => ({
   body: message(content, stopReason),
 });
 
-const tool = (name: string): ToolDescriptor => ({
-  name,
-  description: `The ${name} tool`,
-  input_schema: { type: "object", properties: { path: { type: "string" } } },
-} as unknown as ToolDescriptor);
-
-const run = { run_id: "r1", workspace: "/w", deliverables: "/w/d", scratch: "/w/s" };
-const request = (messages: ModelRequest["messages"] = []): ModelRequest => ({
-  system: "You are careful.",
-  messages: [{ role: "user", content: "List the files" }, ...messages],
-  tools: [tool("fs.read_file"), tool("fs.list_files")],
-  run,
-});
-
 const provider = (baseUrl: string, extra: { retries?: number; timeout_ms?: number } = {}) =>
   new AnthropicProvider({
     model: "claude-test",
@@ -87,16 +61,6 @@ const provider = (baseUrl: string, extra: { retries?: number; timeout_ms?: numbe
     retries: extra.retries ?? 0,
     sleep: () => Promise.resolve(),
   });
-
-async function rejection(promise: Promise<unknown>): Promise<ModelError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ModelError);
-    return error;
-  }
-  throw new Error("expected a rejection");
-}
 
 Deno.test("AnthropicProvider returns a plain answer and sends model, tools, headers", async () => {
   const reply = ok([{ type: "text", text: "All " }, { type: "text", text: "done" }]);

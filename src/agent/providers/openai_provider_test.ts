@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { ModelError, type ModelRequest } from "../model_provider.ts";
+import {
+  rejection,
+  type Reply,
+  request,
+  tool,
+  withReplayServer,
+} from "./_provider_test_helpers.ts";
 import type { ToolDescriptor } from "../../tools/tool_definition.ts";
 import type { ToolResult } from "../../tools/tool_result.ts";
 import { OpenAiProvider } from "./openai_provider.ts";
@@ -9,37 +15,19 @@ interface Received {
   authorization: string | null;
   path: string;
 }
-type Reply = { status: number; body: unknown; headers?: Record<string, string> } | {
-  delayMs: number;
-};
-
-/** A real loopback server replaying recorded answers and recording what it received. */
-async function withServer(
+/** A loopback server replaying `replies` (see {@linkcode withReplayServer}). */
+function withServer(
   replies: Reply[],
   test: (baseUrl: string, received: Received[]) => Promise<void>,
 ) {
-  const received: Received[] = [];
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
-    async (request) => {
-      received.push({
-        body: await request.json(),
-        authorization: request.headers.get("authorization"),
-        path: new URL(request.url).pathname,
-      });
-      const reply = replies.shift() ?? { status: 500, body: { error: "no more replies" } };
-      if ("delayMs" in reply) {
-        await new Promise<void>((resolve) => setTimeout(resolve, reply.delayMs));
-        return Response.json(completion({ content: "too late" }));
-      }
-      return Response.json(reply.body, { status: reply.status, headers: reply.headers ?? {} });
-    },
-  );
-  try {
-    await test(`http://127.0.0.1:${server.addr.port}/v1/`, received);
-  } finally {
-    await server.shutdown();
-  }
+  return withReplayServer(replies, {
+    capture: (request, body): Received => ({
+      body,
+      authorization: request.headers.get("authorization"),
+      path: new URL(request.url).pathname,
+    }),
+    late: completion({ content: "too late" }),
+  }, test);
 }
 
 function completion(message: Record<string, unknown>, finishReason = "stop") {
@@ -61,20 +49,6 @@ const ok = (message: Record<string, unknown>, finishReason?: string) => ({
   body: completion(message, finishReason),
 });
 
-const tool = (name: string): ToolDescriptor => ({
-  name,
-  description: `The ${name} tool`,
-  input_schema: { type: "object", properties: { path: { type: "string" } } },
-} as unknown as ToolDescriptor);
-
-const run = { run_id: "r1", workspace: "/w", deliverables: "/w/d", scratch: "/w/s" };
-const request = (messages: ModelRequest["messages"] = []): ModelRequest => ({
-  system: "You are careful.",
-  messages: [{ role: "user", content: "List the files" }, ...messages],
-  tools: [tool("fs.read_file"), tool("fs.list_files")],
-  run,
-});
-
 const provider = (baseUrl: string, extra: { retries?: number; timeout_ms?: number } = {}) =>
   new OpenAiProvider({
     model: "gpt-test",
@@ -85,16 +59,6 @@ const provider = (baseUrl: string, extra: { retries?: number; timeout_ms?: numbe
     retries: extra.retries ?? 0,
     sleep: () => Promise.resolve(),
   });
-
-async function rejection(promise: Promise<unknown>): Promise<ModelError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ModelError);
-    return error;
-  }
-  throw new Error("expected a rejection");
-}
 
 Deno.test("OpenAiProvider returns a plain answer and sends model, tools and key", async () => {
   await withServer([ok({ content: "All done" })], async (baseUrl, received) => {
