@@ -12,6 +12,7 @@ import * as nodePath from "node:path";
 import { ConfigError } from "../src/config/mod.ts";
 import { openTestRun, type TestRun, type TestRunOptions } from "../src/testing/run_harness.ts";
 import type { TempSandbox } from "../src/testing/temp_sandbox.ts";
+import { unconfinedCommandApprover } from "../src/testing/unconfined_approver.ts";
 import type { ToolResult } from "../src/tools/tool_result.ts";
 import {
   ALLOW_ALL,
@@ -45,7 +46,16 @@ const PROGRAMS = ["echo", "printenv", "pwd", "git", "yes", "seq", "ls", ...(HAS_
 /** The API key canary: never in a child's environment, an output or a log. */
 const CANARY_ENV = "canary-123-kagent";
 
-/** A run with `commands` allowlisted, isolation none, and a rule enabling exec.run_command. */
+/** Isolation "none", with the person at the terminal approving each unconfined command. */
+const UNCONFINED = {
+  config: { sandbox: { command_isolation: "none" } },
+  approver: unconfinedCommandApprover,
+} as const;
+
+/**
+ * A run with `commands` allowlisted, isolation bwrap (the argument policy is the same in every
+ * mode; under "none" every command would also ask), and a rule enabling exec.run_command.
+ */
 function openCommandRun(
   options: Omit<TestRunOptions, "tools"> & {
     commands?: string[];
@@ -59,7 +69,7 @@ function openCommandRun(
     ...rest,
     config: {
       commands: commands ?? PROGRAMS,
-      sandbox: { command_isolation: "none" },
+      sandbox: { command_isolation: "bwrap" },
       ...(toolSettings === undefined ? {} : { tools: toolSettings }),
       ...config,
     },
@@ -140,7 +150,7 @@ Deno.test("exec.run_command is not available when no rule names it exactly, even
 });
 
 Deno.test("exec.run_command runs echo when commands and a rule naming it are both there (near miss)", async () => {
-  await using run = await openCommandRun();
+  await using run = await openCommandRun(UNCONFINED);
   const result = await runCommand(run, ["echo", "hi"]);
   assertWorked(result);
   assert.equal(stdoutOf(result), "hi\n");
@@ -308,6 +318,8 @@ Deno.test("exec.run_command children get only the base environment, HOME and TMP
       }
       const env = environmentOf(stdoutOf(result));
       for (const name of env.keys()) {
+        // bubblewrap sets PWD to the working folder (--chdir), which the call named anyway.
+        if (name === "PWD") continue;
         assert.ok(BASE_NAMES.includes(name), `the child got "${name}", outside the allowlist`);
       }
       const runDir = run.session.folder.dir;
@@ -585,6 +597,7 @@ Deno.test("exec.run_command shows a plain git diff in safe mode (near miss)", as
 Deno.test("exec.run_command under bwrap stages and commits in the workspace repository (near miss)", async () => {
   await using run = await openCommandRun({
     config: { sandbox: { command_isolation: "bwrap" } },
+    toolSettings: { git_write: true },
     prepare: prepareRepository,
   });
   const add = await runCommand(run, ["git", "add", "README.md"]);
@@ -621,7 +634,10 @@ async function prepareFsmonitorRepository(sandbox: TempSandbox): Promise<void> {
 }
 
 Deno.test("exec.run_command commits in safe mode without running the repository's hooks", async () => {
-  await using run = await openCommandRun({ prepare: prepareHookedRepository });
+  await using run = await openCommandRun({
+    toolSettings: { git_write: true },
+    prepare: prepareHookedRepository,
+  });
   const commit = await runCommand(run, ["git", "commit", "--allow-empty", "-q", "-m", "x"]);
   assertWorked(commit);
   assert.equal(await exists(marker(run, "hook")), false, "the pre-commit hook ran");
@@ -650,7 +666,12 @@ for (
   ] as const
 ) {
   Deno.test(`git runs ${what} with tools.git_safe_mode false (near miss: the test is live)`, async () => {
-    await using run = await openCommandRun({ toolSettings: { git_safe_mode: false }, prepare });
+    // Unconfined (and approved), so that nothing but safe mode keeps git from running them.
+    await using run = await openCommandRun({
+      ...UNCONFINED,
+      toolSettings: { git_safe_mode: false },
+      prepare,
+    });
     await runCommand(run, ["git", ...argv]);
     assert.equal(await exists(marker(run, name)), true, `${what} did not run`);
   });
@@ -1001,7 +1022,7 @@ Deno.test("kagent-run policy --json lists exactly the allowlisted programs and e
     );
     assert.deepEqual(
       [...(confined.run as string[])].sort(),
-      [...new Set(await resolved(["echo", "setsid", "kill", "bwrap"]))].sort(),
+      [...new Set(await resolved(["echo", "setsid", "kill", "bwrap", "prlimit"]))].sort(),
     );
   });
 });

@@ -104,6 +104,7 @@ export function policyCommand(args: string[], io: CommandIo): Promise<number> {
           commands.programs.map((program) => `${program.name} (${program.path})`).join(", ")
         }`,
         `  isolation:    ${commands.isolation.effective} (configured "${commands.isolation.configured}": ${commands.isolation.reason})`,
+        `                ${isolationInWords(commands.isolation.effective, config)}`,
       ]),
       "",
     ];
@@ -135,4 +136,26 @@ export function policyCommand(args: string[], io: CommandIo): Promise<number> {
     );
     return EXIT.ok;
   });
+}
+
+/** What an isolation mode guarantees, in words (README "Security"). */
+export function isolationInWords(
+  effective: "bwrap" | "none" | "off",
+  config: { sandbox: { command_network: boolean }; tools: { git_write: boolean } },
+): string {
+  if (effective === "off") {
+    return "command tools are OFF for this run (no confinement could be had); no command runs";
+  }
+  if (effective === "none") {
+    return "commands run WITHOUT OS confinement: every command call asks, whatever a rule " +
+      "allows, and in CI runs only with a grant for its exact argv and folder";
+  }
+  return "every command runs in bubblewrap: only system folders, the programs' folders, the " +
+    "roots and the run's folders exist; " +
+    (config.tools.git_write
+      ? ".git is writable except config, hooks/, commondir, info/, alternates; "
+      : ".git is read-only; ") +
+    "protected paths read-only, sensitive files masked, " +
+    (config.sandbox.command_network ? "host network on; " : "no network; ") +
+    "no process outlives its call";
 }

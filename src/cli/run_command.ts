@@ -169,6 +169,10 @@ async function runWithNetwork(
     if (!values.quiet) {
       io.stderr(`kagent-run: run ${session.folder.id} in ${displayRunDir(session.folder.dir)}\n`);
     }
+    // Printed even with --quiet: a run without its command tools must say why and how to fix it.
+    if (session.commands?.isolation.effective === "off") {
+      io.stderr(`kagent-run: ${paint("denied", session.commands.isolation.reason)}\n`);
+    }
     const outcome = await runAgent({
       provider,
       runtime: session.runtime,

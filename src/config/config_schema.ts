@@ -30,9 +30,15 @@ export const SandboxConfigSchema = z.strictObject({
     "Glob patterns added to the runtime's sensitive paths (never read or written). Default: [].",
   ),
   command_isolation: z.enum(["auto", "bwrap", "none"]).optional().describe(
-    'How commands are confined by the operating system: "bwrap" (bubblewrap; the run fails ' +
-      'when it cannot run), "none" (process group, environment and time limits only), or "auto" ' +
-      '(bubblewrap when it works, recorded in the policy). Default: "auto".',
+    'How commands are confined by the operating system: "bwrap" (bubblewrap with a minimal ' +
+      'mount profile; the run fails when it cannot run), "auto" (bubblewrap when it works; ' +
+      "otherwise command tools are turned off, with the reason recorded and printed), or " +
+      '"none" (no OS confinement: every command call asks, and in CI needs a grant for its ' +
+      'exact argv and folder). Default: "auto".',
+  ),
+  command_network: z.boolean().optional().describe(
+    "Commands under bubblewrap keep the host network (every host: bubblewrap cannot filter by " +
+      "host); otherwise they see only an isolated loopback. Default: false.",
   ),
 });
 
@@ -63,6 +69,16 @@ export const ToolsConfigSchema = z.strictObject({
   ),
   git_safe_mode: z.boolean().optional().describe(
     "Run git with hooks, fsmonitor, pagers and external diff disabled. Default: true.",
+  ),
+  git_write: z.boolean().optional().describe(
+    "Let confined commands write .git (git commit, git add), except config, config.worktree, " +
+      "hooks/, commondir, info/ and objects/info/alternates, which stay read-only (a command " +
+      "that creates a missing one fails and the entry is moved to the run folder). " +
+      "Default: false (.git is read-only).",
+  ),
+  max_processes: z.int().min(8).max(65_536).optional().describe(
+    "Processes a command may run at once inside bubblewrap (RLIMIT_NPROC in the sandbox's user " +
+      "namespace; Linux does not enforce it for root). Default: 512.",
   ),
   interpreters: z.record(z.string().regex(/^\.[A-Za-z0-9]+$/), z.string().min(1)).optional()
     .describe(

@@ -50,6 +50,8 @@ export const DEFAULT_TOOLS: Readonly<{
   stdout_limit_bytes: number;
   stderr_limit_bytes: number;
   git_safe_mode: boolean;
+  git_write: boolean;
+  max_processes: number;
   interpreters: Readonly<Record<string, string>>;
 }> = Object.freeze({
   default_timeout_ms: 120_000,
@@ -57,6 +59,10 @@ export const DEFAULT_TOOLS: Readonly<{
   stdout_limit_bytes: 65_536,
   stderr_limit_bytes: 16_384,
   git_safe_mode: true,
+  /** `.git` stays read-only for commands. */
+  git_write: false,
+  /** Processes a confined command's user may run at once inside bubblewrap (`RLIMIT_NPROC`). */
+  max_processes: 512,
   interpreters: Object.freeze({ ".sh": "sh", ".py": "python3" }),
 });
 

@@ -75,6 +75,8 @@ export interface LoadedConfig {
   sandbox: {
     /** "auto" (bubblewrap when it works), "bwrap" (required) or "none". Default "auto". */
     command_isolation: "auto" | "bwrap" | "none";
+    /** Commands under bubblewrap keep the host network (all hosts). Default `false`. */
+    command_network: boolean;
     /** Extra read-only roots, each existing. Default `[]`. */
     read_roots: string[];
     /** Writable roots besides the workspace, each inside it. Default `[]`. */
@@ -112,6 +114,10 @@ export interface LoadedConfig {
     /** Extra environment names or globs passed to commands. */
     env: string[];
     git_safe_mode: boolean;
+    /** `.git` writable for commands except config, hooks/, commondir, info/, alternates. */
+    git_write: boolean;
+    /** RLIMIT_NPROC inside bubblewrap. */
+    max_processes: number;
     /** Extension (".py") → interpreter program for skill scripts without a shebang. */
     interpreters: Record<string, string>;
     /** Absolute folders of declarative tool files. */
@@ -370,6 +376,7 @@ export async function loadConfig(
     runs_dir: runsDir,
     sandbox: {
       command_isolation: file.sandbox?.command_isolation ?? "auto",
+      command_network: file.sandbox?.command_network ?? false,
       read_roots: readRoots,
       write_roots: writeRoots,
       sensitive_paths: [...(file.sandbox?.sensitive_paths ?? [])],
@@ -391,6 +398,8 @@ export async function loadConfig(
       stderr_limit_bytes: file.tools?.stderr_limit_bytes ?? DEFAULT_TOOLS.stderr_limit_bytes,
       env: [...(file.tools?.env ?? [])],
       git_safe_mode: file.tools?.git_safe_mode ?? DEFAULT_TOOLS.git_safe_mode,
+      git_write: file.tools?.git_write ?? DEFAULT_TOOLS.git_write,
+      max_processes: file.tools?.max_processes ?? DEFAULT_TOOLS.max_processes,
       interpreters: { ...(file.tools?.interpreters ?? DEFAULT_TOOLS.interpreters) },
       dirs: toolDirs,
     },

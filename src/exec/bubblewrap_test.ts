@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { buildBwrapArgs, type BwrapPlan, probeBubblewrap } from "./bubblewrap.ts";
+import { hostSystemMounts } from "./system_mounts.ts";
 import { type CommandSpec, runConfined } from "./spawn_confined.ts";
 import {
   baseSpec,
@@ -15,8 +16,28 @@ import {
   tempDir,
 } from "./_test_support.ts";
 
+const SYSTEM = hostSystemMounts();
+
 function plan(writablePaths: string[], extra: Partial<BwrapPlan> = {}): BwrapPlan {
-  return { mode: "bwrap", bwrapPath: BWRAP, writablePaths, network: false, ...extra };
+  return {
+    mode: "bwrap",
+    bwrapPath: BWRAP,
+    system: SYSTEM,
+    writablePaths,
+    network: false,
+    ...extra,
+  };
+}
+
+/** A plan whose system part is just /usr, for exact argument lists. */
+function bare(writablePaths: string[], extra: Partial<BwrapPlan> = {}): BwrapPlan {
+  return plan(writablePaths, {
+    system: [
+      { kind: "ro-bind", path: "/usr", source: "/usr" },
+      { kind: "symlink", path: "/bin", target: "usr/bin" },
+    ],
+    ...extra,
+  });
 }
 
 /** A spec confined to `writable`, with HOME and TMPDIR inside it. */
@@ -56,8 +77,8 @@ async function withFolders(
   }
 }
 
-Deno.test("buildBwrapArgs binds writable paths after the /tmp tmpfs and ends with the program", () => {
-  const args = buildBwrapArgs(plan(["/tmp/run/workspace", "/tmp/run/out/"]), {
+Deno.test("buildBwrapArgs builds a root of system mounts and roots only, never the host's /", () => {
+  const args = buildBwrapArgs(bare(["/tmp/run/workspace", "/tmp/run/out/"]), {
     cwd: "/tmp/run/workspace",
     program: "/usr/bin/git",
     args: ["status", "--short"],
@@ -65,12 +86,15 @@ Deno.test("buildBwrapArgs binds writable paths after the /tmp tmpfs and ends wit
     tmpDir: "/tmp/run/tmp",
   });
   assert.deepEqual(args, [
-    ...["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"],
+    ...["--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin"],
+    ...["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"],
     ...["--bind", "/tmp/run/workspace", "/tmp/run/workspace"],
     ...["--bind", "/tmp/run/out", "/tmp/run/out"],
     ...["--bind", "/tmp/run/home", "/tmp/run/home"],
     ...["--bind", "/tmp/run/tmp", "/tmp/run/tmp"],
     ...[
+      "--remount-ro",
+      "/",
       "--unshare-all",
       "--unshare-pid",
       "--cap-drop",
@@ -91,14 +115,48 @@ Deno.test("buildBwrapArgs shares the network only when the plan asks for it", ()
 
 Deno.test("buildBwrapArgs mounts parents before children when readable and writable paths nest", () => {
   const args = buildBwrapArgs(
-    plan(["/srv/work"], { readablePaths: ["/srv/work/.git", "/srv", "/srv/work"] }),
+    bare(["/srv/work", "/srv/work/.git/objects"], {
+      readablePaths: ["/srv/work/.git", "/srv"],
+      maskedPaths: [{ path: "/srv/work/.env", type: "file" }, {
+        path: "/srv/work/keys",
+        type: "directory",
+      }],
+    }),
     { cwd: "/srv/work", program: "/usr/bin/true", args: [] },
   );
-  const binds = args.slice(9, args.indexOf("--unshare-all"));
+  const binds = args.slice(12, args.indexOf("--unshare-all"));
   assert.deepEqual(binds, [
     ...["--ro-bind", "/srv", "/srv"],
     ...["--bind", "/srv/work", "/srv/work"],
     ...["--ro-bind", "/srv/work/.git", "/srv/work/.git"],
+    ...["--bind", "/srv/work/.git/objects", "/srv/work/.git/objects"],
+    ...["--ro-bind", "/dev/null", "/srv/work/.env"],
+    ...["--tmpfs", "/srv/work/keys", "--remount-ro", "/srv/work/keys"],
+    ...["--remount-ro", "/"],
+  ]);
+});
+
+Deno.test("buildBwrapArgs keeps a path read-only when it is both readable and writable", () => {
+  const args = buildBwrapArgs(bare(["/srv/work"], { readablePaths: ["/srv/work"] }), {
+    cwd: "/srv/work",
+    program: "/usr/bin/true",
+    args: [],
+  });
+  assert.ok(args.join(" ").includes("--ro-bind /srv/work /srv/work"));
+  assert.ok(!args.includes("--bind"));
+});
+
+Deno.test("buildBwrapArgs starts the program through prlimit when a process limit is set", () => {
+  const args = buildBwrapArgs(
+    bare(["/srv/work"], { processLimit: { prlimitPath: "/usr/bin/prlimit", max: 64 } }),
+    { cwd: "/srv/work", program: "/usr/bin/true", args: ["x"] },
+  );
+  assert.deepEqual(args.slice(args.indexOf("--") + 1), [
+    "/usr/bin/prlimit",
+    "--nproc=64",
+    "--",
+    "/usr/bin/true",
+    "x",
   ]);
 });
 

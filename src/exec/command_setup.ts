@@ -12,6 +12,7 @@ import type { PathGuard } from "../sandbox/path_guard.ts";
 import { loadDeclarativeTools } from "../toolsets/declarative/load_declarative_tools.ts";
 import type { DeclarativeToolFile } from "../toolsets/declarative/declarative_tool_file.ts";
 import { probeBubblewrap } from "./bubblewrap.ts";
+import { hostSystemMounts, SYSTEM_FOLDERS, type SystemMount } from "./system_mounts.ts";
 import { DEFAULT_ENV_ALLOWLIST, expandAllowlist } from "./child_environment.ts";
 import {
   type AllowedProgram,
@@ -30,7 +31,27 @@ export interface CommandSetup {
   setsidPath: string;
   killPath: string;
   bwrapPath: string | null;
-  isolation: { configured: "auto" | "bwrap" | "none"; effective: "bwrap" | "none"; reason: string };
+  /** `prlimit` (util-linux), which sets the process limit inside bubblewrap; null when missing. */
+  prlimitPath: string | null;
+  /**
+   * How commands are confined: `bwrap` (the mount profile), `none` (chosen explicitly: every
+   * command asks), or `off` (`auto` without a working bubblewrap: command tools are turned off,
+   * `reason` says why and how to fix it).
+   */
+  isolation: {
+    configured: "auto" | "bwrap" | "none";
+    effective: "bwrap" | "none" | "off";
+    reason: string;
+  };
+  /** The host's system mounts for the profile (empty unless the isolation is `bwrap`). */
+  systemMounts: SystemMount[];
+  /**
+   * Folders of the programs and interpreters outside the system folders (a `bin/` folder counts
+   * as its parent, the program's prefix), bound read-only inside bubblewrap.
+   */
+  programFolders: string[];
+  /** The children's `PATH`: the programs' folders, then the system folders; none writable. */
+  searchPath: string;
   /** Exact environment names children may get. */
   environmentNames: string[];
   declarativeTools: DeclarativeToolFile[];
@@ -132,10 +153,23 @@ export async function prepareCommands(
       bwrapPath = null;
       isolation = {
         configured,
-        effective: "none",
-        reason: `bubblewrap cannot run here: ${probe.reason}`,
+        effective: "off",
+        reason:
+          `command tools are off: bubblewrap cannot confine commands here (${probe.reason}); ` +
+          `install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) and allow unprivileged ` +
+          `user namespaces, or set "sandbox.command_isolation": "none" to run every command ` +
+          `unconfined after an approval`,
       };
     }
+  }
+  let prlimitPath: string | null = null;
+  try {
+    prlimitPath = (await resolveAllowlist(["prlimit"], {
+      searchPath: `${searchPath}:/usr/bin:/bin`,
+      forbiddenRoots,
+    }))[0]?.path ?? null;
+  } catch (error) {
+    if (!(error instanceof AllowlistError)) throw error;
   }
 
   for (const tool of declarativeTools) {
@@ -172,8 +206,71 @@ export async function prepareCommands(
     setsidPath,
     killPath,
     bwrapPath,
+    prlimitPath,
     isolation,
+    systemMounts: isolation.effective === "bwrap" ? hostSystemMounts() : [],
+    programFolders: programFolders(
+      [...programs, ...interpreters].map((program) => program.path),
+      environment.get("HOME") ?? null,
+    ),
+    searchPath: temporarySearchPath(
+      [...programs, ...interpreters].map((program) => program.path),
+      forbiddenRoots,
+    ),
     environmentNames,
     declarativeTools,
   };
+}
+
+/**
+ * The folders to bind read-only so that programs outside the system folders run inside bubblewrap:
+ * a program in `<prefix>/bin/` gets `<prefix>` (its libraries sit beside: pyenv, nvm, a tool
+ * cache), any other its own folder. Programs under {@linkcode SYSTEM_FOLDERS} need nothing. A
+ * prefix that is the home folder or holds it (`~/bin/tool`) is never bound: the program's own
+ * folder is, so the home's keys stay out of sight.
+ *
+ * @param programPaths Absolute real paths of the programs.
+ * @param home The runtime user's home folder, or null.
+ * @returns The folders, without duplicates or folders inside one another.
+ * @example
+ * ```ts
+ * import { programFolders } from "./command_setup.ts";
+ * const folders = programFolders(["/usr/bin/git", "/opt/node/bin/node", "/srv/tools/rg"]);
+ * console.assert(folders.join() === "/opt/node,/srv/tools");
+ * ```
+ */
+export function programFolders(
+  programPaths: readonly string[],
+  home: string | null = null,
+): string[] {
+  const folders = new Set<string>();
+  for (const path of programPaths) {
+    if (SYSTEM_FOLDERS.some((system) => path.startsWith(`${system}/`))) continue;
+    const folder = path.slice(0, path.lastIndexOf("/")) || "/";
+    let prefix = folder.endsWith("/bin") ? folder.slice(0, -4) || "/" : folder;
+    if (home !== null && (home === prefix || home.startsWith(`${prefix}/`))) prefix = folder;
+    const holdsHome = home !== null && (home === prefix || home.startsWith(`${prefix}/`));
+    if (prefix !== "/" && !holdsHome) folders.add(prefix);
+  }
+  const unique = [...folders].sort();
+  return unique.filter((folder) =>
+    !unique.some((other) => other !== folder && folder.startsWith(`${other}/`))
+  );
+}
+
+// TEMPORARY until child_environment.ts exports commandSearchPath.
+function temporarySearchPath(programs: string[], forbidden: readonly string[]): string {
+  const folders = [
+    ...programs.map((path) => path.slice(0, path.lastIndexOf("/"))),
+    "/usr/local/sbin",
+    "/usr/local/bin",
+    "/usr/sbin",
+    "/usr/bin",
+    "/sbin",
+    "/bin",
+  ];
+  return [...new Set(folders)].filter((folder) =>
+    folder !== "" &&
+    !forbidden.some((root) => folder === root || folder.startsWith(`${root}/`))
+  ).join(":");
 }

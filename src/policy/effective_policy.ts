@@ -82,6 +82,12 @@ export interface PolicyInputs {
   /** Tools the task suggests: a preference recorded in the snapshot, never a grant. */
   suggestedTools?: string[];
   /**
+   * How the commands of command tools (`tools`: exec.run_command, skills.run_script, declarative
+   * tools) are confined. `off` turns those tools off (`sandbox:command-isolation`); `none` makes
+   * every call of them ask (`runtime:unconfined-command`), whatever a rule allows. @default bwrap
+   */
+  commandIsolation?: { effective: "bwrap" | "none" | "off"; reason: string; tools: string[] };
+  /**
    * The run's folder: replaced by `<run>` before hashing, so that the policy hash (which grants
    * name) is the same for every run of the same config.
    */
@@ -134,6 +140,10 @@ export const RUNTIME_RULES = {
   unrestrictedExecution: "runtime:unrestricted-execution",
   codeExecutingArguments: "runtime:code-executing-arguments",
   uncheckedArguments: "runtime:unchecked-arguments",
+  sensitiveArgument: "runtime:sensitive-argument",
+  commandIsolation: "sandbox:command-isolation",
+  unconfinedCommand: "runtime:unconfined-command",
+  hardLink: "runtime:hard-link",
 } as const;
 
 const LAYER_ORDER: PolicyLayer[] = ["runtime", "sandbox", "skill", "config", "default"];
@@ -283,6 +293,29 @@ export class EffectivePolicy {
     for (const command of scope.commands ?? []) {
       for (const finding of command.findings) {
         candidates.push(findingDecision(command.program, finding));
+      }
+    }
+    // After the findings: an ask of theirs names the more specific reason (same layer, first wins).
+    const isolation = this.#inputs.commandIsolation;
+    if (isolation !== undefined && isolation.tools.includes(tool.name)) {
+      if (isolation.effective === "off") {
+        candidates.push({
+          decision: "deny",
+          rule: RUNTIME_RULES.commandIsolation,
+          layer: "sandbox",
+          reason: isolation.reason,
+          error_type: "permission_denied",
+        });
+      } else if (isolation.effective === "none") {
+        candidates.push({
+          decision: "ask",
+          rule: RUNTIME_RULES.unconfinedCommand,
+          layer: "runtime",
+          reason: 'commands run without OS confinement ("sandbox.command_isolation": "none"), so ' +
+            "every command call asks, whatever a rule allows; without a person to ask (CI) it " +
+            "needs a grant for its exact argv and folder",
+          error_type: null,
+        });
       }
     }
     if (tool.annotations.requires_confirmation) {
@@ -439,6 +472,16 @@ function findingDecision(
   program: string,
   finding: { id: string; kind: string; argument: string; reason: string },
 ): PolicyDecision {
+  if (finding.kind === "sensitive") {
+    // The file is masked inside the sandbox unless this call is approved for it.
+    return {
+      decision: "ask",
+      rule: RUNTIME_RULES.sensitiveArgument,
+      layer: "runtime",
+      reason: `argument "${finding.argument}" of "${program}": ${finding.reason} (${finding.id})`,
+      error_type: "sensitive_path",
+    };
+  }
   if (finding.kind === "unrestricted_execution") {
     return {
       decision: "ask",

@@ -24,6 +24,7 @@ import { createSkillTools, discoverSkills } from "../skills/mod.ts";
 import { type MemorySettings, memoryToolsFor } from "../memory/memory_settings.ts";
 import { declarativeTool } from "../toolsets/declarative/declarative_tool.ts";
 import { type CommandSetup, prepareCommands } from "../exec/command_setup.ts";
+import { sweepMarked } from "../exec/process_sweep.ts";
 import { type NetworkChannels, networkChannels } from "../network/mod.ts";
 import {
   HookRunner,
@@ -180,15 +181,20 @@ export async function preparePolicy(
       if (registry.get(tool.name) === undefined) registry.register(tool);
     }
   }
+  // `auto` without a working bubblewrap turns command tools off: the Worker gets no run permission.
+  const commandsOn = commands !== null && commands.isolation.effective !== "off";
   const workerPermissions = computeWorkerPermissions(
     guard,
-    commands === null ? null : {
+    !commandsOn ? null : {
       run: [
         ...commands.programs.map((program) => program.path),
         ...commands.interpreters.map((program) => program.path),
         commands.setsidPath,
         commands.killPath,
         ...(commands.bwrapPath === null ? [] : [commands.bwrapPath]),
+        ...(commands.prlimitPath === null || commands.bwrapPath === null
+          ? []
+          : [commands.prlimitPath]),
       ],
       env: commands.environmentNames,
       read: skillDirs,
@@ -196,6 +202,8 @@ export async function preparePolicy(
         runArtifacts,
         nodePath.join(nodePath.dirname(runArtifacts), "home"),
         nodePath.join(nodePath.dirname(runArtifacts), "tmp"),
+        // Protected paths a command created (a planted .git) are moved here.
+        nodePath.join(nodePath.dirname(runArtifacts), "quarantine"),
       ],
     },
     skillDirs,
@@ -212,6 +220,16 @@ export async function preparePolicy(
     ...(options.taskTools === undefined ? {} : { taskTools: options.taskTools }),
     ...(options.suggestedTools === undefined ? {} : { suggestedTools: options.suggestedTools }),
     runFolders: guard.writableExceptions.slice(),
+    ...(commands === null ? {} : {
+      commandIsolation: {
+        effective: commands.isolation.effective,
+        reason: commands.isolation.reason,
+        tools: [
+          ...commandTools().map((tool) => tool.name),
+          ...commands.declarativeTools.map((tool) => tool.name),
+        ],
+      },
+    }),
     // The run folder's real path (the guard canonicalised it), hashed as "<run>".
     ...(guard.writableExceptions[0] === undefined
       ? {}
@@ -387,9 +405,13 @@ export async function openRunSession(
   for (const invalid of catalogue.invalid) {
     await recorder.error({ source: "skills", path: invalid.path, message: invalid.reason });
   }
-  const exec = prepared.commands === null
+  const exec = prepared.commands === null || prepared.commands.isolation.effective === "off"
     ? null
     : execContext(prepared.commands, prepared.skillDirs, config, folder, options);
+  if (prepared.commands?.isolation.effective === "off") {
+    await recorder.event("commands.disabled", { reason: prepared.commands.isolation.reason });
+    await recorder.error({ source: "sandbox", message: prepared.commands.isolation.reason });
+  }
   let worker: ToolWorker;
   try {
     worker = await ToolWorker.start({
@@ -463,6 +485,7 @@ export async function openRunSession(
     },
     hooks: hooks.empty ? null : hooks,
     now,
+    sweepRunId: exec === null ? null : folder.id,
   });
   let closed = false;
   return {
@@ -476,6 +499,8 @@ export async function openRunSession(
       if (closed) return;
       closed = true;
       worker.terminate();
+      // Whatever a command of this run left running (isolation none) ends with the run.
+      if (exec !== null) sweepMarked(`${folder.id}/`, { prefix: true });
       await approvals.close();
       await recorder.close();
     },
@@ -500,9 +525,16 @@ function execContext(
     skill_dirs: skillDirs,
     setsid_path: commands.setsidPath,
     kill_path: commands.killPath,
-    isolation: commands.isolation.effective,
+    isolation: commands.isolation.effective === "bwrap" ? "bwrap" : "none",
     bwrap_path: commands.bwrapPath,
-    hidden_paths: hiddenFolders(readEnvironment(options.env, "HOME")),
+    system_mounts: commands.systemMounts,
+    program_folders: commands.programFolders,
+    git_write: config.tools.git_write,
+    network: config.sandbox.command_network,
+    process_limit: commands.prlimitPath === null
+      ? null
+      : { prlimitPath: commands.prlimitPath, max: config.tools.max_processes },
+    search_path: commands.searchPath,
     environment_names: commands.environmentNames,
     // Outside the folders fs tools may write, so no tool call can plant dotfiles a child reads.
     home: nodePath.join(folder.dir, "home"),
@@ -517,19 +549,6 @@ function execContext(
     max_artifact_bytes: config.limits.max_artifact_bytes,
     secrets,
   };
-}
-
-/**
- * The runtime user's home, hidden from confined commands when it is a real folder below "/" (its
- * keys and credentials are none of a command's business; the roots inside it are bound again).
- */
-function hiddenFolders(home: string | undefined): string[] {
-  if (home === undefined || !nodePath.isAbsolute(home) || nodePath.resolve(home) === "/") return [];
-  try {
-    return Deno.statSync(home).isDirectory ? [Deno.realPathSync(home)] : [];
-  } catch {
-    return [];
-  }
 }
 
 /** Reads an environment variable through `env`, or Deno.env when permitted. */

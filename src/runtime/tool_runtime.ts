@@ -28,6 +28,7 @@ import { type ArgumentLimits, parseArguments } from "./parse_arguments.ts";
 import { record } from "./record.ts";
 import { shape } from "./shape.ts";
 import type { ToolCall } from "./tool_call.ts";
+import { callMarker, sweepMarked } from "../exec/process_sweep.ts";
 
 /** What the runtime is built from; one per run. */
 export interface ToolRuntimeOptions {
@@ -49,6 +50,11 @@ export interface ToolRuntimeOptions {
   hooks?: HookRunner | null;
   /** @default () => new Date() */
   now?: () => Date;
+  /**
+   * The run id whose command markers are swept after every command call (processes a command
+   * left behind outside its process group; see `exec/process_sweep.ts`). @default null: no sweep
+   */
+  sweepRunId?: string | null;
 }
 
 /** What the steps before shaping found. */
@@ -281,8 +287,18 @@ export class ToolRuntime {
           : null,
       });
     if (refusal !== null) return { outcome: refusal, decision, params: args, scope };
-    // 6. Execute in the Worker.
+    // 6. Execute in the Worker; then nothing the command started may outlive the call.
     const outcome = await worker.execute(call.name, call.id, args, signal);
+    const runId = this.#options.sweepRunId ?? null;
+    if (runId !== null && (scope.commands?.length ?? 0) > 0) {
+      const killed = sweepMarked(callMarker(runId, call.id));
+      if (killed.length > 0) {
+        await this.#options.recorder.event("command.swept", {
+          tool_call_id: call.id,
+          killed: killed.length,
+        });
+      }
+    }
     return { outcome, decision, params: args, scope };
   }
 }

@@ -10,3 +10,4 @@ export * from "./tool_context.ts";
 export * from "./call_tool.ts";
 export * from "./with_timeout.ts";
 export * from "./path_exists.ts";
+export * from "./unconfined_approver.ts";

@@ -103,8 +103,21 @@ export interface ExecContext {
   /** "bwrap" when commands run under bubblewrap (then `bwrap_path` is set), else "none". */
   isolation: "bwrap" | "none";
   bwrap_path: string | null;
-  /** Folders hidden from confined commands (the runtime user's home). */
-  hidden_paths: string[];
+  /** The host's system folders and /etc entries, read-only inside bubblewrap. */
+  system_mounts: (
+    | { kind: "ro-bind"; path: string; source: string }
+    | { kind: "symlink"; path: string; target: string }
+  )[];
+  /** Folders of allowlisted programs outside the system folders, read-only inside bubblewrap. */
+  program_folders: string[];
+  /** `tools.git_write`: `.git` writable inside bubblewrap, except its code-running entries. */
+  git_write: boolean;
+  /** `sandbox.command_network`: commands keep the host network. */
+  network: boolean;
+  /** RLIMIT_NPROC inside bubblewrap, set by `prlimit`; null when prlimit is missing. */
+  process_limit: { prlimitPath: string; max: number } | null;
+  /** The children's `PATH`: the programs' folders and the system folders, none writable. */
+  search_path: string;
   /** Exact environment names a child may get (the Worker may read only these). */
   environment_names: string[];
   /** HOME and TMPDIR of children: `runs/<id>/home` and `runs/<id>/tmp`, which fs tools cannot write. */

@@ -17,7 +17,8 @@ import {
 } from "../../exec/git_safe_mode.ts";
 import type { CommandScope } from "../../policy/policy_rule.ts";
 import type { ExecContext, ToolContext } from "../../tools/tool_definition.ts";
-import { isWithin } from "../../sandbox/path_guard.ts";
+import { commandProfile, quarantineCreated } from "../../exec/command_profile.ts";
+import { CALL_MARKER_ENV, callMarker } from "../../exec/process_sweep.ts";
 import { failure, success, type ToolOutcome } from "../../tools/tool_result.ts";
 
 /** Per-call limits of a command tool. */
@@ -73,11 +74,28 @@ export async function runPrepared(
       }
     },
     overrides: { HOME: exec.home, TMPDIR: exec.tmp_dir },
-    extra: gitSafe ? gitSafeEnvironment() : {},
+    extra: {
+      ...(gitSafe ? gitSafeEnvironment() : {}),
+      // Never a folder the agent can write: a planted bin/gzip cannot shadow the real one.
+      PATH: exec.search_path,
+      // Isolation none: inherited by every descendant, so the main thread finds and kills those
+      // that left the call's process group (under bubblewrap the PID namespace does it).
+      ...(exec.isolation === "none"
+        ? { [CALL_MARKER_ENV]: callMarker(context.run.run_id, context.tool_call_id) }
+        : {}),
+    },
   });
   await Deno.mkdir(exec.home, { recursive: true }).catch(() => {});
   await Deno.mkdir(exec.tmp_dir, { recursive: true }).catch(() => {});
-  const isolation = isolationPlan(exec, context);
+  const profile = isolationPlan(exec, context, command);
+  if (!profile.ok) {
+    return failure(
+      "sandbox_violation",
+      `Cannot run "${displayArgv(command.argv)}": cannot build its sandbox: ${profile.reason}`,
+      { rule: "sandbox:command-profile", layer: "sandbox" },
+    );
+  }
+  const isolation = profile.plan;
   const redactor = new Redactor({ secrets: exec.secrets });
   const base = {
     cwd: command.cwd.real,
@@ -87,7 +105,8 @@ export async function runPrepared(
       runDir: exec.run_dir,
       maxBytes: exec.max_artifact_bytes,
     },
-    redact: (text: string) => redactor.redactText(text),
+    // Knows where its replacements fall: streams are redacted exactly across every cut.
+    redact: redactor.forStreams(),
     isolation,
     setsidPath: exec.setsid_path,
     killPath: exec.kill_path,
@@ -114,6 +133,22 @@ export async function runPrepared(
       exec.stderr_limit_bytes,
     ),
   });
+  const planted = quarantineCreated(profile.watched, nodePath.join(exec.run_dir, "quarantine"));
+  if (planted.length > 0) {
+    return failure(
+      "sandbox_violation",
+      `Command "${displayArgv(command.argv)}" in "${command.cwd.display}" created protected ` +
+        `paths, which were moved out of the workspace: ${
+          planted.map((entry) =>
+            `"${context.guard.display(entry.path)}"${
+              entry.moved_to === null ? " (removed)" : ` (now in ${entry.moved_to})`
+            }`
+          ).join(", ")
+        }; a repository's .git, its config, hooks, commondir and alternates are never written ` +
+        `by commands`,
+      { rule: "sandbox:protected-path", layer: "sandbox", quarantined: planted },
+    );
+  }
   return describe(command, outcome, timeoutMs);
 }
 
@@ -121,41 +156,51 @@ function isBaseName(name: string): boolean {
   return DEFAULT_ENV_ALLOWLIST.includes(name);
 }
 
-function isolationPlan(exec: ExecContext, context: ToolContext): IsolationPlan {
-  if (exec.isolation !== "bwrap" || exec.bwrap_path === null) return { mode: "none" };
+/**
+ * The confinement of one command: none (isolation "none", chosen explicitly), or the bubblewrap
+ * mount profile of `command_profile.ts` built from the tree as it is now. Not artifacts/: the
+ * Worker writes command streams there, the command itself never does.
+ */
+function isolationPlan(
+  exec: ExecContext,
+  context: ToolContext,
+  command: CommandScope,
+): { ok: true; plan: IsolationPlan; watched: string[] } | { ok: false; reason: string } {
+  if (exec.isolation !== "bwrap" || exec.bwrap_path === null) {
+    return { ok: true, plan: { mode: "none" }, watched: [] };
+  }
   const guard = context.guard;
-  // Protected paths inside a write root (the runs folder, the config, skill folders, the
-  // workspace's .git/hooks and .git/config; git itself must still write the index and objects) are
-  // bound read-only on top of it; the run's own folders are bound read-write again below them.
-  const gitInternals = [`${guard.workspace}/.git/hooks`, `${guard.workspace}/.git/config`];
-  const protectedInside = [...guard.protectedPaths, ...gitInternals].filter((path) =>
-    guard.allWriteRoots.some((root) => isWithin(path, root)) && exists(path)
-  );
-  return {
-    mode: "bwrap",
+  const profile = commandProfile({
     bwrapPath: exec.bwrap_path,
-    // Not artifacts/: the Worker writes command streams there, the command itself never does.
-    writablePaths: [...new Set([...guard.allWriteRoots, exec.home, exec.tmp_dir])],
-    readablePaths: [
-      ...new Set([
-        ...guard.readRoots,
-        ...exec.skill_dirs,
-        ...exec.script_programs.map((program) => program.path),
-        ...protectedInside,
-      ]),
-    ],
-    hiddenPaths: exec.hidden_paths,
-    network: false,
-  };
+    system: exec.system_mounts,
+    writeRoots: guard.allWriteRoots,
+    readRoots: guard.readRoots,
+    protectedPaths: guard.protectedPaths,
+    writableExceptions: guard.writableExceptions,
+    programFolders: exec.program_folders,
+    skillDirs: exec.skill_dirs,
+    home: exec.home,
+    tmpDir: exec.tmp_dir,
+    sensitiveMatch: (path) => guard.sensitiveMatch(path),
+    unmasked: approvedSensitivePaths(command),
+    gitWrite: exec.git_write,
+    network: exec.network,
+    processLimit: exec.process_limit,
+    scanExclusions: guard.walkExclusions,
+  });
+  if (!profile.ok) return profile;
+  return { ok: true, plan: profile.plan, watched: profile.watched };
 }
 
-function exists(path: string): boolean {
-  try {
-    Deno.lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
+/**
+ * Sensitive files the command's arguments name: the policy asked for them (`sensitive` findings),
+ * so a command that runs was approved for them, and they are not masked.
+ */
+function approvedSensitivePaths(command: CommandScope): string[] {
+  return command.findings
+    .filter((finding) => finding.kind === "sensitive")
+    .map((finding) => (finding as { path?: unknown }).path)
+    .filter((path): path is string => typeof path === "string");
 }
 
 /**
