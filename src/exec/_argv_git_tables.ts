@@ -6,6 +6,15 @@
  */
 
 import type { FindingKind } from "./argv_analysis.ts";
+import type { ShortValues } from "./_argv_options.ts";
+
+/**
+ * git's short values for path checks: which letter takes a value depends on the subcommand, so
+ * the first letter is taken to own the rest (`-F/tmp/msg`, `-C/elsewhere`, `-o../a.zip`), except
+ * the letters whose value is text: `-e` (grep pattern), `-S` and `-G` (pickaxe), `-m` (message),
+ * `-L` (log line ranges such as `-L/regex/,+3:file`).
+ */
+export const GIT_SHORT_VALUES: ShortValues = { letters: null, text: "eSGmL" };
 
 /** A dangerous long option of a git subcommand. */
 export interface GitLongRule {
@@ -21,6 +30,10 @@ export interface GitLongRule {
 /**
  * Long options, code_execution first. parse-options accepts unique prefixes (parse-options.c
  * parse_long_opt), so any prefix counts except the full names in {@linkcode GIT_OTHER_OPTIONS}.
+ *
+ * Not listed: options that only choose WHERE git writes (`apply --unsafe-paths`,
+ * `checkout-index --prefix`, `init`/`clone --separate-git-dir`). The mount profile bounds where
+ * any program writes, and the path check of `resolve_command.ts` reports a value outside the roots.
  */
 export const GIT_LONG_RULES: readonly GitLongRule[] = [
   {
@@ -104,20 +117,6 @@ export const GIT_LONG_RULES: readonly GitLongRule[] = [
     only: ["format-patch", "bugreport", "diagnose"],
   },
   {
-    name: "prefix",
-    id: "argv:git:checkout-prefix",
-    kind: "file_write",
-    reason: "it writes the files under any directory (git-checkout-index(1): --prefix)",
-    only: ["checkout-index"],
-  },
-  {
-    name: "unsafe-paths",
-    id: "argv:git:unsafe-paths",
-    kind: "file_write",
-    reason: "it lets the patch write outside the work tree (git-apply(1): --unsafe-paths)",
-    only: ["apply"],
-  },
-  {
     name: "export-marks",
     id: "argv:git:marks-file",
     kind: "file_write",
@@ -130,14 +129,6 @@ export const GIT_LONG_RULES: readonly GitLongRule[] = [
     kind: "file_write",
     reason: "it writes the pack edges to the given file (git-fast-import(1))",
     only: ["fast-import"],
-  },
-  {
-    name: "separate-git-dir",
-    id: "argv:git:separate-git-dir",
-    kind: "unchecked",
-    reason:
-      "it puts the repository in another directory, which this analyzer does not check (git-init(1), git-clone(1): --separate-git-dir)",
-    only: ["clone", "init", "init-db"],
   },
 ];
 

@@ -10,7 +10,7 @@
  */
 
 import type { ArgumentFinding } from "./argv_analysis.ts";
-import { finding } from "./_argv_options.ts";
+import { finding, type ShortValues } from "./_argv_options.ts";
 import { scanSedScript } from "./_argv_sed_script.ts";
 
 type SedOption =
@@ -50,6 +50,9 @@ const SHORT_VALUES: Readonly<Record<string, SedOption>> = {
   f: "file",
   l: "line-length",
 };
+
+/** sed's short values for path checks: only `-f`'s names a file (`-i` takes a suffix). */
+export const SED_SHORT_VALUES: ShortValues = { letters: "efilI", text: "eilI" };
 
 const IN_PLACE_REASON =
   "it edits the input files in place, writing them (sed(1): -i[SUFFIX], --in-place[=SUFFIX]; BSD sed: -i extension, -I)";

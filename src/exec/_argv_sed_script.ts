@@ -10,7 +10,9 @@
  * versions read differently) ends the scan with an `unchecked` issue: a scanner that guessed
  * could be led past an `e` command.
  *
- * `r`/`R` (read a file) are not reported: reading is what the program is for.
+ * `r`/`R` (read a file) are not reported: reading is what the program is for. `w` is reported for
+ * what it means (a stream editor that writes files), not for where: the file names of `r` and `w`
+ * are not checked against the roots here, which the mount profile bounds for any program.
  *
  * @module
  */

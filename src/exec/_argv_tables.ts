@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { OptionTable } from "./_argv_options.ts";
+import { NO_SHORT_VALUES, type OptionTable } from "./_argv_options.ts";
 
 /**
  * ripgrep 13/14 (rg(1)). Long options must be spelled in full (rg has no abbreviations). Not in
@@ -14,6 +14,8 @@ import type { OptionTable } from "./_argv_options.ts";
  */
 export const RG_OPTIONS: OptionTable = {
   abbreviations: false,
+  // rg(1) 14: -A -B -C -d -E -e -f -g -j -M -m -r -T -t take a value; only -f's names a file.
+  shortValues: { letters: "ABCdEefgjMmrTt", text: "ABCdEegjMmrTt" },
   rules: [
     {
       id: "argv:rg:pre",
@@ -43,6 +45,7 @@ export const RG_OPTIONS: OptionTable = {
 /** GNU and BSD find(1): actions are whole single-dash words, never abbreviated. */
 export const FIND_OPTIONS: OptionTable = {
   abbreviations: false,
+  shortValues: NO_SHORT_VALUES,
   rules: [
     {
       id: "argv:find:exec",
@@ -68,6 +71,8 @@ export const FIND_OPTIONS: OptionTable = {
 /** GNU sort (sort(1)); getopt_long accepts unique prefixes. */
 export const SORT_OPTIONS: OptionTable = {
   abbreviations: true,
+  // sort.c short_options "-bcCdfghik:mMno:rRsS:t:T:uVy:z": -o and -T name files, -k -S -t -y not.
+  shortValues: { letters: "koSTty", text: "kSty" },
   rules: [
     {
       id: "argv:sort:compress-program",
@@ -88,6 +93,8 @@ export const SORT_OPTIONS: OptionTable = {
 /** GNU split (split(1)); getopt_long accepts unique prefixes. */
 export const SPLIT_OPTIONS: OptionTable = {
   abbreviations: true,
+  // split.c short options "0123456789C:a:b:del:n:t:ux": sizes, counts and a separator.
+  shortValues: { letters: "Cablnt", text: "Cablnt" },
   rules: [
     {
       id: "argv:split:filter",

@@ -1,6 +1,13 @@
 /**
  * Static analysis of an `exec.run_command` argv before it runs: does it let the allowlisted
- * program run other code, or write files the allowlist owner did not mean it to write?
+ * program run other code, or write files although the program otherwise only reads?
+ *
+ * The analysis gives POLICY MEANING the kernel cannot see; it is not a security boundary. Where a
+ * command may read and write is the mount profile's job (only the roots exist inside, `.git` and
+ * protected paths read-only): a rule that only kept paths inside the roots has no place here
+ * (see the decisions in `_argv_tar.ts` and `_argv_git_tables.ts`). The values arguments carry
+ * ({@linkcode argumentValues}) feed the path check of `resolve_command.ts`, which names paths
+ * outside the roots, protected and sensitive ones for the policy and the audit.
  *
  * The analysis is by program basename (`/usr/bin/git` and `git` are both git):
  *
@@ -28,8 +35,17 @@
  */
 
 import { analyzeGit, analyzeGitSubcommand } from "./_argv_git.ts";
-import { finding, type OptionTable, scanOptions } from "./_argv_options.ts";
-import { analyzeSed } from "./_argv_sed.ts";
+import { GIT_SHORT_VALUES } from "./_argv_git_tables.ts";
+import {
+  type ArgumentValue,
+  argumentValues as valuesOf,
+  finding,
+  type OptionTable,
+  scanOptions,
+  type ShortValues,
+  UNMODELLED,
+} from "./_argv_options.ts";
+import { analyzeSed, SED_SHORT_VALUES } from "./_argv_sed.ts";
 import {
   FIND_OPTIONS,
   MAN_OPTIONS,
@@ -37,7 +53,7 @@ import {
   SORT_OPTIONS,
   SPLIT_OPTIONS,
 } from "./_argv_tables.ts";
-import { analyzeTar } from "./_argv_tar.ts";
+import { analyzeTar, TAR_SHORT_VALUES } from "./_argv_tar.ts";
 import { unrestrictedGroup } from "./_argv_unrestricted.ts";
 
 /**
@@ -47,16 +63,24 @@ import { unrestrictedGroup } from "./_argv_unrestricted.ts";
  *   whatever it is told.
  * - `code_execution`: an option makes an otherwise bounded program run code
  *   (`git -c core.pager=…`, `rg --pre`, `find -exec`).
- * - `file_write`: an option writes a file the user did not name as output
- *   (`git diff --output`, `sed -i`, `find -fprint`).
+ * - `file_write`: an option makes a program that otherwise only reads or prints write or delete
+ *   files, a file it was not asked to write as its output (`git diff --output`, `sed -i`,
+ *   `sed 'w file'`, `sort -o`, `find -delete`); also an argument naming a protected path
+ *   (`argv:protected-path`). Where the files land is the mount profile's business; whether this
+ *   call may write at all is the policy's.
  * - `unchecked`: the analyzer cannot fully check the arguments (an unknown global git option,
- *   `sed -f script`, `git -C elsewhere`).
+ *   `sed -f script`, `git -C elsewhere`), or an argument names a path outside every root
+ *   (`argv:path-outside-roots`).
+ * - `sensitive`: an argument names a sensitive file (`.env`, `*.pem`, `~/.ssh/...`:
+ *   `argv:sensitive-path`): the call asks; once approved, the command sees that file, which is
+ *   otherwise masked.
  */
 export type FindingKind =
   | "unrestricted_execution"
   | "code_execution"
   | "file_write"
-  | "unchecked";
+  | "unchecked"
+  | "sensitive";
 
 /** One reason the argv is not plainly bounded. */
 export interface ArgumentFinding {
@@ -73,19 +97,31 @@ export interface ArgumentFinding {
 
 type Analyzer = (argv: readonly string[]) => ArgumentFinding[];
 
-const table = (options: OptionTable): Analyzer => (argv) => scanOptions(argv, 1, options);
+/** A program's analyzer and how its short options take values. */
+interface Grammar {
+  analyze: Analyzer;
+  shortValues: ShortValues;
+}
+
+const table = (options: OptionTable): Grammar => ({
+  analyze: (argv) => scanOptions(argv, 1, options),
+  shortValues: options.shortValues ?? UNMODELLED,
+});
+const GIT: Grammar = { analyze: analyzeGit, shortValues: GIT_SHORT_VALUES };
+const TAR: Grammar = { analyze: analyzeTar, shortValues: TAR_SHORT_VALUES };
+const SED: Grammar = { analyze: analyzeSed, shortValues: SED_SHORT_VALUES };
 
 /** Specific analyzers by lower-case basename; g-prefixed and bsd names are GNU/BSD builds. */
-const ANALYZERS: ReadonlyMap<string, Analyzer> = new Map([
-  ["git", analyzeGit],
+const ANALYZERS: ReadonlyMap<string, Grammar> = new Map([
+  ["git", GIT],
   ["rg", table(RG_OPTIONS)],
   ["find", table(FIND_OPTIONS)],
   ["gfind", table(FIND_OPTIONS)],
-  ["tar", analyzeTar],
-  ["gtar", analyzeTar],
-  ["bsdtar", analyzeTar],
-  ["sed", analyzeSed],
-  ["gsed", analyzeSed],
+  ["tar", TAR],
+  ["gtar", TAR],
+  ["bsdtar", TAR],
+  ["sed", SED],
+  ["gsed", SED],
   ["sort", table(SORT_OPTIONS)],
   ["gsort", table(SORT_OPTIONS)],
   ["split", table(SPLIT_OPTIONS)],
@@ -144,10 +180,39 @@ export function analyzeArgv(argv: readonly string[]): ArgumentFinding[] {
   if (group !== null) {
     return [finding(group.id, "unrestricted_execution", 0, program, group.reason)];
   }
-  const analyzer = ANALYZERS.get(key);
-  if (analyzer !== undefined) return analyzer(argv);
+  const grammar = ANALYZERS.get(key);
+  if (grammar !== undefined) return grammar.analyze(argv);
   if (key.startsWith("git-") && key.length > 4) {
     return analyzeGitSubcommand(argv, 0, key.slice(4));
   }
   return [];
+}
+
+export type { ArgumentValue };
+
+/**
+ * Lists the values the arguments of `argv` carry, for the path check of `resolve_command.ts`:
+ * each operand, the value of `--option=value`, the value attached to a short option in its
+ * cluster as the program's grammar reads it (`tar -cf/x` → `/x`; `sort -t/` is text, not listed;
+ * a program without a grammar gives the rest after the first letter: `-T/x` → `/x`), and the value
+ * of a `key=value` spelling in any of them (dd(1) `if=/x` → `/x`). Values as spelled: no URL or
+ * `~` is interpreted here.
+ *
+ * @param argv The program (a name or a path) and its arguments.
+ * @returns Values in argument order, each with the index of the argument holding it; an argument
+ * may give two (`if=/x` gives `if=/x` and `/x`).
+ *
+ * @example
+ * ```ts
+ * import { argumentValues } from "./argv_analysis.ts";
+ * argumentValues(["tar", "-czfgood.tgz", "src"]).map((found) => found.value);
+ * // ["good.tgz", "src"]
+ * argumentValues(["dd", "if=/etc/passwd"]).map((found) => found.value);
+ * // ["if=/etc/passwd", "/etc/passwd"]
+ * ```
+ */
+export function argumentValues(argv: readonly string[]): ArgumentValue[] {
+  const key = programKey(argv[0] ?? "");
+  const grammar = ANALYZERS.get(key) ?? (key.startsWith("git-") ? GIT : undefined);
+  return valuesOf(argv, grammar?.shortValues ?? UNMODELLED);
 }
