@@ -11,7 +11,7 @@ import * as nodePath from "node:path";
 import type { CommandScope } from "../policy/policy_rule.ts";
 import { isWithin, type PathGuard, printable } from "../sandbox/path_guard.ts";
 import type { ToolError } from "../tools/tool_result.ts";
-import { analyzeArgv } from "./argv_analysis.ts";
+import { analyzeArgv, type ArgumentFinding, argumentValues } from "./argv_analysis.ts";
 import { type AllowedProgram, matchProgram } from "./program_allowlist.ts";
 
 /** The Agent Skills name rule (agentskills.io specification): lower-case words joined by hyphens. */
@@ -88,65 +88,127 @@ export async function resolveCommand(
 }
 
 /**
- * Arguments that name paths are checked like the request's own paths: one that resolves (as text,
- * from the working folder) outside every root, into /proc, /sys or /dev, or into a protected path
- * (the runs folder, the config, skill folders, any `.git`) is a finding the policy denies — a
- * request never widens a root, whatever program it names. An argument counts as a path when it is
- * absolute, starts with `~`, `./` or `../`, or contains a `/`; `--option=value` is checked on its
- * value. Checked as spelled, not followed through links: the guard resolves links for file tools,
- * and confinement (bubblewrap) holds for what a program does with them.
+ * Arguments that name paths are checked like the request's own paths, on every value they carry
+ * ({@linkcode argumentValues}: operands, `--option=value`, a value attached in a short cluster such
+ * as `-T/x` or `-cf/x`, dd-style `if=/x`). A value is a path when it is absolute, starts with `~`,
+ * `./` or `../`, or contains a `/`; a `file:` URL (any case, any host form, percent-decoded) is
+ * the path it names; `@/x` (curl's `-d @file`, response files) is `/x`. Other URLs are not paths.
+ *
+ * - A path that resolves (as text, from the working folder) outside every root, or into /proc,
+ *   /sys or /dev: `argv:path-outside-roots` (`unchecked`).
+ * - Else one inside a protected path (the runs folder, the config, skill folders, any `.git`):
+ *   `argv:protected-path` (`file_write`).
+ * - Else one the guard calls sensitive (`.env`, `*.pem`, `~/.ssh/...`; a bare file name counts
+ *   too, unless it holds blanks or glob characters): `argv:sensitive-path` (`sensitive`).
+ *
+ * At most one finding per argument and rule. Checked as spelled, not followed through links: this
+ * gives the policy meaning; the mount profile decides what a command can reach.
+ *
+ * @example
+ * ```ts
+ * import { PathGuard } from "../sandbox/path_guard.ts";
+ * import { pathArgumentFindings } from "./resolve_command.ts";
+ * const guard = await PathGuard.create({ workspace: Deno.cwd(), home: null });
+ * pathArgumentFindings(["curl", "file:///etc/passwd"], Deno.cwd(), guard)[0]?.id;
+ * // "argv:path-outside-roots"
+ * ```
  */
 export function pathArgumentFindings(
   argv: readonly string[],
   cwd: string,
   guard: PathGuard,
-): {
-  id: string;
-  kind: "unchecked" | "file_write";
-  index: number;
-  argument: string;
-  reason: string;
-}[] {
-  const findings: ReturnType<typeof pathArgumentFindings> = [];
-  argv.slice(1).forEach((argument, offset) => {
-    const value = argument.startsWith("-") ? argument.slice(argument.indexOf("=") + 1) : argument;
-    if (argument.startsWith("-") && !argument.includes("=")) return;
-    if (!looksLikePath(value)) return;
-    const expanded = value === "~" || value.startsWith("~/")
-      ? (guard.home === null ? null : guard.home + value.slice(1))
-      : value.startsWith("~")
-      ? null
-      : value;
-    const absolute = expanded === null ? null : nodePath.resolve(cwd, expanded);
-    const index = offset + 1;
+): ArgumentFinding[] {
+  const findings: ArgumentFinding[] = [];
+  const seen = new Set<string>();
+  for (const { index, value } of argumentValues(argv)) {
+    const argument = argv[index] ?? "";
+    const found = valueFinding(value, cwd, guard);
+    if (found === null || seen.has(`${index}:${found.id}`)) continue;
+    seen.add(`${index}:${found.id}`);
+    findings.push({ ...found, index, argument });
+  }
+  return findings;
+}
+
+/** The finding one value gives, without its index and argument, or null. */
+function valueFinding(
+  value: string,
+  cwd: string,
+  guard: PathGuard,
+): Omit<ArgumentFinding, "index" | "argument"> | null {
+  const spelled = spelledPath(value);
+  if (spelled === null) return null;
+  const named = spelled.url || spelled.path !== value
+    ? `"${printable(value)}" (the path "${printable(spelled.path)}")`
+    : `"${printable(value)}"`;
+  const expanded = spelled.path === "~" || spelled.path.startsWith("~/")
+    ? (guard.home === null ? null : guard.home + spelled.path.slice(1))
+    : spelled.path.startsWith("~")
+    ? null
+    : spelled.path;
+  const absolute = expanded === null ? null : nodePath.resolve(cwd, expanded);
+  if (spelled.url || looksLikePath(spelled.path)) {
     if (
       absolute === null || !guard.allReadRoots.some((root) => isWithin(absolute, root)) ||
       isSpecial(absolute)
     ) {
-      findings.push({
+      return {
         id: "argv:path-outside-roots",
         kind: "unchecked",
-        index,
-        argument,
-        reason: `it names "${printable(value)}", outside the workspace and every root`,
-      });
-    } else if (guard.protectedMatch(absolute) !== null) {
-      findings.push({
+        reason: `it names ${named}, outside the workspace and every root`,
+      };
+    }
+    const protectedPath = guard.protectedMatch(absolute);
+    if (protectedPath !== null) {
+      return {
         id: "argv:protected-path",
         kind: "file_write",
-        index,
-        argument,
-        reason: `it names "${printable(value)}", inside the protected path "${
-          guard.protectedMatch(absolute)
-        }"`,
-      });
+        reason: `it names ${named}, inside the protected path "${protectedPath}"`,
+      };
     }
-  });
-  return findings;
+  }
+  const pattern = absolute === null || /[\s*?[]/.test(spelled.path)
+    ? null
+    : guard.sensitiveMatch(absolute);
+  if (pattern === null) return null;
+  return {
+    id: "argv:sensitive-path",
+    kind: "sensitive",
+    reason: `it names ${named}, which matches the sensitive pattern "${pattern}"`,
+  };
+}
+
+/**
+ * The path a value spells: a `file:` URL's path (host dropped, percent-decoded), the file after
+ * `@`, or the value itself; null for another URL or an empty value.
+ */
+function spelledPath(value: string): { path: string; url: boolean } | null {
+  if (/^file:/i.test(value)) {
+    // RFC 8089: file:/path, file:///path, file://host/path; the query and fragment are no part.
+    let path = value.slice("file:".length).replace(/[?#].*$/s, "");
+    if (path.startsWith("//")) {
+      const slash = path.indexOf("/", 2);
+      path = slash === -1 ? "/" : path.slice(slash);
+    }
+    return { path: decoded(path === "" ? "/" : path), url: true };
+  }
+  if (value === "" || /^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return null;
+  if (value.startsWith("@") && looksLikePath(value.slice(1))) {
+    return { path: value.slice(1), url: false };
+  }
+  return { path: value, url: false };
+}
+
+/** `%2e%2e` → `..`, as curl and git read a file URL; the text as given when it does not decode. */
+function decoded(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
 }
 
 function looksLikePath(value: string): boolean {
-  if (value === "" || /^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return false; // URLs are not paths
   return value.startsWith("/") || value.startsWith("~") || value.startsWith("./") ||
     value.startsWith("../") || value === ".." || value.includes("/");
 }
