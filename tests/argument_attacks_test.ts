@@ -1,13 +1,15 @@
 /**
  * Black-box attack pairs for arguments and policy logic (attacks/CASES.md "Arguments and policy
- * logic"). Every call goes through the whole pipeline with `run.call`, often with raw JSON text so
- * that the parser sees exactly what a model could send.
+ * logic", and "Paths the argument checker never sees" for command arguments). Every call goes
+ * through the whole pipeline with `run.call`, often with raw JSON text so that the parser sees
+ * exactly what a model could send.
  */
 
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
 import { ConfigError } from "../src/config/mod.ts";
 import { openTestRun, type TestRun } from "../src/testing/run_harness.ts";
+import type { ToolResult } from "../src/tools/tool_result.ts";
 import { writeTree } from "../src/testing/temp_sandbox.ts";
 import {
   ALLOW_ALL,
@@ -18,6 +20,7 @@ import {
   assertWorked,
   CANARY,
   exists,
+  git,
   PATH_GUARD,
   PROTECTED,
   SENSITIVE,
@@ -661,4 +664,152 @@ Deno.test("a path-scoped deny rule naming a symlinked folder denies calls spelle
   const read = await run.call("fs.read_file", { path: "other/a.txt" });
   assertWorked(read);
   assert.match(read.output, /other/);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Command arguments: values attached to options, key=value operands, file: URLs
+// ---------------------------------------------------------------------------------------------
+
+/** Programs the command pairs run; all are on the test machines (tests/command_attacks_test.ts). */
+const COMMAND_PROGRAMS = ["tar", "dd", "curl", "git", "sort", "cat"];
+
+/**
+ * A run with the programs allowlisted and run_command allowed by a rule naming it, under
+ * bubblewrap (under "none" every command call would ask besides).
+ */
+function openCommandRun(prepare: (sandbox: TestRun["sandbox"]) => Promise<void>) {
+  return openTestRun({
+    permissions: {
+      rules: [{ id: "allow-run-command", tools: ["exec.run_command"], decision: "allow" }],
+    },
+    config: { commands: COMMAND_PROGRAMS, sandbox: { command_isolation: "bwrap" } },
+    prepare,
+  });
+}
+
+/** A workspace with files, a repository inside it, and a secret and a repository outside. */
+async function prepareCommandSandbox(sandbox: TestRun["sandbox"]): Promise<void> {
+  await writeTree(sandbox.workspace, {
+    "src/a.txt": "alpha\n",
+    "in.txt": "b\na\n",
+    ".env": `${CANARY}\n`,
+    "repo/README.md": "# inside\n",
+  });
+  await writeTree(sandbox.outside, {
+    "secret.txt": `${CANARY}\n`,
+    "repo/README.md": `${CANARY}\n`,
+  });
+  for (const folder of [`${sandbox.workspace}/repo`, `${sandbox.outside}/repo`]) {
+    await git(folder, "init", "-q", "-b", "main");
+    await git(folder, "add", "README.md");
+    await git(
+      folder,
+      "-c",
+      "user.name=t",
+      "-c",
+      "user.email=t@example.invalid",
+      "commit",
+      "-qm",
+      "x",
+    );
+  }
+}
+
+Deno.test("exec.run_command refuses attached values, key=value operands and file: URLs naming paths outside the roots", async () => {
+  await using run = await openCommandRun(prepareCommandSandbox);
+  const workspace = run.sandbox.workspace;
+  const outside = run.sandbox.outside;
+  const attacks: string[][] = [
+    ["tar", `-cf${outside}/outside.tar`, "src"],
+    ["tar", `-czf${outside}/outside.tgz`, "src"],
+    ["tar", "-cf", "list.tar", `-T${outside}/secret.txt`],
+    ["dd", `if=${outside}/secret.txt`, "of=copy.txt"],
+    ["dd", "if=in.txt", `of=${outside}/dd-out.txt`],
+    ["curl", "-s", `file://${outside}/secret.txt`],
+    ["curl", "-s", `FILE://localhost${outside}/secret.txt`],
+    ["curl", "-s", "-o", "passwd.txt", "file:///etc/passwd"],
+    ["git", "clone", "-q", `file://${outside}/repo`, "clone"],
+    ["git", "fetch", `file://${outside}/repo`],
+    ["sort", `-T${outside}`, "-u", "in.txt"],
+  ];
+  for (const argv of attacks) {
+    const result = await run.call("exec.run_command", { argv });
+    assertDenied(result, "permission_denied", {
+      rule: "runtime:unchecked-arguments",
+      layer: "runtime",
+    });
+    assert.match(result.error?.message ?? "", /argv:path-outside-roots/, argv.join(" "));
+    await assertAudited(run, result, "tool.denied", {
+      rule: "runtime:unchecked-arguments",
+      layer: "runtime",
+    });
+  }
+  for (const name of ["outside.tar", "outside.tgz", "dd-out.txt"]) {
+    assert.equal(await exists(`${outside}/${name}`), false, name);
+  }
+  for (const name of ["list.tar", "copy.txt", "passwd.txt", "clone"]) {
+    assert.equal(await exists(`${workspace}/${name}`), false, name);
+  }
+  for (const log of ["events", "tools", "errors"] as const) {
+    assert.ok(!JSON.stringify(await run.readLog(log)).includes(CANARY), `${log} leaks the canary`);
+  }
+});
+
+Deno.test("exec.run_command runs bundled tar values, dd operands and file: URLs inside the workspace (near miss)", async () => {
+  await using run = await openCommandRun(prepareCommandSandbox);
+  const workspace = run.sandbox.workspace;
+  const call = (argv: string[]) => run.call("exec.run_command", { argv });
+  const stdout = (
+    result: ToolResult,
+  ) => ((result.data as { stdout?: { text?: string } }).stdout?.text ?? "");
+
+  assertWorked(await call(["tar", "-czfgood.tgz", "src"]));
+  assert.equal(await exists(`${workspace}/good.tgz`), true);
+  const listed = await call(["tar", "-tzf", "good.tgz"]);
+  assertWorked(listed);
+  assert.match(stdout(listed), /src\/a\.txt/);
+  await Deno.mkdir(`${workspace}/dir`);
+  assertWorked(await call(["tar", "-xzf", "good.tgz", "-C", "dir"]));
+  assert.equal(await Deno.readTextFile(`${workspace}/dir/src/a.txt`), "alpha\n");
+
+  assertWorked(await call(["dd", "if=in.txt", "of=out.txt", "status=none"]));
+  assert.equal(await Deno.readTextFile(`${workspace}/out.txt`), "b\na\n");
+
+  const sorted = await call(["sort", "-T.", "in.txt"]);
+  assertWorked(sorted);
+  assert.equal(stdout(sorted), "a\nb\n");
+
+  const read = await call(["curl", "-s", `file://${workspace}/in.txt`]);
+  assertWorked(read);
+  assert.equal(stdout(read), "b\na\n");
+
+  assertWorked(await call(["git", "clone", "-q", `file://${workspace}/repo`, "clone"]));
+  assert.equal(await Deno.readTextFile(`${workspace}/clone/README.md`), "# inside\n");
+});
+
+Deno.test("exec.run_command does not run a command naming a sensitive file without approval", async () => {
+  await using run = await openCommandRun(prepareCommandSandbox);
+  const attacks: string[][] = [
+    ["cat", ".env"],
+    ["cat", "./.env"],
+    ["dd", "if=.env", "status=none"],
+    ["curl", "-s", `file://${run.sandbox.workspace}/.env`],
+    ["tar", "-czf", "env.tgz", ".env"],
+  ];
+  for (const argv of attacks) {
+    const result = await run.call("exec.run_command", { argv });
+    assert.equal(result.ok, false, `${argv.join(" ")} ran: ${result.summary}`);
+    // Denied until the policy maps the sensitive kind to an ask; either way it does not run.
+    assert.ok(
+      result.error?.type === "approval_required" || result.error?.type === "permission_denied",
+      `${argv.join(" ")}: ${result.error?.type}: ${result.error?.message}`,
+    );
+    assert.match(result.error?.message ?? "", /argv:sensitive-path/, argv.join(" "));
+    assertNoLeak(result);
+  }
+  assert.equal(await exists(`${run.sandbox.workspace}/env.tgz`), false);
+  // Near miss: a plain file with a similar name is read.
+  await Deno.writeTextFile(`${run.sandbox.workspace}/env.txt`, "plain\n");
+  const plain = await run.call("exec.run_command", { argv: ["cat", "env.txt"] });
+  assertWorked(plain);
 });
