@@ -13,6 +13,7 @@ import * as nodePath from "node:path";
 import { fileURLToPath } from "node:url";
 import { openTestRun, type TestRun, type TestRunOptions } from "../src/testing/run_harness.ts";
 import { writeTree } from "../src/testing/temp_sandbox.ts";
+import { unconfinedCommandApprover } from "../src/testing/unconfined_approver.ts";
 import type { ErrorType, ToolResult } from "../src/tools/tool_result.ts";
 import {
   assertAudited,
@@ -52,11 +53,16 @@ interface SkillRunOptions extends Omit<TestRunOptions, "tools"> {
   toolSettings?: Record<string, unknown>;
 }
 
-/** A run with skills.run_script enabled by a rule, `sh` allowlisted, isolation none by default. */
+/**
+ * A run with skills.run_script enabled by a rule, `sh` allowlisted, isolation none by default
+ * (every command then asks: the person at the terminal, played by the test approver, allows the
+ * calls that ask only for that).
+ */
 function openSkillRun(options: SkillRunOptions = {}): Promise<TestRun> {
   const { isolation, skillDirs, commands, toolSettings, config, ...rest } = options;
   return openTestRun({
     permissions: ALLOW_RUN_SCRIPT,
+    ...((isolation ?? "none") === "none" ? { approver: unconfinedCommandApprover } : {}),
     ...rest,
     config: {
       commands: commands ?? ["sh"],
@@ -370,6 +376,32 @@ for (const isolation of ["none", "bwrap"] as const) {
     assertWorked(result);
     assert.deepEqual(await survivorsAfter(marker), [], `processes marked ${marker} survived`);
   });
+}
+
+for (const isolation of ["none", "bwrap"] as const) {
+  for (
+    const [script, what] of [
+      ["double_fork.sh", "a double-forked orphan"],
+      ["nohup.sh", "a nohup process"],
+      ["setsid_trap.sh", "a process in its own session that ignores TERM"],
+    ] as const
+  ) {
+    Deno.test(`skills.run_script leaves ${what} no way to outlive the call (isolation ${isolation})`, async () => {
+      const marker = `600.48${isolation === "none" ? "1" : "2"}${script.length}`;
+      await using run = await openSkillRun({ isolation });
+      const result = await runScript(run, "survive", script, [marker]);
+      assertWorked(result);
+      assert.deepEqual(await survivorsAfter(marker), [], `processes marked ${marker} survived`);
+      if (isolation === "none" && script === "setsid_trap.sh") {
+        // The process left the call's process group, so only the sweep could find it: it did.
+        // (The double fork and nohup stay in the group, which is killed after the script.)
+        const swept = (await run.readLog("events")).filter((event) =>
+          event.type === "command.swept"
+        );
+        assert.ok(swept.length > 0, "no command.swept event: nothing was left to kill");
+      }
+    });
+  }
 }
 
 Deno.test("skills.run_script under bwrap leaves no process alive that left the process group", async () => {

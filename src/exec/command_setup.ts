@@ -34,6 +34,11 @@ export interface CommandSetup {
   /** `prlimit` (util-linux), which sets the process limit inside bubblewrap; null when missing. */
   prlimitPath: string | null;
   /**
+   * `ps` (procps): under isolation none the main thread lists processes with it to kill what a
+   * command left behind; null when missing (then isolation none refuses to start).
+   */
+  psPath: string | null;
+  /**
    * How commands are confined: `bwrap` (the mount profile), `none` (chosen explicitly: every
    * command asks), or `off` (`auto` without a working bubblewrap: command tools are turned off,
    * `reason` says why and how to fix it).
@@ -162,15 +167,24 @@ export async function prepareCommands(
       };
     }
   }
-  let prlimitPath: string | null = null;
-  try {
-    prlimitPath = (await resolveAllowlist(["prlimit"], {
-      searchPath: `${searchPath}:/usr/bin:/bin`,
-      forbiddenRoots,
-    }))[0]?.path ?? null;
-  } catch (error) {
-    if (!(error instanceof AllowlistError)) throw error;
-  }
+  const optional = async (name: string): Promise<string | null> => {
+    try {
+      return (await resolveAllowlist([name], {
+        searchPath: `${searchPath}:/usr/bin:/bin`,
+        forbiddenRoots,
+      }))[0]?.path ?? null;
+    } catch (error) {
+      if (!(error instanceof AllowlistError)) throw error;
+      return null;
+    }
+  };
+  const prlimitPath = await optional("prlimit");
+  const psPath = isolation.effective === "none"
+    ? await infrastructure(
+      "ps",
+      "under isolation none it finds the processes a command left behind (Debian: procps)",
+    )
+    : null;
 
   for (const tool of declarativeTools) {
     const program = tool.command_type === "shell" ? "sh" : tool.command;
@@ -207,6 +221,7 @@ export async function prepareCommands(
     killPath,
     bwrapPath,
     prlimitPath,
+    psPath,
     isolation,
     systemMounts: isolation.effective === "bwrap" ? hostSystemMounts() : [],
     programFolders: programFolders(

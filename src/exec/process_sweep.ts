@@ -3,12 +3,13 @@
  * (isolation `none`). Each command gets {@linkcode CALL_MARKER_ENV} in its environment; every
  * descendant inherits it, including those that left the call's process group and session
  * (`setsid`, `nohup … &`, a double fork). After the call (and when the run ends) the main thread
- * reads `/proc/<pid>/environ` of the user's processes and kills each one carrying the marker.
+ * lists the user's processes with their environments (`ps … e`) and kills each one carrying the
+ * marker.
  *
  * Limits, stated plainly: a process that empties its own environment (`env -i`, `execve` with a
  * new environment) or overwrites it in memory is not found — which is why isolation `none` asks
  * for every command. Under bubblewrap the PID namespace ends every process of the command with
- * it, marker or not. Linux only: elsewhere {@linkcode sweepMarked} finds nothing.
+ * it, marker or not.
  *
  * @module
  */
@@ -33,31 +34,42 @@ export function callMarker(runId: string, toolCallId: string): string {
 /** How many rounds {@linkcode sweepMarked} makes at most (a process may fork while it is swept). */
 const MAX_ROUNDS = 20;
 
+/** Options of {@linkcode sweepMarked}. */
+export interface SweepOptions {
+  /** Absolute path of `ps` (procps), which lists processes with their environment. */
+  psPath: string;
+  /** Match every marker starting with `marker` (a whole run). @default false */
+  prefix?: boolean;
+}
+
 /**
  * Kills (SIGKILL) every process whose environment holds `KAGENT_RUN_CALL=<value>` with a value
  * equal to `marker`, or starting with it when `prefix` is true; repeats until a round finds none
- * (at most 20 rounds), so a process forking while it is swept is caught too. Processes of other
- * users and those that cannot be read are skipped; this process is never killed.
+ * (at most 20 rounds), so a process forking while it is swept is caught too. The environments are
+ * read through `ps -e -ww -o pid= -o args= e` (Deno reads `/proc` only with --allow-all); `ps`
+ * shows the environment of the user's own processes only. This process is never killed.
  *
- * Needs read permission for `/proc` and unrestricted run permission (for `Deno.kill`): the main
- * thread has both; the tool Worker has neither.
+ * Needs run permission for `ps` and unrestricted run permission for `Deno.kill`: the main thread
+ * has both; the tool Worker has neither. Never throws: a failing `ps` kills nothing.
  *
  * @param marker A {@linkcode callMarker} value, or a run id followed by `/` with `prefix`.
- * @param options `prefix`: match every marker starting with `marker`. @default false
+ * @param options See {@linkcode SweepOptions}.
  * @returns The pids killed, in the order found.
  * @example
  * ```ts
  * import { sweepMarked } from "./process_sweep.ts";
- * const killed = sweepMarked("no-such-run/", { prefix: true });
+ * const killed = await sweepMarked("no-such-run/", { psPath: "/usr/bin/ps", prefix: true });
  * console.assert(killed.length === 0);
  * ```
  */
-export function sweepMarked(marker: string, options: { prefix?: boolean } = {}): number[] {
-  if (marker === "") throw new TypeError("Cannot sweep processes: the marker is empty");
-  const needle = new TextEncoder().encode(`${CALL_MARKER_ENV}=${marker}`);
+export async function sweepMarked(marker: string, options: SweepOptions): Promise<number[]> {
+  if (marker === "" || /\s/.test(marker)) {
+    throw new TypeError(`Cannot sweep processes: the marker "${marker}" is empty or has spaces`);
+  }
+  const needle = `${CALL_MARKER_ENV}=${marker}`;
   const killed: number[] = [];
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const found = markedProcesses(needle, options.prefix === true);
+    const found = await markedProcesses(options.psPath, needle, options.prefix === true);
     if (found.length === 0) break;
     for (const pid of found) {
       try {
@@ -71,48 +83,29 @@ export function sweepMarked(marker: string, options: { prefix?: boolean } = {}):
   return killed;
 }
 
-/** Pids whose environment holds `needle` as a whole entry (or as an entry's start with prefix). */
-function markedProcesses(needle: Uint8Array, prefix: boolean): number[] {
-  const pids: number[] = [];
-  let entries: Iterable<Deno.DirEntry>;
+/** Pids whose `ps` line holds `needle` as a whole word (or as a word's start with prefix). */
+async function markedProcesses(psPath: string, needle: string, prefix: boolean): Promise<number[]> {
+  let listing: Deno.CommandOutput;
   try {
-    entries = Deno.readDirSync("/proc");
+    listing = await new Deno.Command(psPath, {
+      args: ["-e", "-ww", "-o", "pid=", "-o", "args=", "e"],
+      clearEnv: true,
+      env: {},
+      stdin: "null",
+      stdout: "piped",
+      stderr: "null",
+    }).output();
   } catch {
-    return pids;
+    return [];
   }
-  for (const entry of entries) {
-    if (!/^[0-9]+$/.test(entry.name)) continue;
-    const pid = Number(entry.name);
+  const pids: number[] = [];
+  for (const line of new TextDecoder().decode(listing.stdout).split("\n")) {
+    const match = /^\s*(\d+)\s(.*)$/.exec(line);
+    if (match === null) continue;
+    const pid = Number(match[1]);
     if (pid === Deno.pid) continue;
-    let environ: Uint8Array;
-    try {
-      environ = Deno.readFileSync(`/proc/${pid}/environ`);
-    } catch {
-      continue; // Another user's, or gone.
-    }
-    if (holdsEntry(environ, needle, prefix)) pids.push(pid);
+    const words = (match[2] ?? "").split(" ");
+    if (words.some((word) => prefix ? word.startsWith(needle) : word === needle)) pids.push(pid);
   }
   return pids;
-}
-
-/** Whether the NUL-separated `environ` has an entry equal to (or, with prefix, starting with) `needle`. */
-function holdsEntry(environ: Uint8Array, needle: Uint8Array, prefix: boolean): boolean {
-  let start = 0;
-  while (start < environ.length) {
-    let end = environ.indexOf(0, start);
-    if (end === -1) end = environ.length;
-    const length = end - start;
-    if (length === needle.length || (prefix && length > needle.length)) {
-      let same = true;
-      for (let index = 0; index < needle.length; index++) {
-        if (environ[start + index] !== needle[index]) {
-          same = false;
-          break;
-        }
-      }
-      if (same) return true;
-    }
-    start = end + 1;
-  }
-  return false;
 }

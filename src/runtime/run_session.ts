@@ -485,7 +485,10 @@ export async function openRunSession(
     },
     hooks: hooks.empty ? null : hooks,
     now,
-    sweepRunId: exec === null ? null : folder.id,
+    // Isolation none: what a command left outside its process group is found by its marker.
+    sweep: exec === null || exec.isolation !== "none" || prepared.commands?.psPath == null
+      ? null
+      : { runId: folder.id, psPath: prepared.commands.psPath },
   });
   let closed = false;
   return {
@@ -500,7 +503,10 @@ export async function openRunSession(
       closed = true;
       worker.terminate();
       // Whatever a command of this run left running (isolation none) ends with the run.
-      if (exec !== null) sweepMarked(`${folder.id}/`, { prefix: true });
+      const psPath = prepared.commands?.psPath ?? null;
+      if (exec !== null && exec.isolation === "none" && psPath !== null) {
+        await sweepMarked(`${folder.id}/`, { psPath, prefix: true });
+      }
       await approvals.close();
       await recorder.close();
     },

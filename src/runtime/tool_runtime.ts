@@ -54,7 +54,7 @@ export interface ToolRuntimeOptions {
    * The run id whose command markers are swept after every command call (processes a command
    * left behind outside its process group; see `exec/process_sweep.ts`). @default null: no sweep
    */
-  sweepRunId?: string | null;
+  sweep?: { runId: string; psPath: string } | null;
 }
 
 /** What the steps before shaping found. */
@@ -289,9 +289,9 @@ export class ToolRuntime {
     if (refusal !== null) return { outcome: refusal, decision, params: args, scope };
     // 6. Execute in the Worker; then nothing the command started may outlive the call.
     const outcome = await worker.execute(call.name, call.id, args, signal);
-    const runId = this.#options.sweepRunId ?? null;
-    if (runId !== null && (scope.commands?.length ?? 0) > 0) {
-      const killed = sweepMarked(callMarker(runId, call.id));
+    const sweep = this.#options.sweep ?? null;
+    if (sweep !== null && (scope.commands?.length ?? 0) > 0) {
+      const killed = await sweepMarked(callMarker(sweep.runId, call.id), { psPath: sweep.psPath });
       if (killed.length > 0) {
         await this.#options.recorder.event("command.swept", {
           tool_call_id: call.id,
