@@ -37,11 +37,52 @@ export interface RedactorOptions {
 }
 
 /**
+ * One stretch of text to replace: `text.slice(start, end)` becomes `replacement`. Offsets are in
+ * UTF-16 code units.
+ */
+export interface RedactionSpan {
+  /** First code unit replaced. */
+  start: number;
+  /** Code unit just after the last one replaced. */
+  end: number;
+  /** `[REDACTED:<kind>]`. */
+  replacement: string;
+}
+
+/**
+ * A redaction that can be applied to a text seen in pieces (a stream): called as a function it
+ * redacts a whole text; {@linkcode StreamRedaction.spans} says where each replacement falls, so a
+ * caller can cut a text where no secret crosses the cut; {@linkcode StreamRedaction.maxMatchChars}
+ * bounds how long one replaced stretch can be, so a piece that ends that far before the end of
+ * what is known cannot hold the start of an unfinished secret. Made by
+ * {@linkcode Redactor.forStreams}.
+ */
+export interface StreamRedaction {
+  /** Redacts `text` whole, like {@linkcode Redactor.redactText}. */
+  (text: string): string;
+  /** Longest stretch one replacement covers, in UTF-16 code units. */
+  readonly maxMatchChars: number;
+  /** Where the replacements of `text` fall, sorted, not overlapping; see {@linkcode Redactor.spans}. */
+  readonly spans: (text: string) => RedactionSpan[];
+}
+
+/**
  * Shortest secret value redacted, in characters. A short value such as `abc` or `true` would also
  * redact ordinary words and numbers everywhere, making logs unreadable while protecting nothing
  * (such a value is guessable anyway).
  */
 export const MIN_SECRET_LENGTH = 8;
+
+/**
+ * Longest text one built-in token pattern matches, in UTF-16 code units (16 Ki: longer than any
+ * real API key, and than a PEM private key of RSA 16384 bits). A longer run of token characters is
+ * redacted for its first part only. Streams are redacted in pieces that overlap by at least this
+ * much (see {@linkcode Redactor.maxMatchChars}), so the bound is also what a stream holds back.
+ */
+export const MAX_TOKEN_MATCH_CHARS = 16 * 1024;
+
+/** Longest token body a pattern repeats (the prefix and the PEM lines fit in the rest). */
+const BODY = MAX_TOKEN_MATCH_CHARS - 256;
 
 interface TokenPattern {
   kind: RedactionKind;
@@ -51,23 +92,47 @@ interface TokenPattern {
 /**
  * Built-in token patterns, in order: a match is replaced before the next pattern runs (Anthropic
  * keys before OpenAI's, whose pattern they also match). The look-behinds keep a pattern from
- * starting inside a longer word (`risk-assessment-...` is not an `sk-` key).
+ * starting inside a longer word (`risk-assessment-...` is not an `sk-` key). Every pattern matches
+ * at most {@linkcode MAX_TOKEN_MATCH_CHARS} code units; an unterminated PEM block is redacted to
+ * the end of the text or that bound, whichever comes first.
  */
 const TOKEN_PATTERNS: readonly TokenPattern[] = [
   {
     kind: "private_key",
-    pattern: /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g,
+    pattern: new RegExp(
+      `-----BEGIN [A-Z ]{0,64}PRIVATE KEY-----(?:[\\s\\S]{0,${BODY}}?-----END [A-Z ]{0,64}` +
+        `PRIVATE KEY-----|[\\s\\S]{0,${BODY}})`,
+      "g",
+    ),
   },
-  { kind: "anthropic_key", pattern: /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}/g },
-  { kind: "openai_key", pattern: /(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{20,}/g },
-  { kind: "github_token", pattern: /(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{36,}/g },
-  { kind: "github_token", pattern: /(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{22,}/g },
+  {
+    kind: "anthropic_key",
+    pattern: new RegExp(`(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,${BODY}}`, "g"),
+  },
+  {
+    kind: "openai_key",
+    pattern: new RegExp(`(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{20,${BODY}}`, "g"),
+  },
+  {
+    kind: "github_token",
+    pattern: new RegExp(`(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{36,${BODY}}`, "g"),
+  },
+  {
+    kind: "github_token",
+    pattern: new RegExp(`(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{22,${BODY}}`, "g"),
+  },
   { kind: "aws_access_key_id", pattern: /(?<![A-Za-z0-9])AKIA[0-9A-Z]{16}(?![0-9A-Za-z])/g },
-  { kind: "slack_token", pattern: /(?<![A-Za-z0-9_-])xox[abprs]-[A-Za-z0-9-]{10,}/g },
+  {
+    kind: "slack_token",
+    pattern: new RegExp(`(?<![A-Za-z0-9_-])xox[abprs]-[A-Za-z0-9-]{10,${BODY}}`, "g"),
+  },
 ];
 
 /** `Bearer <token>`: the scheme word stays, the token (8+ token68 characters) goes. */
-const BEARER_PATTERN = /(?<![A-Za-z])(Bearer|bearer|BEARER)([ \t]+)[A-Za-z0-9._~+/-]{8,}=*/g;
+const BEARER_PATTERN = new RegExp(
+  `(?<![A-Za-z])(Bearer|bearer|BEARER)([ \\t]{1,64})[A-Za-z0-9._~+/-]{8,${BODY}}={0,64}`,
+  "g",
+);
 
 /**
  * Words that make a key's string values secret, compared with the key split into lower-case words
@@ -108,7 +173,9 @@ const SECRET_KEY_PAIRS: ReadonlySet<string> = new Set(["api key", "private key",
  * ```
  */
 export class Redactor {
-  readonly #secretPattern: RegExp | null;
+  readonly #longestSecret: number;
+  /** Secret values, then the token patterns, then bearer tokens: applied in this order. */
+  readonly #stages: readonly Stage[];
 
   /** @param options See {@linkcode RedactorOptions}. */
   constructor(options: RedactorOptions) {
@@ -120,9 +187,23 @@ export class Redactor {
     }
     // Longest first, so that a secret containing another is redacted whole.
     const sorted = [...values].sort((left, right) => right.length - left.length);
-    this.#secretPattern = sorted.length === 0
+    this.#longestSecret = sorted[0]?.length ?? 0;
+    const secretPattern = sorted.length === 0
       ? null
       : new RegExp(sorted.map((value) => RegExp.escape(value)).join("|"), "g");
+    const none = () => 0;
+    this.#stages = [
+      ...(secretPattern === null
+        ? []
+        : [{ kind: "secret_env" as const, pattern: secretPattern, keep: none }]),
+      ...TOKEN_PATTERNS.map(({ kind, pattern }) => ({ kind, pattern, keep: none })),
+      {
+        kind: "bearer_token",
+        pattern: BEARER_PATTERN,
+        // The scheme word and the blanks after it stay.
+        keep: (match: RegExpExecArray) => (match[1]?.length ?? 0) + (match[2]?.length ?? 0),
+      },
+    ];
   }
 
   /**
@@ -151,19 +232,69 @@ export class Redactor {
   }
 
   /**
+   * Longest stretch of text one replacement covers, in UTF-16 code units: the longest secret value,
+   * or {@linkcode MAX_TOKEN_MATCH_CHARS}, whichever is longer.
+   */
+  get maxMatchChars(): number {
+    return Math.max(this.#longestSecret, MAX_TOKEN_MATCH_CHARS);
+  }
+
+  /**
    * Redacts secret values and token patterns in `text`.
    *
    * @returns The text with each secret replaced by `[REDACTED:<kind>]`.
    */
   redactText(text: string): string {
-    let result = text;
-    if (this.#secretPattern !== null) {
-      result = result.replace(this.#secretPattern, marker("secret_env"));
+    return applySpans(text, this.spans(text));
+  }
+
+  /**
+   * Where {@linkcode Redactor.redactText} replaces text, in order: secret values first, then each
+   * token pattern in turn on what the earlier ones left (a replaced stretch is never part of a
+   * later match, except of a private key block, which then swallows it). Spans are sorted and do
+   * not overlap; each is at most {@linkcode Redactor.maxMatchChars} long.
+   *
+   * @example
+   * ```ts
+   * import { Redactor } from "./redactor.ts";
+   * const spans = new Redactor({ secrets: ["hunter2-but-longer"] }).spans("pw hunter2-but-longer");
+   * console.assert(spans[0]?.start === 3 && spans[0]?.end === 21);
+   * ```
+   */
+  spans(text: string): RedactionSpan[] {
+    const found: StageSpan[] = [];
+    let masked = text;
+    for (const [stage, { kind, pattern, keep }] of this.#stages.entries()) {
+      const spans: StageSpan[] = [];
+      for (const match of masked.matchAll(pattern)) {
+        // A kept prefix (`Bearer `) is part of the span, so that no cut falls between the two.
+        const kept = match[0].slice(0, keep(match));
+        const end = match.index + match[0].length;
+        spans.push({ start: match.index, end, replacement: kept + marker(kind), stage });
+      }
+      if (spans.length === 0) continue;
+      for (const span of spans) found.push(span);
+      masked = mask(masked, spans);
     }
-    for (const { kind, pattern } of TOKEN_PATTERNS) {
-      result = result.replace(pattern, marker(kind));
-    }
-    return result.replace(BEARER_PATTERN, `$1$2${marker("bearer_token")}`);
+    return merge(found);
+  }
+
+  /**
+   * This redactor as a {@linkcode StreamRedaction}, for output read in pieces (command streams).
+   *
+   * @example
+   * ```ts
+   * import { Redactor } from "./redactor.ts";
+   * const redact = new Redactor({ secrets: ["hunter2-but-longer"] }).forStreams();
+   * console.assert(redact("hunter2-but-longer") === "[REDACTED:secret_env]");
+   * console.assert(redact.maxMatchChars >= 18);
+   * ```
+   */
+  forStreams(): StreamRedaction {
+    return Object.assign((text: string) => this.redactText(text), {
+      maxMatchChars: this.maxMatchChars,
+      spans: (text: string) => this.spans(text),
+    });
   }
 
   /**
@@ -211,6 +342,85 @@ export class Redactor {
       ancestors.delete(value);
     }
   }
+}
+
+interface Stage {
+  kind: RedactionKind;
+  pattern: RegExp;
+  /** Code units at the start of a match that are not replaced. */
+  keep: (match: RegExpExecArray) => number;
+}
+
+interface StageSpan extends RedactionSpan {
+  /** Index of the stage that found it: a later stage swallowed what it overlaps. */
+  stage: number;
+}
+
+/**
+ * `text` with each span's code units replaced by NUL: the same length, so offsets stay valid, and a
+ * character no token pattern takes (as a `[REDACTED:…]` marker's brackets), so later patterns see
+ * the stretch as replaced.
+ */
+function mask(text: string, spans: readonly StageSpan[]): string {
+  let result = "";
+  let from = 0;
+  for (const span of spans) {
+    result += text.slice(from, span.start) + "\0".repeat(span.end - span.start);
+    from = span.end;
+  }
+  return result + text.slice(from);
+}
+
+/** Sorts spans and joins overlapping ones; the later stage names the kind (it swallowed the rest). */
+function merge(found: StageSpan[]): RedactionSpan[] {
+  found.sort((left, right) => left.start - right.start || right.end - left.end);
+  const merged: StageSpan[] = [];
+  for (const span of found) {
+    const last = merged.at(-1);
+    if (last !== undefined && span.start < last.end) {
+      last.end = Math.max(last.end, span.end);
+      if (span.stage > last.stage) {
+        last.replacement = span.replacement;
+        last.stage = span.stage;
+      }
+    } else {
+      merged.push({ ...span });
+    }
+  }
+  return merged.map(({ start, end, replacement }) => ({ start, end, replacement }));
+}
+
+/**
+ * `text.slice(from, to)` with each span inside it replaced. A span that crosses `from` is replaced
+ * whole (its replacement is kept, the text before `from` is not); spans must not cross `to`.
+ *
+ * @param text The text the spans were found in.
+ * @param spans Sorted, not overlapping, e.g. from {@linkcode Redactor.spans}.
+ * @param from First code unit kept; default 0.
+ * @param to Code unit after the last one kept; default the text's length.
+ * @returns The redacted stretch.
+ * @example
+ * ```ts
+ * import { applySpans } from "./redactor.ts";
+ * const spans = [{ start: 2, end: 5, replacement: "[X]" }];
+ * console.assert(applySpans("a secret b", spans, 0, 6) === "a [X]r");
+ * ```
+ */
+export function applySpans(
+  text: string,
+  spans: readonly RedactionSpan[],
+  from = 0,
+  to: number = text.length,
+): string {
+  let result = "";
+  let position = from;
+  for (const span of spans) {
+    if (span.end <= from) continue;
+    if (span.start >= to) break;
+    result += text.slice(position, span.start) + span.replacement;
+    position = span.end;
+  }
+  return result + text.slice(position, to);
 }
 
 function marker(kind: RedactionKind): string {

@@ -7,17 +7,25 @@
 
 import { ArtifactFile, type ArtifactTarget, type WrittenArtifact } from "./_artifact_file.ts";
 import { ByteRing } from "./_byte_ring.ts";
-import { LineRedactor } from "./_line_redactor.ts";
+import { PieceRedactor, type TextRedaction } from "./_piece_redactor.ts";
+import { StreamRedactor } from "./_stream_redactor.ts";
 import { leadingContinuationBytes, utf8PrefixLength } from "./_utf8.ts";
 
 export type { ArtifactTarget, WrittenArtifact } from "./_artifact_file.ts";
+export type { TextRedaction } from "./_piece_redactor.ts";
 
 /**
- * Extra bytes kept on the inner side of the head and of the tail, beyond what is shown, so that a
- * secret across the cut is redacted whole before the cut is made (16 KiB: longer than a PEM
- * private key).
+ * Extra bytes kept on the inner side of the head and of the tail, beyond what is shown, for a
+ * redaction whose longest match is `maxMatchChars` code units: three bytes a code unit (the most
+ * UTF-8 spends on one), so that the window always holds that many code units past what is shown.
+ * A secret across the window's edge is then never part of what is shown.
+ *
+ * @param maxMatchChars The redaction's longest match, in UTF-16 code units; 0 without redaction.
+ * @returns The margin, in bytes.
  */
-export const REDACTION_MARGIN_BYTES = 16 * 1024;
+export function redactionMarginBytes(maxMatchChars: number): number {
+  return maxMatchChars === 0 ? 0 : 3 * maxMatchChars + 4;
+}
 
 /** What the model sees of one stream. */
 export interface StreamResult {
@@ -39,8 +47,13 @@ export interface OutputCaptureOptions {
   limitBytes: number;
   /** Where the full stream goes when it exceeds `limitBytes`; `null` keeps no artifact. */
   artifact: ArtifactTarget | null;
-  /** Applied to the inline texts and, line by line, to the artifact content. */
-  redact?: (text: string) => string;
+  /**
+   * Applied to the inline texts and to the artifact content. A `StreamRedaction` (for
+   * example `Redactor.forStreams()`) is applied exactly across every cut: the pipe's chunks, the
+   * head and tail windows, the artifact's pieces. A plain function is applied to pieces cut at
+   * line ends where it can be (best effort for lines longer than 16 Ki characters).
+   */
+  redact?: TextRedaction;
 }
 
 /** What {@linkcode OutputCapture.finish} returns. */
@@ -56,10 +69,11 @@ const encoder = new TextEncoder();
 /**
  * Captures one stream in bounded memory, whatever its volume: the first and last bytes inline,
  * and, once the stream exceeds `limitBytes`, the whole stream written incrementally to an
- * artifact capped at `maxBytes` (redacted per line, hashed as written). A stream that fits inline
- * writes no artifact. Memory held: about `limitBytes + 2 × REDACTION_MARGIN_BYTES` for the head
- * and tail, up to `limitBytes` more until the artifact starts, and one held line (at most
- * 64 Ki characters) for redaction.
+ * artifact capped at `maxBytes` (redacted with an overlap, hashed as written). A stream that fits
+ * inline writes no artifact. Memory held, for a redaction whose longest match is `M` code units
+ * (16 Ki or the longest secret): about `limitBytes + 2 × redactionMarginBytes(M)` for the head and
+ * tail, up to `limitBytes` more until the artifact starts, and about `2 × M + 64 Ki` code units
+ * held back by the artifact's redaction.
  *
  * Call {@linkcode OutputCapture.write} for each chunk in order (await each; the chunk's buffer
  * may be reused once the call resolves), then {@linkcode OutputCapture.finish} once; or
@@ -81,9 +95,9 @@ export class OutputCapture {
   readonly #head: Uint8Array;
   #headLength = 0;
   readonly #tail: ByteRing;
-  readonly #redact: (text: string) => string;
+  readonly #pieces: PieceRedactor;
   readonly #target: ArtifactTarget | null;
-  readonly #lineRedactor: LineRedactor | null;
+  readonly #streamRedactor: StreamRedactor | null;
   /** Chunks seen while the stream still fits inline (an artifact is not yet known to be needed). */
   #pending: Uint8Array[] = [];
   #file: ArtifactFile | null = null;
@@ -102,11 +116,12 @@ export class OutputCapture {
     this.#limit = options.limitBytes;
     this.#headShown = Math.floor(options.limitBytes / 2);
     this.#tailShown = options.limitBytes - this.#headShown;
-    this.#head = new Uint8Array(this.#headShown + REDACTION_MARGIN_BYTES);
-    this.#tail = new ByteRing(this.#tailShown + REDACTION_MARGIN_BYTES);
-    this.#redact = options.redact ?? ((text) => text);
+    this.#pieces = new PieceRedactor(options.redact ?? null);
+    const margin = redactionMarginBytes(this.#pieces.maxMatchChars);
+    this.#head = new Uint8Array(this.#headShown + margin);
+    this.#tail = new ByteRing(this.#tailShown + margin);
     this.#target = options.artifact;
-    this.#lineRedactor = options.redact === undefined ? null : new LineRedactor(options.redact);
+    this.#streamRedactor = options.redact === undefined ? null : new StreamRedactor(options.redact);
   }
 
   /** Bytes written so far. */
@@ -147,7 +162,7 @@ export class OutputCapture {
     let artifact: WrittenArtifact | null = null;
     if (this.#file !== null && this.#artifactError === null) {
       try {
-        if (this.#lineRedactor !== null) await this.#file.write(this.#lineRedactor.flush());
+        if (this.#streamRedactor !== null) await this.#file.write(this.#streamRedactor.flush());
         artifact = await this.#file.finish(this.#bytes);
       } catch (error: unknown) {
         this.#artifactError = error;
@@ -183,8 +198,8 @@ export class OutputCapture {
     if (file === null || this.#artifactError !== null) return;
     try {
       // Once full, the chunk only marks the artifact truncated: no need to redact it.
-      const redact = this.#lineRedactor !== null && !file.full;
-      await file.write(redact ? this.#lineRedactor.push(chunk) : chunk);
+      const redact = this.#streamRedactor !== null && !file.full;
+      await file.write(redact ? this.#streamRedactor.push(chunk) : chunk);
     } catch (error: unknown) {
       this.#artifactError = error;
       await file.discard();
@@ -194,16 +209,34 @@ export class OutputCapture {
   #inlineView(): StreamResult {
     const head = this.#head.subarray(0, this.#headLength);
     const rest = this.#tail.toBytes();
+    const complete = this.#headLength + rest.length === this.#bytes;
     if (this.#bytes <= this.#limit) {
-      const text = this.#redact(new TextDecoder().decode(concat(head, rest)));
+      const text = this.#pieces.whole(new TextDecoder().decode(concat(head, rest)));
       return { head: text, tail: "", bytes: this.#bytes, truncated: false, text };
     }
-    // The tail window is the last bytes of the whole stream, which may start inside the head.
-    const tailWindow = this.#headLength + rest.length === this.#bytes
-      ? concat(head, rest).subarray(Math.max(0, this.#bytes - this.#tail.capacity))
-      : rest;
-    const headText = this.#headText(head);
-    const tailText = this.#tailText(tailWindow);
+    let headText: string;
+    let tailText: string;
+    if (complete) {
+      // Head and tail windows hold the whole stream: redact it once, then cut both views from it.
+      const redacted = encoder.encode(
+        this.#pieces.whole(new TextDecoder().decode(concat(head, rest))),
+      );
+      headText = firstBytes(redacted, this.#headShown);
+      tailText = lastBytes(redacted, this.#tailShown);
+    } else {
+      const overlap = this.#pieces.maxMatchChars;
+      // The head window goes on past what it holds: cut it where no secret can be unfinished.
+      const headWindow = new TextDecoder().decode(head, { stream: true });
+      const start = this.#pieces.prefix(headWindow, headWindow.length - overlap).text;
+      headText = firstBytes(encoder.encode(start), this.#headShown);
+      // The tail window starts inside the stream: drop its first stretch, which may hold the end
+      // of a secret whose start was cut off.
+      const tailWindow = new TextDecoder().decode(rest.subarray(leadingContinuationBytes(rest)));
+      tailText = lastBytes(
+        encoder.encode(this.#pieces.suffix(tailWindow, overlap)),
+        this.#tailShown,
+      );
+    }
     const omitted = this.#bytes - this.#headShown - this.#tailShown;
     return {
       head: headText,
@@ -213,24 +246,17 @@ export class OutputCapture {
       text: `${headText}\n… [${omitted} bytes omitted] …\n${tailText}`,
     };
   }
+}
 
-  /** The redacted start of `window`, at most `headShown` bytes, cut on a character boundary. */
-  #headText(window: Uint8Array): string {
-    const decoded = new TextDecoder().decode(window, { stream: true });
-    const redacted = encoder.encode(this.#redact(decoded));
-    return new TextDecoder().decode(
-      redacted.subarray(0, utf8PrefixLength(redacted, this.#headShown)),
-    );
-  }
+/** The first `count` bytes of `bytes` (fewer when a character would be cut), as text. */
+function firstBytes(bytes: Uint8Array, count: number): string {
+  return new TextDecoder().decode(bytes.subarray(0, utf8PrefixLength(bytes, count)));
+}
 
-  /** The redacted end of `window`, at most `tailShown` bytes, cut on a character boundary. */
-  #tailText(window: Uint8Array): string {
-    const decoded = new TextDecoder().decode(window.subarray(leadingContinuationBytes(window)));
-    const redacted = encoder.encode(this.#redact(decoded));
-    const start = Math.max(0, redacted.length - this.#tailShown);
-    const shown = redacted.subarray(start);
-    return new TextDecoder().decode(shown.subarray(leadingContinuationBytes(shown)));
-  }
+/** The last `count` bytes of `bytes` (fewer when a character would be cut), as text. */
+function lastBytes(bytes: Uint8Array, count: number): string {
+  const shown = bytes.subarray(Math.max(0, bytes.length - count));
+  return new TextDecoder().decode(shown.subarray(leadingContinuationBytes(shown)));
 }
 
 function concat(first: Uint8Array, second: Uint8Array): Uint8Array {
