@@ -93,6 +93,11 @@ export interface ArgumentFinding {
   argument: string;
   /** Why, in words, ending with the manual page or source of the rule in parentheses. */
   reason: string;
+  /**
+   * For `sensitive` findings: the absolute path named (resolved as text from the working folder).
+   * A command approved for it sees that file; every other sensitive file stays masked.
+   */
+  path?: string;
 }
 
 type Analyzer = (argv: readonly string[]) => ArgumentFinding[];

@@ -175,6 +175,7 @@ function valueFinding(
     id: "argv:sensitive-path",
     kind: "sensitive",
     reason: `it names ${named}, which matches the sensitive pattern "${pattern}"`,
+    ...(absolute === null ? {} : { path: absolute }),
   };
 }
 

@@ -68,6 +68,8 @@ export interface CommandScope {
     index: number;
     argument: string;
     reason: string;
+    /** `sensitive` findings: the absolute path named. */
+    path?: string;
   }[];
 }
 

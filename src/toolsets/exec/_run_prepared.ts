@@ -199,8 +199,8 @@ function isolationPlan(
 function approvedSensitivePaths(command: CommandScope): string[] {
   return command.findings
     .filter((finding) => finding.kind === "sensitive")
-    .map((finding) => (finding as { path?: unknown }).path)
-    .filter((path): path is string => typeof path === "string");
+    .map((finding) => finding.path)
+    .filter((path): path is string => path !== undefined);
 }
 
 /**
@@ -324,7 +324,7 @@ function describe(command: CommandScope, outcome: CommandOutcome, timeoutMs: num
       "exit_nonzero",
       `Command "${line}" in "${where}" failed with ${status}${
         lastError === "" ? "" : `: ${lastError}`
-      }`,
+      }${readOnlyHint(outcome)}`,
       { exit_code: outcome.exit_code, signal: outcome.signal, stderr_tail: lastError },
     ));
   }
@@ -336,4 +336,21 @@ function describe(command: CommandScope, outcome: CommandOutcome, timeoutMs: num
     ),
     artifacts,
   };
+}
+
+/**
+ * Why a confined command met a read-only file system, and what to change: `.git` is read-only
+ * unless `tools.git_write`; elsewhere only the workspace, write roots and the run's folders are
+ * writable.
+ */
+function readOnlyHint(outcome: CommandOutcome): string {
+  if (outcome.isolation !== "bwrap" || !outcome.stderr.text.includes("Read-only file system")) {
+    return "";
+  }
+  if (/(^|[\s'"/])\.git(\/|['"\s:]|$)/m.test(outcome.stderr.text)) {
+    return ' (.git is read-only for commands; set "tools.git_write": true in the config to let ' +
+      "git write it, except its config, hooks, info, commondir and alternates)";
+  }
+  return " (commands may write only the workspace, the write roots and the run's folders; " +
+    "protected paths such as the config and the runs folder stay read-only)";
 }
