@@ -8,9 +8,17 @@
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
 import { ConfigError } from "../src/config/mod.ts";
-import { openTestRun, type TestRun, type TestRunOptions } from "../src/testing/run_harness.ts";
+import type { TestRun } from "../src/testing/run_harness.ts";
 import type { TempSandbox } from "../src/testing/temp_sandbox.ts";
-import type { ToolResult } from "../src/tools/tool_result.ts";
+import {
+  assertStartRefused,
+  dataOf,
+  openToolRun,
+  SHELL_ECHO,
+  stdoutOf,
+  toolFile,
+  writeTools,
+} from "./_declarative_tool_helpers.ts";
 import {
   assertAudited,
   assertRefused,
@@ -19,109 +27,6 @@ import {
   PATH_GUARD,
   withEnvironment,
 } from "./_attack_helpers.ts";
-
-/** A valid exec-mode tool file; `fields` replace or add keys. */
-function toolFile(fields: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    name: "demo.echo_text",
-    description: "Prints the text",
-    input_schema: {
-      type: "object",
-      properties: { text: { type: "string" } },
-      required: ["text"],
-    },
-    permission: "readonly",
-    tags: ["demo"],
-    command_type: "exec",
-    command: "echo",
-    args: ["{{text}}"],
-    working_dir: ".",
-    env_allowlist: [],
-    timeout_ms: 10_000,
-    stdout_limit_bytes: 65_536,
-    stderr_limit_bytes: 16_384,
-    ...fields,
-  };
-}
-
-const SHELL_ECHO = toolFile({
-  name: "demo.shell_echo",
-  permission: "write",
-  tags: ["demo", "write"],
-  command_type: "shell",
-  command: 'echo {{text}}; printf "[%s]\\n" "$@"',
-  args: ["{{text}}"],
-});
-
-/** Shell-mode and write tools ask by default: these rules allow the ones the tests call. */
-const ALLOW_DECLARED = {
-  rules: [{ id: "allow-declared", tools: ["demo.shell_echo", "demo.git_show"], decision: "allow" }],
-};
-
-/** Writes each tool as `<root>/tools/<file>.json`. */
-async function writeTools(
-  sandbox: TempSandbox,
-  tools: Record<string, unknown>,
-  folder = nodePath.join(sandbox.root, "tools"),
-): Promise<void> {
-  await Deno.mkdir(folder, { recursive: true });
-  for (const [file, tool] of Object.entries(tools)) {
-    await Deno.writeTextFile(nodePath.join(folder, `${file}.json`), JSON.stringify(tool, null, 2));
-  }
-}
-
-interface ToolRunOptions extends Omit<TestRunOptions, "tools"> {
-  commands?: string[];
-  toolSettings?: Record<string, unknown>;
-  /** Tool files by file name (without .json), written to `<root>/tools`. */
-  files: Record<string, unknown>;
-}
-
-function openToolRun(options: ToolRunOptions): Promise<TestRun> {
-  const { commands, toolSettings, files, config, prepare, ...rest } = options;
-  return openTestRun({
-    permissions: ALLOW_DECLARED,
-    ...rest,
-    config: {
-      commands: commands ?? ["echo", "sh", "ls", "git", "printenv"],
-      sandbox: { command_isolation: "none" },
-      tools: { dirs: ["../tools"], ...toolSettings },
-      ...config,
-    },
-    prepare: async (sandbox) => {
-      await writeTools(sandbox, files);
-      await prepare?.(sandbox);
-    },
-  });
-}
-
-function dataOf(result: ToolResult): Record<string, unknown> {
-  assert.ok(typeof result.data === "object" && result.data !== null, "the result has no data");
-  return result.data as Record<string, unknown>;
-}
-
-function stdoutOf(result: ToolResult): string {
-  const stdout = dataOf(result).stdout as { text?: unknown } | undefined;
-  assert.equal(typeof stdout?.text, "string", "the result has no stdout text");
-  return stdout?.text as string;
-}
-
-/** Asserts that opening the run fails with a ConfigError; returns it. */
-async function assertStartRefused(options: ToolRunOptions): Promise<ConfigError> {
-  let caught: unknown;
-  let run: TestRun | undefined;
-  try {
-    run = await openToolRun(options);
-  } catch (error) {
-    caught = error;
-  }
-  if (run !== undefined) {
-    await run.close();
-    assert.fail("the run started");
-  }
-  assert.ok(caught instanceof ConfigError, `not a ConfigError: ${String(caught)}`);
-  return caught;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Substitution never evaluates input
@@ -140,7 +45,9 @@ const HOSTILE_TEXTS = (marker: string) => [
 
 Deno.test("an exec-mode declarative tool passes input as one literal argv element", async () => {
   await using run = await openToolRun({ files: { echo_text: toolFile() } });
-  const marker = nodePath.join(run.sandbox.outside, "marker-exec");
+  // Commands run under bubblewrap and may write the workspace: a marker there would exist if any
+  // text had run.
+  const marker = nodePath.join(run.sandbox.workspace, "marker-exec");
   for (const text of HOSTILE_TEXTS(marker)) {
     const result = await run.call("demo.echo_text", { text });
     assertWorked(result);
@@ -152,7 +59,7 @@ Deno.test("an exec-mode declarative tool passes input as one literal argv elemen
 
 Deno.test("a shell-mode declarative tool single-quotes every substitution", async () => {
   await using run = await openToolRun({ files: { shell_echo: SHELL_ECHO } });
-  const marker = nodePath.join(run.sandbox.outside, "marker-shell");
+  const marker = nodePath.join(run.sandbox.workspace, "marker-shell");
   for (const text of HOSTILE_TEXTS(marker)) {
     const result = await run.call("demo.shell_echo", { text });
     assertWorked(result);

@@ -7,6 +7,13 @@
  * other stdout is the output as text; stderr is kept (and logged) like any command's; an exit code
  * other than 0 is a tool error (`exit_nonzero`).
  *
+ * A tool tagged `dangerous` (required by the loader for one that runs its input as code, see
+ * `input_as_code.ts`) is a write tool whose every call asks (`requires_confirmation`), whatever its
+ * file says: the policy keeps it off unless a permissions rule names it exactly, and an allow rule
+ * then still asks. An exec-mode tool with a templated argument is resolved like a request's command
+ * (not `declared`), so a program whose real binary is a shell (an allowlisted name linked to
+ * `bash`) is seen as unrestricted execution and asks too.
+ *
  * @module
  */
 
@@ -15,7 +22,7 @@ import type { ToolDefinition } from "../../tools/tool_definition.ts";
 import { failure, isErrorType, success, type ToolOutcome } from "../../tools/tool_result.ts";
 import { runPrepared } from "../exec/_run_prepared.ts";
 import type { DeclarativeToolFile } from "./declarative_tool_file.ts";
-import { fillArgv, fillShell } from "./template.ts";
+import { fillArgv, fillShell, templateFields } from "./template.ts";
 
 /** The argv a declarative tool runs for `input`. @throws {TypeError} on a non-scalar substitution. */
 export function declarativeArgv(
@@ -26,23 +33,35 @@ export function declarativeArgv(
   return ["sh", "-c", fillShell(file.command, input), file.name, ...fillArgv(file.args, input)];
 }
 
+/**
+ * Whether the program was chosen by the tool file alone: shell mode (its script is checked at load
+ * time) or exec mode with fixed arguments. Otherwise the resolved program is judged as unrestricted
+ * execution like a request's (`resolveCommand` without `declared`).
+ */
+function programDeclared(file: DeclarativeToolFile): boolean {
+  return file.command_type === "shell" ||
+    file.args.every((arg) => templateFields(arg).length === 0);
+}
+
 /** The tool for a declarative file. Its command must be allowlisted (`commands`; `sh` for shell mode). */
 export function declarativeTool(file: DeclarativeToolFile): ToolDefinition {
-  const readonly = file.permission === "readonly";
+  const dangerous = file.tags.includes("dangerous");
+  const readonly = file.permission === "readonly" && !dangerous;
+  const declared = programDeclared(file);
   return {
     name: file.name,
     description: file.description,
     input_schema: file.input_schema,
-    permission: file.permission,
+    permission: readonly ? "readonly" : "write",
     tags: [...new Set([...file.tags, "declarative"])],
     annotations: {
       read_only: readonly,
       destructive: false,
       idempotent: readonly,
       open_world: false,
-      risk_level: readonly ? 1 : 3,
+      risk_level: dangerous ? 4 : readonly ? 1 : 3,
       category: "declarative",
-      requires_confirmation: false,
+      requires_confirmation: dangerous,
     },
     targets: (
       args,
@@ -50,7 +69,7 @@ export function declarativeTool(file: DeclarativeToolFile): ToolDefinition {
       kind: "command",
       argv: declarativeArgv(file, args),
       cwd: file.working_dir,
-      declared: true,
+      declared,
     }],
     handler: async (args, context) => {
       if (context.exec === undefined) {
@@ -73,7 +92,7 @@ export function declarativeTool(file: DeclarativeToolFile): ToolDefinition {
         file.working_dir,
         context.guard,
         context.exec.programs,
-        { declared: true },
+        { declared },
       );
       if (!resolution.ok) {
         return failure(resolution.error.type, resolution.error.message, resolution.error.details);

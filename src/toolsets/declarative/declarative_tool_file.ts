@@ -14,6 +14,13 @@
  * }
  * ```
  *
+ * Shell mode (`"command_type": "shell"`) runs `command` as an sh script; each bare `{{field}}` is
+ * filled in as one single-quoted word, and a placeholder anywhere it could not stay one word
+ * (inside quotes, `$(…)`, backticks, a here-document or a comment, after `\` or `$`, as a command
+ * name) stops the load (see `shell_template.ts`). A tool that runs its input as code — an
+ * interpreter or a shell with a templated argument (`sh -c {{text}}`) — must be tagged `dangerous`
+ * (see `input_as_code.ts`).
+ *
  * @module
  */
 
@@ -27,11 +34,14 @@ export const DeclarativeToolFileSchema = z.strictObject({
     "JSON Schema of the input object (the supported subset)",
   ),
   permission: z.enum(["readonly", "write"]),
-  tags: z.array(z.string().min(1)),
+  tags: z.array(z.string().min(1)).describe(
+    '"dangerous" (required for a tool that runs its input as code) keeps the tool off unless a ' +
+      'permissions rule names it exactly and makes every call ask; "write" marks a write tool',
+  ),
   command_type: z.enum(["exec", "shell"]).describe(
     '"exec": command and args are argv, each {{field}} substituted in its own element; "shell": ' +
-      'command is an sh script, every substitution single-quoted (needs the "write" or ' +
-      '"dangerous" tag)',
+      "command is an sh script, every bare substitution single-quoted, none inside quotes, " +
+      '$(…), backticks, here-documents or comments (needs the "write" or "dangerous" tag)',
   ),
   command: z.string().min(1).describe("Program (exec: an allowlisted name) or sh script (shell)"),
   args: z.array(z.string()).describe("exec: further argv elements; shell: positional parameters"),

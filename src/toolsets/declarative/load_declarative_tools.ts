@@ -7,6 +7,8 @@
 import * as nodePath from "node:path";
 import { ConfigError, formatIssues } from "../../config/mod.ts";
 import { type DeclarativeToolFile, DeclarativeToolFileSchema } from "./declarative_tool_file.ts";
+import { inputAsCodeReason } from "./input_as_code.ts";
+import { analyzeShellTemplate } from "./shell_template.ts";
 import { templateFields } from "./template.ts";
 
 /**
@@ -15,7 +17,9 @@ import { templateFields } from "./template.ts";
  *
  * @throws {ConfigError} `tool_invalid` naming the file, the key and the reason: not JSON, an unknown
  * or missing field, shell mode without the "write" or "dangerous" tag, a `{{field}}` the input
- * schema does not declare.
+ * schema does not declare, a shell-mode placeholder that cannot be quoted where it stands (inside
+ * quotes, `$(…)`, backticks, a here-document, a comment; as a command name), a tool that runs its
+ * input as code (`sh -c {{text}}`, see `input_as_code.ts`) without the "dangerous" tag.
  */
 export async function loadDeclarativeTools(
   dirs: readonly string[],
@@ -85,6 +89,17 @@ async function loadOne(file: string): Promise<DeclarativeToolFile> {
   }
   if (tool.command_type === "exec" && templateFields(tool.command).length > 0) {
     throw fail("command", "must be a fixed program name in exec mode (no templates)");
+  }
+  const script = tool.command_type === "shell" ? analyzeShellTemplate(tool.command) : null;
+  if (script !== null && !script.ok) throw fail("command", script.reason);
+  const runsInput = inputAsCodeReason(tool, script?.ok ? script.commands : []);
+  if (runsInput !== null && !tool.tags.includes("dangerous")) {
+    throw fail(
+      "tags",
+      `must include "dangerous": ${runsInput}, so the model's input would run as code; add ` +
+        '"dangerous" to "tags" (the tool is then off unless a permissions rule names it exactly, ' +
+        "and every call asks), or run a fixed script that reads the value as data",
+    );
   }
   return { ...tool, source: file };
 }

@@ -1,7 +1,10 @@
 /**
  * `{{field}}` templates of declarative tools. Values come from validated input; nothing is ever
  * evaluated. Exec mode substitutes inside each argv element separately (an element that is exactly
- * one template of an absent optional field is dropped); shell mode quotes every substitution.
+ * one template of an absent optional field is dropped); shell mode single-quotes every
+ * substitution POSIX-style, which keeps a value one literal word only where the placeholder stands
+ * bare: the loader refuses a script with one inside quotes, `$(…)`, backticks, a here-document or a
+ * comment (`analyzeShellTemplate`, shell_template.ts).
  *
  * @module
  */
@@ -45,7 +48,10 @@ export function shellQuote(value: string): string {
   return `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
-/** Fills a shell-mode script, every substitution quoted. @throws {TypeError} as {@linkcode fillArgv}. */
+/**
+ * Fills a shell-mode script, every substitution single-quoted. Only for a script that
+ * `analyzeShellTemplate` accepted. @throws {TypeError} as {@linkcode fillArgv}.
+ */
 export function fillShell(script: string, input: Record<string, unknown>): string {
   return script.replace(
     TEMPLATE,
