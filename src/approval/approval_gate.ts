@@ -6,11 +6,16 @@
  * time. An approver that throws or does not answer in time denies, with a `permission_failed`
  * event. Every step is in the audit; session grants also go to `grants.jsonl`.
  *
+ * Nothing the gate shows holds a secret: the request handed to the approver and written to
+ * `pending.jsonl` is redacted, and a scope part that holds one (a command's argv with a value of
+ * `audit.secret_env` or a token in it) is named by its sha256 (see `normaliseScope`), in the grant,
+ * the `--approve` argument, the approvals file line and every message.
+ *
  * @module
  */
 
 import * as nodePath from "node:path";
-import { type AuditRecorder, JsonlWriter, summariseValue } from "../audit/mod.ts";
+import { type AuditRecorder, JsonlWriter, type Redactor, summariseValue } from "../audit/mod.ts";
 import type { PolicyDecision, TargetScope } from "../policy/policy_rule.ts";
 import type { ToolDescriptor } from "../tools/tool_definition.ts";
 import { failure, type ToolOutcome } from "../tools/tool_result.ts";
@@ -30,6 +35,11 @@ export interface ApprovalGateOptions {
   /** Longest wait for an approver, in ms. @default 300000 */
   timeoutMs?: number;
   recorder: AuditRecorder;
+  /**
+   * The run's redactor: requests are redacted with it, and a scope part it would change is named
+   * by its hash (the same for the grant made and the grant checked).
+   */
+  redactor: Redactor;
   /** Environment names commands get, for the request's env summary. */
   environmentNames: readonly string[];
 }
@@ -77,8 +87,12 @@ export class ApprovalGate {
    * (`approval_required`, `approval_denied`).
    */
   async resolve(input: GateInput): Promise<ToolOutcome | null> {
-    const { recorder, policyHash } = this.#options;
-    const scope = normaliseScope(input.scope, this.#options.runDir);
+    const { recorder, policyHash, redactor } = this.#options;
+    const scope = normaliseScope(
+      input.scope,
+      this.#options.runDir,
+      (text) => redactor.redactText(text) !== text,
+    );
     const grant: Grant = { tool: input.tool.name, scope, policy: policyHash };
     const base = {
       tool_call_id: input.tool_call_id,
@@ -97,7 +111,8 @@ export class ApprovalGate {
       await recorder.event("approval.granted", { ...base, source: "session" });
       return null;
     }
-    const request = this.#request(input);
+    // Redacted before anyone sees it: the approver, pending.jsonl, the CI report.
+    const request = redactor.redactValue(this.#request(input)) as ApprovalRequest;
     await recorder.event("approval.requested", {
       ...base,
       approver: this.#options.approver?.name ?? null,
@@ -111,12 +126,12 @@ export class ApprovalGate {
       return failure(
         "approval_required",
         `Cannot call tool "${input.tool.name}" on ${targets || "no target"}: approval required ` +
-          `(${input.decision.reason}) and nobody can approve in this run; to allow exactly this ` +
+          `(${request.reason}) and nobody can approve in this run; to allow exactly this ` +
           `call next time, re-run with ${approveArgument(grant)}`,
         {
           rule: input.decision.rule,
           layer: input.decision.layer,
-          reason: input.decision.reason,
+          reason: request.reason,
           scope,
           grant,
           approve_argument: approveArgument(grant),

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { TargetScope } from "../policy/policy_rule.ts";
 
@@ -27,24 +28,54 @@ export type Grant = z.infer<typeof GrantSchema>;
  * commands as `command:<program path> <argv[1..] as JSON> in <cwd real path>` (the executable, every
  * argument and the folder). Paths inside the run folder are written `<run>/…` so that a grant
  * survives into the next run.
+ *
+ * A part that holds a secret (`holdsSecret` says so: a value of `audit.secret_env`, a token) is
+ * named by its hash instead, `sha256:<hex of the part's text>`: the argv JSON (`command:<path>
+ * sha256:<hex> in <cwd>`), the folder, a path. The grant then never shows the secret, and the
+ * next run, computing the same hash for the same call, still recognises it.
+ *
+ * @param scope The resolved targets of a call.
+ * @param runDir The run folder's real path, or null.
+ * @param holdsSecret Tells whether a text holds a secret, e.g. one that redaction would change.
+ * @returns The sorted scope strings, without duplicates.
+ * @example
+ * ```ts
+ * import { normaliseScope } from "./grant.ts";
+ * const scope = normaliseScope({
+ *   paths: [],
+ *   commands: [{ program: "echo", path: "/usr/bin/echo", argv: ["echo", "s3cr3t-value"],
+ *     cwd: { real: "/w" } }],
+ * } as unknown as Parameters<typeof normaliseScope>[0], null, (text) => text.includes("s3cr3t"));
+ * console.assert(/^command:\/usr\/bin\/echo sha256:[0-9a-f]{64} in \/w$/.test(scope[0] ?? ""));
+ * ```
  */
-export function normaliseScope(scope: TargetScope, runDir: string | null): string[] {
+export function normaliseScope(
+  scope: TargetScope,
+  runDir: string | null,
+  holdsSecret: (text: string) => boolean,
+): string[] {
   const stable = (path: string) =>
     runDir !== null && (path === runDir || path.startsWith(runDir + "/"))
       ? "<run>" + path.slice(runDir.length)
       : path;
+  const shown = (text: string) => holdsSecret(text) ? hashed(text) : text;
   const commandFolders = new Set((scope.commands ?? []).map((command) => command.cwd));
   const entries = [
     ...scope.paths.filter((path) => !commandFolders.has(path)).map((path) =>
-      `${path.access}:${stable(path.real)}`
+      `${path.access}:${shown(stable(path.real))}`
     ),
     ...(scope.commands ?? []).map((command) =>
-      `command:${command.path} ${JSON.stringify(command.argv.slice(1))} in ${
-        stable(command.cwd.real)
+      `command:${command.path} ${shown(JSON.stringify(command.argv.slice(1)))} in ${
+        shown(stable(command.cwd.real))
       }`
     ),
   ];
   return [...new Set(entries)].sort();
+}
+
+/** `sha256:<lower-case hex of the UTF-8 text>`. */
+function hashed(text: string): string {
+  return `sha256:${createHash("sha256").update(text, "utf8").digest("hex")}`;
 }
 
 /** Tells whether `grant` covers a call of `tool` on exactly `scope` (a normalised scope). */

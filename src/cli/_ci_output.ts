@@ -1,13 +1,16 @@
 /**
  * What a run leaves for CI: the final result as one JSON object (`--output json`), a Markdown step
  * summary appended to `$GITHUB_STEP_SUMMARY`, and `::error`/`::warning` annotations under GitHub
- * Actions (workflow commands, docs.github.com "Workflow commands for GitHub Actions").
+ * Actions (workflow commands, docs.github.com "Workflow commands for GitHub Actions"). Each is
+ * redacted with the run's redactor: a task, an answer or a summary that holds a secret shows
+ * `[REDACTED:<kind>]`; grants name a secret-holding argv by its hash already.
  *
  * @module
  */
 
 import type { AgentOutcome } from "../agent/agent_loop.ts";
 import type { PendingApproval } from "../approval/approval_gate.ts";
+import type { Redactor } from "../audit/redactor.ts";
 import { approveArgument } from "../approval/grant.ts";
 import { eventTypeOf } from "../runtime/record.ts";
 
@@ -20,11 +23,13 @@ export interface RunReport {
   counts: { calls: number; denied: number; failed: number };
   deliverables: string[];
   pending: readonly PendingApproval[];
+  /** The run's redactor (config `audit.secret_env` and token patterns), applied to every output. */
+  redactor: Redactor;
 }
 
 /** The `--output json` object: one line, stable keys. */
 export function reportJson(report: RunReport): string {
-  return JSON.stringify({
+  return JSON.stringify(report.redactor.redactValue({
     run_id: report.run_id,
     run_dir: report.run_dir,
     end_reason: report.outcome.end_reason,
@@ -35,7 +40,7 @@ export function reportJson(report: RunReport): string {
     duration_ms: report.outcome.duration_ms,
     deliverables: report.deliverables,
     approvals_needed: report.pending.map((entry) => entry.grant),
-  });
+  }));
 }
 
 /** Escapes a value for a workflow command's message (`%`, CR, LF). */
@@ -49,13 +54,16 @@ export function annotations(report: RunReport): string[] {
     const kind = eventTypeOf(result);
     if (kind === "tool.completed") return [];
     const level = kind === "tool.denied" ? "warning" : "error";
-    return [`::${level} title=kagent-run ${result.tool}::${escapeData(result.summary)}`];
+    const summary = escapeData(report.redactor.redactText(result.summary));
+    return [`::${level} title=kagent-run ${result.tool}::${summary}`];
   });
 }
 
 /** The Markdown step summary: task, end reason, a table of calls, denials with grants, deliverables. */
 export function stepSummary(report: RunReport): string {
-  const cell = (text: string) => text.replaceAll("|", "\\|").replaceAll("\n", " ").slice(0, 160);
+  // Redacted before it is cut: a cut secret would no longer be recognised.
+  const cell = (text: string) =>
+    report.redactor.redactText(text).replaceAll("|", "\\|").replaceAll("\n", " ").slice(0, 160);
   const lines = [
     `## kagent-run ${report.run_id}`,
     "",
@@ -81,7 +89,7 @@ export function stepSummary(report: RunReport): string {
   if (report.deliverables.length > 0) {
     lines.push("", "**Deliverables:**", "", ...report.deliverables.map((path) => `- \`${path}\``));
   }
-  return lines.join("\n") + "\n";
+  return report.redactor.redactText(lines.join("\n") + "\n");
 }
 
 /** Relative paths of the files in a deliverables folder. */

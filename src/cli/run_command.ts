@@ -32,6 +32,7 @@ import { discoverSkills } from "../skills/mod.ts";
 import { describeTool } from "../tools/tool_definition.ts";
 import type { ToolResult } from "../tools/tool_result.ts";
 import { eventTypeOf } from "../runtime/record.ts";
+import { Redactor } from "../audit/redactor.ts";
 import {
   APPROVAL_HELP,
   APPROVAL_OPTIONS,
@@ -221,6 +222,8 @@ async function runWithNetwork(
       counts,
       deliverables: await listDeliverables(session.folder.paths.deliverables),
       pending: session.approvals.pending,
+      // The same secrets as the run's audit: the task, answer and summaries are redacted too.
+      redactor: Redactor.fromEnvironment(config.audit.secret_env, io.env),
     };
     if (values.output === "json") io.stdout(`${reportJson(report)}\n`);
     else if (outcome.final_text !== null) io.stdout(`${outcome.final_text}\n`);

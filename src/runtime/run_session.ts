@@ -460,6 +460,7 @@ export async function openRunSession(
     approver: options.approver ?? null,
     ...(options.approvalTimeoutMs === undefined ? {} : { timeoutMs: options.approvalTimeoutMs }),
     recorder,
+    redactor,
     environmentNames: prepared.commands?.environmentNames ?? [],
   });
   const runtime = new ToolRuntime({
