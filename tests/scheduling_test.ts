@@ -146,7 +146,7 @@ Deno.test("an abort while a command runs ends the run aborted_tools and kills th
   const { run, outcome } = await agentRun(
     {
       permissions: { rules: [{ tools: ["exec.run_command"], decision: "allow" }] },
-      config: { commands: ["sleep"], sandbox: { command_isolation: "none" } },
+      config: { commands: ["sleep"], sandbox: { command_isolation: "bwrap" } },
     },
     [
       {
@@ -191,7 +191,7 @@ Deno.test("an abort before the first model request ends the run aborted without 
 Deno.test("kagent-run on SIGINT while a command runs records aborted_tools and exits 1", async () => {
   const marker = "30.4822";
   await using project = await createProject({
-    config: { commands: ["sleep"], sandbox: { command_isolation: "none" } },
+    config: { commands: ["sleep"], sandbox: { command_isolation: "bwrap" } },
     permissions: { rules: [{ tools: ["exec.run_command"], decision: "allow" }] },
     plan: [
       JSON.stringify({
