@@ -1,8 +1,12 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { Redactor } from "../audit/redactor.ts";
-import { OutputCapture, type OutputCaptureOptions } from "./output_capture.ts";
+import { MAX_TOKEN_MATCH_CHARS, Redactor } from "../audit/redactor.ts";
+import {
+  OutputCapture,
+  type OutputCaptureOptions,
+  redactionMarginBytes,
+} from "./output_capture.ts";
 import { tempDir } from "./_test_support.ts";
 import { exists } from "../testing/path_exists.ts";
 
@@ -258,4 +262,62 @@ Deno.test("OutputCapture throws from finish and leaves no file when the artifact
 
 Deno.test("OutputCapture throws RangeError when a limit is negative", () => {
   assert.throws(() => new OutputCapture({ limitBytes: -1, artifact: null }), RangeError);
+});
+
+/** A secret just short of the longest match: three of them shrink to 63 bytes when redacted. */
+const LONG = `long-secret-${"k".repeat(MAX_TOKEN_MATCH_CHARS - 400)}`;
+const longRedact = new Redactor({ secrets: [LONG] }).forStreams();
+const MARGIN = redactionMarginBytes(MAX_TOKEN_MATCH_CHARS);
+const MARKERS = "[REDACTED:secret_env]".repeat(3);
+
+Deno.test("OutputCapture shows no part of a secret cut by the head window's far edge", async () => {
+  // The head window (100 + MARGIN bytes) holds three whole secrets and the start of a fourth;
+  // redacted, the three shrink to 63 bytes, so a head cut after redaction alone would show the
+  // fourth's start. The window is cut where no secret can be unfinished first.
+  const window = 100 + MARGIN;
+  for (const inside of [1, 700, window - 3 * LONG.length - 1]) {
+    const start = window - inside;
+    const text = LONG.repeat(3).padEnd(start, "y") + LONG + "z".repeat(3 * MARGIN);
+    for (const size of [4096, 65_536]) {
+      const { result } = await capture(text, size, {
+        limitBytes: 200,
+        artifact: null,
+        redact: longRedact,
+      });
+      assert.ok(!result.head.includes("kkkk") && !result.head.includes("long-secret"), result.head);
+      // The cut falls inside the third secret's stretch, so the head ends before it.
+      assert.ok(result.head.startsWith("[REDACTED:secret_env]".repeat(2)), result.head);
+    }
+  }
+  // Near miss: without secrets the head is the stream's first 100 bytes.
+  const plain = await capture("y".repeat(4 * MARGIN), 4096, {
+    limitBytes: 200,
+    artifact: null,
+    redact: longRedact,
+  });
+  assert.equal(plain.result.head, "y".repeat(100));
+});
+
+Deno.test("OutputCapture shows no part of a secret cut by the tail window's start", async () => {
+  // Mirror image: the tail window (100 + MARGIN bytes) starts inside a secret and ends with three.
+  const window = 100 + MARGIN;
+  for (const inside of [1, 700, window - 3 * LONG.length - 1]) {
+    const tail = LONG.slice(LONG.length - inside) + LONG.repeat(3);
+    const text = "a".repeat(3 * MARGIN) + LONG.slice(0, LONG.length - inside) +
+      tail.padStart(window, "y");
+    const { result } = await capture(text, 4096, {
+      limitBytes: 200,
+      artifact: null,
+      redact: longRedact,
+    });
+    assert.ok(!result.tail.includes("kkkk"), result.tail);
+    assert.ok(result.tail.endsWith(MARKERS), result.tail);
+  }
+  // Near miss: without secrets the tail is the stream's last 100 bytes.
+  const plain = await capture("y".repeat(4 * MARGIN) + "end", 4096, {
+    limitBytes: 200,
+    artifact: null,
+    redact: longRedact,
+  });
+  assert.equal(plain.result.tail, "y".repeat(97) + "end");
 });
