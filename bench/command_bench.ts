@@ -12,6 +12,7 @@
 import { join } from "node:path";
 import { Redactor } from "../src/audit/redactor.ts";
 import { probeBubblewrap } from "../src/exec/bubblewrap.ts";
+import { hostSystemMounts } from "../src/exec/system_mounts.ts";
 import { type CommandSpec, type IsolationPlan, runConfined } from "../src/exec/spawn_confined.ts";
 
 const TRUE = "/usr/bin/true";
@@ -21,11 +22,18 @@ const MiB = 1024 * 1024;
 const runDir = await Deno.realPath(await Deno.makeTempDir({ prefix: "kagent-bench-command-" }));
 globalThis.addEventListener("unload", () => Deno.removeSync(runDir, { recursive: true }));
 const probe = await probeBubblewrap(BWRAP);
+/** The mount profile: system folders and /etc entries, the run folder writable, nothing else. */
 const bwrap: IsolationPlan = {
   mode: "bwrap",
   bwrapPath: BWRAP,
+  system: hostSystemMounts(),
   writablePaths: [runDir],
   network: false,
+};
+/** The profile before issue 10, for the ratio: the whole host read-only (`--ro-bind / /`). */
+const wholeHost: IsolationPlan = {
+  ...bwrap,
+  system: [{ kind: "ro-bind", path: "/", source: "/" }],
 };
 const redactor = new Redactor({ secrets: ["canary-123-long-enough"] });
 
@@ -79,10 +87,17 @@ Deno.bench({
 
 if (probe.usable) {
   Deno.bench({
-    name: "runConfined true (bwrap)",
+    name: "runConfined true (bwrap, mount profile)",
     group: "spawn overhead",
     async fn() {
       await runTrue(bwrap);
+    },
+  });
+  Deno.bench({
+    name: "runConfined true (bwrap, whole host read-only, before issue 10)",
+    group: "spawn overhead",
+    async fn() {
+      await runTrue(wholeHost);
     },
   });
 }
