@@ -1,9 +1,14 @@
 /**
- * The environment of a command's child process: only allowlisted variables, never the ones that
- * make a program run other code, with `HOME` and `TMPDIR` pointing at run-private folders.
+ * The environment of a command's child process: only allowlisted variables, never through a glob
+ * the ones that configure programs (`never_passed_variables.ts`), with `HOME` and `TMPDIR` pointing
+ * at run-private folders and a `PATH` of folders the agent cannot write
+ * ({@linkcode commandSearchPath}).
  *
  * @module
  */
+
+import * as nodePath from "node:path";
+import { neverPassedFamily } from "./never_passed_variables.ts";
 
 /** Variables passed by default (config `exec.env_allowlist` replaces this list). */
 export const DEFAULT_ENV_ALLOWLIST: readonly string[] = [
@@ -15,109 +20,33 @@ export const DEFAULT_ENV_ALLOWLIST: readonly string[] = [
   "TERM",
 ];
 
-/** A variable, or a family of variables, that a glob never passes. */
-export interface NeverPassedRule {
-  /** An exact name, or a prefix followed by `*`. */
-  pattern: string;
-  /** What the variable does: why passing it lets a value run code or act as the user. */
-  reason: string;
-}
+export {
+  NEVER_PASSED,
+  NEVER_PASSED_FAMILIES,
+  type NeverPassedFamily,
+  neverPassedFamily,
+  type NeverPassedRule,
+} from "./never_passed_variables.ts";
 
 /**
- * Variables that make a program load or run other code (or act with the user's credentials).
- * A glob of the allowlist (`GIT_*`, `*`) never matches them; only an entry naming one exactly
- * passes it, which the config author then does on purpose.
- */
-export const NEVER_PASSED: readonly NeverPassedRule[] = [
-  {
-    pattern: "LD_*",
-    reason: "the dynamic loader loads LD_PRELOAD, LD_AUDIT, LD_LIBRARY_PATH code",
-  },
-  { pattern: "DYLD_*", reason: "the macOS loader loads DYLD_INSERT_LIBRARIES code" },
-  { pattern: "GCONV_PATH", reason: "glibc loads iconv modules (shared libraries) from it" },
-  { pattern: "BASH_FUNC_*", reason: "bash imports exported functions that shadow commands" },
-  { pattern: "BASH_ENV", reason: "bash sources the file before a non-interactive script" },
-  { pattern: "ENV", reason: "sh, dash and ksh source the file when they start" },
-  { pattern: "ZDOTDIR", reason: "zsh runs .zshenv from this folder on every start" },
-  { pattern: "PROMPT_COMMAND", reason: "bash runs it before each prompt" },
-  { pattern: "PS4", reason: "bash expands it, command substitutions included, under set -x" },
-  { pattern: "SHELLOPTS", reason: "bash imports options from it (xtrace, which expands PS4)" },
-  { pattern: "BASHOPTS", reason: "bash imports shopt options from it" },
-  { pattern: "IFS", reason: "changes word splitting in shell scripts, turning data into words" },
-  { pattern: "NODE_OPTIONS", reason: "node loads --require and --import modules first" },
-  { pattern: "NODE_PATH", reason: "node resolves modules from these folders" },
-  { pattern: "PYTHONSTARTUP", reason: "python runs the file (interactive mode)" },
-  { pattern: "PYTHONPATH", reason: "python imports from these folders first (sitecustomize)" },
-  { pattern: "PYTHONHOME", reason: "python loads its standard library and site.py from here" },
-  { pattern: "PYTHONWARNINGS", reason: "a filter naming a warning category imports its module" },
-  { pattern: "PYTHONBREAKPOINT", reason: "breakpoint() imports and calls the named function" },
-  { pattern: "PERL5OPT", reason: "perl adds the switches, -M loads a module, to every run" },
-  { pattern: "PERL5LIB", reason: "perl loads modules from these folders first" },
-  { pattern: "PERLLIB", reason: "perl loads modules from these folders first" },
-  { pattern: "PERL5DB", reason: "perl runs it as the debugger under -d" },
-  { pattern: "RUBYOPT", reason: "ruby adds the options, -r requires a file, to every run" },
-  { pattern: "RUBYLIB", reason: "ruby loads libraries from these folders first" },
-  { pattern: "LUA_INIT*", reason: "lua runs the code, or the file, before the script" },
-  { pattern: "PHPRC", reason: "php reads php.ini from here (auto_prepend_file runs code)" },
-  { pattern: "PHP_INI_SCAN_DIR", reason: "php reads extra ini files from here" },
-  { pattern: "JAVA_TOOL_OPTIONS", reason: "the JVM adds the options (-javaagent runs code)" },
-  { pattern: "_JAVA_OPTIONS", reason: "the JVM adds the options (-javaagent runs code)" },
-  { pattern: "JDK_JAVA_OPTIONS", reason: "the java launcher adds the options" },
-  { pattern: "GIT_CONFIG", reason: "git reads this config file (core.pager, core.sshCommand)" },
-  {
-    pattern: "GIT_CONFIG_*",
-    reason: "git takes config from GIT_CONFIG_COUNT/KEY_n/VALUE_n, _PARAMETERS, _GLOBAL, _SYSTEM",
-  },
-  { pattern: "GIT_DIR", reason: "points git at another repository, whose config and hooks run" },
-  { pattern: "GIT_SSH", reason: "git runs this program instead of ssh" },
-  { pattern: "GIT_SSH_COMMAND", reason: "git runs this command instead of ssh" },
-  { pattern: "GIT_EXEC_PATH", reason: "git runs its sub-commands from this folder" },
-  { pattern: "GIT_ASKPASS", reason: "git runs it to ask for a password" },
-  { pattern: "SSH_ASKPASS", reason: "ssh runs it to ask for a password" },
-  { pattern: "GIT_EDITOR", reason: "git runs it to edit messages" },
-  { pattern: "GIT_SEQUENCE_EDITOR", reason: "git rebase runs it to edit the todo list" },
-  { pattern: "EDITOR", reason: "git, crontab and others run it to edit" },
-  { pattern: "VISUAL", reason: "git, crontab and others run it to edit" },
-  { pattern: "GIT_PAGER", reason: "git runs it to page output" },
-  { pattern: "PAGER", reason: "git, man and others run it to page output" },
-  { pattern: "MANPAGER", reason: "man runs it to page output" },
-  { pattern: "GIT_EXTERNAL_DIFF", reason: "git runs it to show diffs" },
-  { pattern: "GIT_PROXY_COMMAND", reason: "git runs it to connect with the git protocol" },
-  { pattern: "GIT_TEMPLATE_DIR", reason: "git copies hooks from here into new repositories" },
-  { pattern: "LESSOPEN", reason: "less runs it as an input preprocessor" },
-  { pattern: "LESSCLOSE", reason: "less runs it after a preprocessed file" },
-  { pattern: "BROWSER", reason: "python webbrowser, xdg-open and git run it" },
-  { pattern: "NPM_CONFIG_*", reason: "npm settings (script-shell, node-options) run code" },
-  { pattern: "npm_config_*", reason: "npm settings (script-shell, node-options) run code" },
-  { pattern: "RUSTC_WRAPPER", reason: "cargo runs it around every rustc call" },
-  { pattern: "RUSTC_WORKSPACE_WRAPPER", reason: "cargo runs it around rustc for the workspace" },
-  {
-    pattern: "DENO_*",
-    reason: "Deno's settings: DENO_AUTH_TOKENS holds credentials, DENO_DIR swaps the code cache",
-  },
-  { pattern: "SSH_AUTH_SOCK", reason: "lets the child sign with the user's SSH keys" },
-];
-
-/**
- * Tells whether `name` matches a {@linkcode NEVER_PASSED} rule (case-sensitive, like Linux).
+ * Tells whether `name` belongs to a family of {@linkcode NEVER_PASSED_FAMILIES} (compared ignoring
+ * case): a glob never passes it.
  *
  * @example
  * ```ts
  * import { isNeverPassed } from "./child_environment.ts";
- * console.assert(isNeverPassed("LD_PRELOAD") && !isNeverPassed("CI"));
+ * console.assert(isNeverPassed("LD_PRELOAD") && isNeverPassed("TAR_OPTIONS") && !isNeverPassed("CI"));
  * ```
  */
 export function isNeverPassed(name: string): boolean {
-  return NEVER_PASSED.some(({ pattern }) =>
-    pattern.endsWith("*") ? name.startsWith(pattern.slice(0, -1)) : name === pattern
-  );
+  return neverPassedFamily(name) !== null;
 }
 
 /**
  * Turns the config's allowlist into the exact names to pass. An entry without `*` passes the
- * variable of that exact name (even one of {@linkcode NEVER_PASSED}); an entry with `*` (any run
- * of characters, e.g. `GITHUB_*`) passes every name of `names` it matches, except those of
- * {@linkcode NEVER_PASSED}.
+ * variable of that exact name (even one a glob never passes: someone wrote it); an entry with `*`
+ * (any run of characters, e.g. `GITHUB_*`, `*_OPTIONS`) passes every name of `names` it matches,
+ * except those {@linkcode isNeverPassed} names (`GIT_*` passes no `GIT_DIR`, `*` no `TAR_OPTIONS`).
  *
  * @param patterns The allowlist, e.g. `["PATH", "CI", "GITHUB_*"]`.
  * @param names The parent's variable names, e.g. `Object.keys(Deno.env.toObject())`.
@@ -126,8 +55,8 @@ export function isNeverPassed(name: string): boolean {
  * @example
  * ```ts
  * import { expandAllowlist } from "./child_environment.ts";
- * const names = expandAllowlist(["PATH", "GIT_*"], ["PATH", "GIT_AUTHOR_NAME", "GIT_SSH_COMMAND"]);
- * console.assert(names.join() === "GIT_AUTHOR_NAME,PATH");
+ * const names = expandAllowlist(["PATH", "GITHUB_*"], ["PATH", "GITHUB_SHA", "GITHUB_TOKEN"]);
+ * console.assert(names.join() === "GITHUB_SHA,PATH");
  * ```
  */
 export function expandAllowlist(patterns: readonly string[], names: readonly string[]): string[] {
@@ -214,4 +143,74 @@ export function buildChildEnvironment(options: ChildEnvironmentOptions): Record<
     set(name, value);
   }
   return env;
+}
+
+/** The system's program folders, searched after the configured programs' own. */
+export const SYSTEM_PROGRAM_FOLDERS: readonly string[] = [
+  "/usr/local/sbin",
+  "/usr/local/bin",
+  "/usr/sbin",
+  "/usr/bin",
+  "/sbin",
+  "/bin",
+];
+
+/**
+ * Builds the `PATH` of a command's child: the folders of the configured programs, then
+ * {@linkcode SYSTEM_PROGRAM_FOLDERS}, without duplicates, and never a folder equal to or inside a
+ * forbidden root (compared by path components). A program that looks up another one (`tar -z`
+ * runs `gzip`, git runs `ssh`) then never finds one the agent wrote: the parent's `PATH` may start
+ * with a workspace `bin/`. Entries that are relative, not normalised, or hold `:` or NUL (which
+ * `PATH` cannot spell, and an empty or relative entry means the current folder to execvp(3)) are
+ * left out. Pure: nothing is read from the file system.
+ *
+ * @param programPaths Absolute real paths of the configured programs, e.g. `["/usr/bin/git"]`.
+ * @param forbiddenRoots Absolute real paths of the folders the agent can write (write roots, the
+ *   workspace, the run's folders).
+ * @returns A `:`-separated value, never empty.
+ * @throws {TypeError} When a forbidden root is not an absolute normalised path.
+ * @throws {RangeError} When every folder is inside a forbidden root.
+ * @example
+ * ```ts
+ * import { commandSearchPath } from "./child_environment.ts";
+ * const path = commandSearchPath(["/opt/tools/bin/jq", "/usr/bin/git", "/w/bin/x"], ["/w"]);
+ * console.assert(path === "/opt/tools/bin:/usr/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/sbin:/bin");
+ * ```
+ */
+export function commandSearchPath(
+  programPaths: readonly string[],
+  forbiddenRoots: readonly string[],
+): string {
+  for (const root of forbiddenRoots) {
+    if (!isNormalAbsolute(root)) {
+      throw new TypeError(
+        `Cannot build a command search path with the root "${root}": it must be an absolute, ` +
+          "normalised path",
+      );
+    }
+  }
+  const inside = (folder: string) =>
+    forbiddenRoots.some((root) => root === "/" || folder === root || folder.startsWith(`${root}/`));
+  const folders: string[] = [];
+  const candidates = [
+    ...programPaths.map((path) => nodePath.posix.dirname(path)),
+    ...SYSTEM_PROGRAM_FOLDERS,
+  ];
+  for (const folder of candidates) {
+    if (!isNormalAbsolute(folder) || folder.includes(":") || folders.includes(folder)) continue;
+    if (!inside(folder)) folders.push(folder);
+  }
+  if (folders.length === 0) {
+    throw new RangeError(
+      `Cannot build a command search path: every program folder is inside a writable root ` +
+        `(${forbiddenRoots.join(", ")})`,
+    );
+  }
+  return folders.join(":");
+}
+
+/** `/a/b`: absolute, no `.`/`..`/empty component, no trailing slash (except `/`), no NUL. */
+function isNormalAbsolute(path: string): boolean {
+  return path.startsWith("/") && !path.includes("\0") &&
+    (path === "/" || (nodePath.posix.normalize(path) === path && !path.endsWith("/")));
 }
