@@ -447,3 +447,47 @@ Deno.test("isolation none runs an approved tar -czf out.tgz src (near miss)", as
   assert.equal((result.data as { isolation?: string }).isolation, "none");
   assert.equal(await exists(nodePath.join(run.sandbox.workspace, "out.tgz")), true);
 });
+
+Deno.test("isolation auto without a working bubblewrap turns command tools off and says why", async () => {
+  const unusable = () =>
+    Promise.resolve({
+      usable: false as const,
+      reason: 'Cannot run "/usr/bin/bwrap": setting up uid map: Permission denied',
+    });
+  await using run = await openTestRun({
+    permissions: ALLOW_RUN_COMMAND,
+    approver: APPROVE_ALL,
+    probeBubblewrap: unusable,
+    config: { commands: ["tar"], sandbox: { command_isolation: "auto" } },
+    prepare: prepareRepository,
+  });
+  const result = await run.call("exec.run_command", { argv: ["tar", "-czf", "out.tgz", "src"] });
+  assert.equal(result.error?.type, "tool_not_available");
+  assert.equal(await exists(nodePath.join(run.sandbox.workspace, "out.tgz")), false);
+  const policy = run.session.policy.toolPolicy("exec.run_command");
+  assert.equal(policy?.available, false);
+  assert.equal(policy?.rule, "sandbox:command-isolation");
+  assert.match(policy?.reason ?? "", /apt-get install bubblewrap/);
+  assert.match(policy?.reason ?? "", /user namespaces/);
+  const events = await run.readLog("events");
+  assert.ok(events.some((event) => event.type === "commands.disabled"));
+  const errors = await run.readLog("errors");
+  assert.ok(errors.some((entry) => String(entry.message).includes("command tools are off")));
+});
+
+Deno.test({
+  name: "isolation auto with a working bubblewrap runs commands confined (near miss)",
+  ignore: !HAS_BWRAP,
+  fn: async () => {
+    await using run = await openTestRun({
+      permissions: ALLOW_RUN_COMMAND,
+      config: { commands: ["tar"], sandbox: { command_isolation: "auto" } },
+      prepare: prepareRepository,
+    });
+    const result = await run.call("exec.run_command", {
+      argv: ["tar", "-czf", "out.tgz", "src"],
+    });
+    assertWorked(result);
+    assert.equal((result.data as { isolation?: string }).isolation, "bwrap");
+  },
+});

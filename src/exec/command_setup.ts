@@ -11,7 +11,7 @@ import { ConfigError, type LoadedConfig } from "../config/mod.ts";
 import type { PathGuard } from "../sandbox/path_guard.ts";
 import { loadDeclarativeTools } from "../toolsets/declarative/load_declarative_tools.ts";
 import type { DeclarativeToolFile } from "../toolsets/declarative/declarative_tool_file.ts";
-import { probeBubblewrap } from "./bubblewrap.ts";
+import { type BubblewrapProbe, probeBubblewrap } from "./bubblewrap.ts";
 import { hostSystemMounts, SYSTEM_FOLDERS, type SystemMount } from "./system_mounts.ts";
 import { DEFAULT_ENV_ALLOWLIST, expandAllowlist } from "./child_environment.ts";
 import {
@@ -72,6 +72,7 @@ export interface EnvironmentReader {
  * Prepares command tools, or returns null when none is enabled (`commands` empty and no
  * declarative tool file).
  *
+ * @param probeWith Tells whether bubblewrap works (tests pass a failing one). @default probeBubblewrap
  * @throws {ConfigError} `commands_invalid` (a program missing, not executable, or inside a write
  * root; setsid or kill missing; `command_isolation: "bwrap"` without a working bubblewrap; a
  * declarative tool whose program is not allowlisted), `tool_invalid` (a bad declarative file).
@@ -80,6 +81,7 @@ export async function prepareCommands(
   config: LoadedConfig,
   guard: PathGuard,
   environment: EnvironmentReader,
+  probeWith: (bwrapPath: string) => Promise<BubblewrapProbe> = probeBubblewrap,
 ): Promise<CommandSetup | null> {
   const declarativeTools = await loadDeclarativeTools(config.tools.dirs);
   if (config.commands.length === 0 && declarativeTools.length === 0) return null;
@@ -146,7 +148,7 @@ export async function prepareCommands(
     }
     const probe = bwrapPath === null
       ? { usable: false as const, reason: "bwrap is not installed (Debian: bubblewrap)" }
-      : await probeBubblewrap(bwrapPath);
+      : await probeWith(bwrapPath);
     if (probe.usable) {
       isolation = { configured, effective: "bwrap", reason: `bubblewrap works (${bwrapPath})` };
     } else if (configured === "bwrap") {

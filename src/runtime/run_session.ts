@@ -24,6 +24,7 @@ import { createSkillTools, discoverSkills } from "../skills/mod.ts";
 import { type MemorySettings, memoryToolsFor } from "../memory/memory_settings.ts";
 import { declarativeTool } from "../toolsets/declarative/declarative_tool.ts";
 import { type CommandSetup, prepareCommands } from "../exec/command_setup.ts";
+import type { BubblewrapProbe } from "../exec/bubblewrap.ts";
 import { sweepMarked } from "../exec/process_sweep.ts";
 import { type NetworkChannels, networkChannels } from "../network/mod.ts";
 import {
@@ -71,6 +72,11 @@ export interface SessionOptions {
   now?: () => Date;
   /** Longest a tool handler may run, in ms. @default the config's tools.max_timeout_ms + 15 s */
   handlerTimeoutMs?: number;
+  /**
+   * Tells whether bubblewrap can run (tests pass one that says no, to see `auto` turn command
+   * tools off). @default the real probe
+   */
+  probeBubblewrap?: (bwrapPath: string) => Promise<BubblewrapProbe>;
   /** Names of the environment's variables (for the command env allowlist's globs). */
   environmentNames?: () => string[];
   /**
@@ -141,10 +147,15 @@ export async function preparePolicy(
     home,
     walkExclusions: [config.runs_dir],
   });
-  const commands = await prepareCommands(config, guard, {
-    names: options.environmentNames ?? environmentNames,
-    get: (name) => readEnvironment(options.env, name),
-  });
+  const commands = await prepareCommands(
+    config,
+    guard,
+    {
+      names: options.environmentNames ?? environmentNames,
+      get: (name) => readEnvironment(options.env, name),
+    },
+    ...(options.probeBubblewrap === undefined ? [] : [options.probeBubblewrap]),
+  );
   const registry = new ToolRegistry();
   for (const tool of options.tools ?? builtinTools()) registry.register(tool);
   if (commands !== null) {
