@@ -98,7 +98,8 @@ async function loadOne(file: string): Promise<DeclarativeToolFile> {
       "tags",
       `must include "dangerous": ${runsInput}, so the model's input would run as code; add ` +
         '"dangerous" to "tags" (the tool is then off unless a permissions rule names it exactly, ' +
-        "and every call asks), or run a fixed script that reads the value as data",
+        "and every call asks), or give it a fixed script and fixed arguments and let the script " +
+        "read the input as JSON from standard input",
     );
   }
   return { ...tool, source: file };
