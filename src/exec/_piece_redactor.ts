@@ -81,9 +81,12 @@ export class PieceRedactor {
    * The redacted start of `text`, cut at the largest safe position at most `wanted` (never inside
    * a replaced stretch nor between the two halves of a surrogate pair).
    *
-   * @param text What is known; `context` code units of context may open it, and are not returned.
+   * @param text What is known: `contextLength` code units already written (context for
+   *   look-behinds, not returned), then the text to redact.
    * @param wanted The cut asked for, in code units of `text`.
-   * @param contextLength Code units at the start of `text` that were already written.
+   * @param contextLength Code units at the start of `text` that were already written; default 0.
+   * @returns The redacted text between the context and the cut, the cut, and the context the
+   *   next piece needs.
    */
   prefix(text: string, wanted: number, contextLength = 0): RedactedPrefix {
     const redaction = this.#redaction;
