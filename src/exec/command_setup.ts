@@ -13,7 +13,11 @@ import { loadDeclarativeTools } from "../toolsets/declarative/load_declarative_t
 import type { DeclarativeToolFile } from "../toolsets/declarative/declarative_tool_file.ts";
 import { type BubblewrapProbe, probeBubblewrap } from "./bubblewrap.ts";
 import { hostSystemMounts, SYSTEM_FOLDERS, type SystemMount } from "./system_mounts.ts";
-import { DEFAULT_ENV_ALLOWLIST, expandAllowlist } from "./child_environment.ts";
+import {
+  commandSearchPath,
+  DEFAULT_ENV_ALLOWLIST,
+  expandAllowlist,
+} from "./child_environment.ts";
 import {
   type AllowedProgram,
   AllowlistError,
@@ -215,6 +219,16 @@ export async function prepareCommands(
         `child with LD_* or DYLD_* variables unless every program may run (--allow-run without a list)`,
     );
   }
+  let searchPath: string;
+  try {
+    searchPath = commandSearchPath(
+      [...programs, ...interpreters].map((program) => program.path),
+      forbiddenRoots,
+    );
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw fail("sandbox.write_roots", `commands would have no PATH: ${error.message}`);
+  }
   return {
     programs,
     interpreters,
@@ -230,10 +244,7 @@ export async function prepareCommands(
       [...programs, ...interpreters].map((program) => program.path),
       environment.get("HOME") ?? null,
     ),
-    searchPath: temporarySearchPath(
-      [...programs, ...interpreters].map((program) => program.path),
-      forbiddenRoots,
-    ),
+    searchPath,
     environmentNames,
     declarativeTools,
   };
@@ -273,21 +284,4 @@ export function programFolders(
   return unique.filter((folder) =>
     !unique.some((other) => other !== folder && folder.startsWith(`${other}/`))
   );
-}
-
-// TEMPORARY until child_environment.ts exports commandSearchPath.
-function temporarySearchPath(programs: string[], forbidden: readonly string[]): string {
-  const folders = [
-    ...programs.map((path) => path.slice(0, path.lastIndexOf("/"))),
-    "/usr/local/sbin",
-    "/usr/local/bin",
-    "/usr/sbin",
-    "/usr/bin",
-    "/sbin",
-    "/bin",
-  ];
-  return [...new Set(folders)].filter((folder) =>
-    folder !== "" &&
-    !forbidden.some((root) => folder === root || folder.startsWith(`${root}/`))
-  ).join(":");
 }
