@@ -219,9 +219,9 @@ export async function prepareCommands(
         `child with LD_* or DYLD_* variables unless every program may run (--allow-run without a list)`,
     );
   }
-  let searchPath: string;
+  let childSearchPath: string;
   try {
-    searchPath = commandSearchPath(
+    childSearchPath = commandSearchPath(
       [...programs, ...interpreters].map((program) => program.path),
       forbiddenRoots,
     );
@@ -244,7 +244,7 @@ export async function prepareCommands(
       [...programs, ...interpreters].map((program) => program.path),
       environment.get("HOME") ?? null,
     ),
-    searchPath,
+    searchPath: childSearchPath,
     environmentNames,
     declarativeTools,
   };
