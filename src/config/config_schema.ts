@@ -63,9 +63,13 @@ export const ToolsConfigSchema = z.strictObject({
     "Standard error kept inline in a result (head and tail), in bytes. Default: 16384.",
   ),
   env: z.array(environmentName).optional().describe(
-    "Environment variables passed to commands besides PATH, HOME, TMPDIR, LANG, LC_ALL and TERM; " +
-      "globs allowed (GITHUB_*). Variables that make programs run code (LD_*, NODE_OPTIONS, " +
-      "GIT_CONFIG_*, …) pass only when named exactly. Default: [].",
+    "Environment variables passed to commands besides HOME, TMPDIR, LANG, LC_ALL and TERM (PATH " +
+      "is built by the runtime: the programs' folders, then the system folders); globs allowed " +
+      "(GITHUB_*). A glob never passes a variable that configures a program or holds a " +
+      "credential (the families in src/exec/never_passed_variables.ts: LD_*, GIT_*, TAR_*, " +
+      "RIPGREP_*, *_OPTIONS, *PATH, *CONF*, *RC, *INIT, *HOME, XDG_*, PYTHON*, NODE_*, PERL*, " +
+      "RUBY*, EDITOR, PAGER, MAKEFLAGS, OPENSSL_*, *TOKEN*, …); only an entry naming one exactly " +
+      "passes it. Default: [].",
   ),
   git_safe_mode: z.boolean().optional().describe(
     "Run git with hooks, fsmonitor, pagers and external diff disabled. Default: true.",
