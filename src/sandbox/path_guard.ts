@@ -15,8 +15,10 @@
  *    config, permissions, skill scripts or any `.git` folder) and `sensitive` (patterns such as
  *    `~/.ssh/**`, `*.pem`, `.env`), the latter checked on the requested and on the real path.
  *
- * The guard reads metadata only (lstat, readlink, realpath); it never opens files. Handlers open
- * through `safe_file.ts`, which re-verifies what the guard saw.
+ * The guard reads metadata only (lstat, readlink, realpath); it never opens files. Its facts are
+ * a snapshot: a concurrent process may swap a folder on the way right after. Handlers open through
+ * `safe_file.ts` and walk through `walk.ts`, which prove at the time of the operation that the path
+ * still goes through the folders the guard resolved (see `_folder_chain.ts`).
  *
  * @module
  */
@@ -43,6 +45,9 @@ export const DEFAULT_SENSITIVE_PATTERNS: readonly string[] = [
   ".env",
   ".env.*",
 ];
+
+/** A resolution saw a component change under it (see {@linkcode PathGuard.check}). */
+const CHANGED = Symbol("changed");
 
 /** Folders that are outside the sandbox whatever the roots say. */
 const SPECIAL_FILESYSTEMS = ["/proc", "/sys", "/dev"];
@@ -91,6 +96,12 @@ export interface ResolvedPath {
   via_symlink: boolean;
   /** The root that contains `real`. */
   root: string;
+  /**
+   * The outermost root that contains `real` (a root nested in another root is not trusted as a
+   * starting point: its parents can change). `safe_file.ts` and `walk.ts` hold the folders from
+   * here down. Always set by the guard; absent only in hand-made values (then `root` is used).
+   */
+  anchor?: string;
   /** The protected path `real` falls in (writes and deletes only), or null. */
   protected: string | null;
   /** The sensitive pattern matched by the requested or the real path, or null. */
@@ -99,6 +110,12 @@ export interface ResolvedPath {
   identity: { dev: number; ino: number } | null;
   /** Size of an existing file in bytes (0 otherwise). */
   size: number;
+  /**
+   * Hard links of an existing regular file (lstat `nlink`: 1 for an ordinary file, more when the
+   * same content has other names, possibly outside the roots). Absent for folders and missing
+   * paths. A policy may treat `links > 1` like a sensitive file.
+   */
+  links?: number;
 }
 
 /** The guard's answer: facts, or why the path is refused before any policy is consulted. */
@@ -237,12 +254,33 @@ export class PathGuard {
    *
    * Refusals: `invalid_arguments` (empty, NUL, too long, a file used as a folder, a
    * symlink loop), `path_outside_sandbox` (outside the roots for this access, `~user`, or through /proc,
-   * /sys, /dev), `not_a_regular_file` (a FIFO, socket or device for any access).
+   * /sys, /dev), `not_a_regular_file` (a FIFO, socket or device for any access),
+   * `sandbox_violation` (a component kept changing while it was resolved).
    *
    * @param requested Relative to the workspace, absolute, or `~/…`.
    * @param access What the tool will do with it.
    */
   async check(requested: string, access: PathAccess): Promise<PathCheck> {
+    // A concurrent rename seen half-way (a link read just as it became a folder, a folder that is
+    // a link by the final lstat) makes the resolution start again, a few times, then refuse.
+    for (let attempt = 0; attempt < 4; attempt += 1) {
+      const result = await this.#checkOnce(requested, access);
+      if (result !== CHANGED) return result;
+    }
+    return {
+      ok: false,
+      requested,
+      error: {
+        type: "sandbox_violation",
+        message: `Cannot use path "${
+          printable(requested)
+        }": it kept changing while it was resolved (a concurrent rename?); try again`,
+        details: { path: requested, access },
+      },
+    };
+  }
+
+  async #checkOnce(requested: string, access: PathAccess): Promise<PathCheck | typeof CHANGED> {
     const refuse = (
       type: ToolError["type"],
       reason: string,
@@ -285,6 +323,7 @@ export class PathGuard {
     }
 
     const resolution = await resolvePhysically(start, rest, this.#rootsByLength);
+    if ("error" in resolution && resolution.changed === true) return CHANGED;
     if ("error" in resolution) return refuse(resolution.type, resolution.error);
     const { real, viaSpecial, leafWasSymlink } = resolution;
 
@@ -309,6 +348,8 @@ export class PathGuard {
     } catch (error) {
       return refuse("io_error", `it cannot be inspected (${String(error)})`, { real });
     }
+    // The resolution read no link here: one appeared since (a swap).
+    if (stat?.isSymbolicLink()) return CHANGED;
     let type: ResolvedPath["type"] = "missing";
     if (stat !== null) type = stat.isFile() ? "file" : stat.isDirectory() ? "directory" : "other";
     if (type === "file" && /\/\.?$/.test(requested)) {
@@ -339,6 +380,8 @@ export class PathGuard {
         sensitive: this.sensitiveMatch(spelled) ?? this.sensitiveMatch(real),
         identity: stat === null ? null : { dev: stat.dev, ino: stat.ino },
         size: stat !== null && stat.isFile() ? stat.size : 0,
+        ...(stat !== null && stat.isFile() ? { links: stat.nlink } : {}),
+        anchor: this.anchorOf(real) ?? root,
       },
     };
   }
@@ -355,6 +398,7 @@ export class PathGuard {
       type: string;
       size: number;
       identity: { dev: number; ino: number } | null;
+      links?: number;
     },
   ): ResolvedPath | null {
     if (entry.type !== "file" || entry.identity === null) return null;
@@ -375,7 +419,23 @@ export class PathGuard {
       sensitive: this.sensitiveMatch(entry.path),
       identity: entry.identity,
       size: entry.size,
+      ...(entry.links === undefined ? {} : { links: entry.links }),
+      anchor: this.anchorOf(entry.path) ?? root,
     };
+  }
+
+  /**
+   * The outermost root (of any kind) that contains `real`, or null: where `safe_file.ts` and
+   * `walk.ts` start holding folders, since nothing a sandboxed process can change lies above it.
+   */
+  anchorOf(real: string): string | null {
+    let outermost: string | null = null;
+    for (const root of this.allReadRoots) {
+      if (isWithin(real, root) && (outermost === null || root.length < outermost.length)) {
+        outermost = root;
+      }
+    }
+    return outermost;
   }
 
   /** The protected path `real` falls in, unless a writable exception covers it. `.git` folders are protected wherever they are. */
@@ -411,7 +471,12 @@ export function isWithin(path: string, parent: string): boolean {
 
 type Resolution =
   | { real: string; viaSpecial: boolean; leafWasSymlink: boolean }
-  | { error: string; type: "invalid_arguments" | "path_outside_sandbox" | "io_error" };
+  | {
+    error: string;
+    type: "invalid_arguments" | "path_outside_sandbox" | "io_error" | "sandbox_violation";
+    /** A component changed while it was read (worth resolving again). */
+    changed?: boolean;
+  };
 
 /**
  * Walks `rest` from `start` one component at a time, the way the kernel would, reading symlinks
@@ -487,7 +552,20 @@ async function resolvePhysically(
           error: `more than ${MAX_SYMLINK_HOPS} symlinks (a loop?)`,
         };
       }
-      const target = await nodeFs.promises.readlink(candidate);
+      let target: string;
+      try {
+        target = await nodeFs.promises.readlink(candidate);
+      } catch (error) {
+        const code = (error as { code?: string }).code;
+        if (code !== "EINVAL" && code !== "ENOENT" && code !== "ENOTDIR") throw error;
+        return {
+          type: "sandbox_violation",
+          error: `"${
+            printable(candidate)
+          }" changed while the path was resolved (a concurrent rename?); try again`,
+          changed: true,
+        };
+      }
       if (isLastOriginal) leafWasSymlink = true;
       if (nodePath.isAbsolute(target)) current = "/";
       pending = [
