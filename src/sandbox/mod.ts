@@ -6,4 +6,5 @@
 
 export * from "./path_guard.ts";
 export * from "./safe_file.ts";
+export * from "./atomic_write.ts";
 export * from "./walk.ts";

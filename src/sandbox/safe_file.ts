@@ -1,16 +1,46 @@
 /**
- * File operations that re-verify what the path guard saw, for the window between the check and the
- * operation (a component swapped for a symlink by a concurrent command, say).
+ * File operations that prove, when they act, that the path still goes through the folders the path
+ * guard resolved: a concurrent process may swap a folder on the way for a symlink to elsewhere
+ * (`renameat2(RENAME_EXCHANGE)`) between the check and the operation, and swap it back.
  *
- * Deno ignores `O_NOFOLLOW` when it runs with restricted permissions (measured with Deno 2.9.6:
- * node:fs `openSync(link, O_RDONLY | O_NOFOLLOW)` returns a descriptor in a Worker), so the checks
- * here compare device and inode numbers instead: what was opened must be what the guard resolved.
+ * Deno offers no `openat` (see `_folder_chain.ts` for what was measured), so every operation here
+ * is bracketed by a {@linkcode FolderChain}: the folders from the outermost root down to the file's
+ * folder are observed, the operation runs, and the chain must still hold (same folders, the ones
+ * above unchanged). Reads and deletes first prove the entry itself (lstat inside the bracket: a
+ * regular file with the identity the guard saw); reads then compare the opened descriptor with it.
+ * Any doubt ends the call as `sandbox_violation` ("changed between the check and the open").
+ *
+ * Writes (`atomic_write.ts`) never create anything through a path that could lead elsewhere
+ * unnoticed:
+ * - the temporary file (or, for missing folders, a temporary folder holding them) gets a random
+ *   name in the proven folder. Once it exists there, any path through that unique name reaches
+ *   it or nothing: nobody else can make the name appear outside the roots. Its contents, mode and
+ *   sub-folders are written through the descriptor or through that name;
+ * - the final `rename` (overwrite) or `link` (no overwrite) names the temporary first: if the
+ *   folders were swapped before the call, the temporary is not found and nothing happens.
+ *
+ * What remains, stated precisely: a mutation is proven after the fact. A swap landing in the few
+ * microseconds between the last `holds()` and the `open(O_EXCL)` of the temporary (or the `unlink`
+ * of a delete) would make that one system call act in the swapped-in folder; the next `holds()`
+ * always detects it, a misplaced temporary is removed through its unique name (confirmed by its
+ * link count dropping to 0) when the swap is still in place, and the call fails. For the final
+ * rename or link the window shrinks to the gap between the kernel's two path walks inside that one
+ * call. A swapper cannot aim at these windows without holding every folder above still for the
+ * second before (a folder changed within the current second is waited for, or refused when it
+ * keeps changing), so a swapper in a loop only ever gets refusals.
  *
  * @module
  */
 
+import * as nodeFs from "node:fs";
 import * as nodePath from "node:path";
 import type { ResolvedPath } from "./path_guard.ts";
+import {
+  type ChainProblem,
+  FolderChain,
+  FolderChangedError,
+  isChainProblem,
+} from "./_folder_chain.ts";
 import { failure, type ToolOutcome } from "../tools/tool_result.ts";
 
 /** An open regular file the guard approved, with its size in bytes. */
@@ -19,14 +49,41 @@ export interface VerifiedFile {
   size: number;
 }
 
+/** Options of {@linkcode openVerifiedForRead}. */
+export interface ReadOptions {
+  /**
+   * The identity in `path` was observed inside a held chain already (a walk entry from `walk.ts`):
+   * only compare the opened descriptor with it. @default false
+   */
+  identityProven?: boolean;
+  /** Stops a wait for folders to settle. */
+  signal?: AbortSignal;
+}
+
 /**
- * Opens a checked, existing regular file for reading and verifies that the descriptor is the file
- * the guard resolved (same device and inode, still a regular file).
+ * Opens a checked, existing regular file for reading. The file's folders are held while the entry
+ * is lstat'ed (it must be a regular file with the device and inode the guard saw, and no more hard
+ * links), then the descriptor must be that same file.
  *
  * @returns the open file, or a failure outcome: `file_not_found`, `not_a_regular_file`,
- * `sandbox_violation` (the file changed identity between check and open), `io_error`.
+ * `sandbox_violation` (the path changed between the check and the open), `io_error`.
+ * @example
+ * ```ts
+ * import { PathGuard } from "./path_guard.ts";
+ * import { openVerifiedForRead } from "./safe_file.ts";
+ * const workspace = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${workspace}/a.txt`, "hello\n");
+ * const guard = await PathGuard.create({ workspace, home: null });
+ * const check = await guard.check("a.txt", "read");
+ * const opened = check.ok ? await openVerifiedForRead(check.path) : null;
+ * if (opened !== null && !("ok" in opened)) opened.file.close();
+ * await Deno.remove(workspace, { recursive: true });
+ * ```
  */
-export async function openVerifiedForRead(path: ResolvedPath): Promise<VerifiedFile | ToolOutcome> {
+export async function openVerifiedForRead(
+  path: ResolvedPath,
+  options: ReadOptions = {},
+): Promise<VerifiedFile | ToolOutcome> {
   if (path.type === "missing") {
     return failure("file_not_found", `Cannot read file "${path.display}": it does not exist`, {
       path: path.display,
@@ -36,6 +93,12 @@ export async function openVerifiedForRead(path: ResolvedPath): Promise<VerifiedF
     return failure("not_a_regular_file", `Cannot read file "${path.display}": it is a folder`, {
       path: path.display,
     });
+  }
+  let expected = { dev: path.identity?.dev, ino: path.identity?.ino, links: path.links };
+  if (options.identityProven !== true) {
+    const proven = await proveFile(path, "read file", options.signal);
+    if ("ok" in proven) return proven;
+    expected = { dev: proven.dev, ino: proven.ino ?? undefined, links: proven.nlink ?? undefined };
   }
   let file: Deno.FsFile;
   try {
@@ -50,131 +113,81 @@ export async function openVerifiedForRead(path: ResolvedPath): Promise<VerifiedF
     file.close();
     return ioFailure("read file", path, error);
   }
-  if (!stat.isFile || stat.dev !== path.identity?.dev || stat.ino !== path.identity?.ino) {
+  const sameFile = stat.isFile && stat.dev === expected.dev && stat.ino === expected.ino;
+  if (!sameFile || (stat.nlink ?? 1) > (expected.links ?? stat.nlink ?? 1)) {
     file.close();
-    return failure(
-      "sandbox_violation",
-      `Cannot read file "${path.display}": it changed between the check and the open`,
-      { path: path.display },
-    );
+    return changedFailure("read file", path, "it changed between the check and the open");
   }
   return { file, size: stat.size };
 }
 
-/** Options of {@linkcode writeFileAtomic}. */
-export interface AtomicWriteOptions {
-  /** Replace an existing file. @default false */
-  overwrite?: boolean;
-  /** Create missing parent folders. @default true */
-  createDirectories?: boolean;
+/**
+ * The facts of a checked regular file as they really are in the guard's folder: its folders are
+ * held while it is lstat'ed, and it must still be the file the guard saw (for a listing of one
+ * file, whose size must not come from a file a swap led to).
+ *
+ * @returns the lstat of the file, or `file_not_found`, `sandbox_violation`, `io_error`.
+ */
+export function inspectVerifiedFile(
+  path: ResolvedPath,
+  signal?: AbortSignal,
+): Promise<Deno.FileInfo | ToolOutcome> {
+  return proveFile(path, "inspect file", signal);
 }
 
 /**
- * Writes `content` to a checked path atomically: a temporary file created exclusively in the same
- * folder (exclusive create refuses any existing name, dangling symlinks included), then `link`
- * (no overwrite: fails if the name appeared meanwhile) or `rename` (overwrite: replaces the name,
- * never follows a symlink there). The folder's real path is verified again just before the rename.
- * An existing file keeps its mode.
- *
- * @returns `null` on success, or a failure outcome: `path_conflict`, `not_a_regular_file`,
- * `file_not_found` (missing folder without `createDirectories`), `sandbox_violation`, `io_error`.
+ * Holds the folders of a checked regular file and lstats the file inside the hold. Retries once
+ * when the hold breaks (a read has no effect to undo).
  */
-export async function writeFileAtomic(
+async function proveFile(
   path: ResolvedPath,
-  content: string | Uint8Array,
-  options: AtomicWriteOptions = {},
-): Promise<ToolOutcome | null> {
-  const { overwrite = false, createDirectories = true } = options;
-  if (path.type === "directory" || path.type === "other") {
-    return failure(
-      "not_a_regular_file",
-      `Cannot write file "${path.display}": it is not a regular file`,
-      {
-        path: path.display,
-      },
-    );
-  }
-  if (path.type === "file" && !overwrite) {
-    return failure(
-      "path_conflict",
-      `Cannot write file "${path.display}": it exists; pass "overwrite": true to replace it`,
-      { path: path.display },
-    );
-  }
-  const folder = nodePath.dirname(path.real);
-  try {
-    if (createDirectories) {
-      await Deno.mkdir(folder, { recursive: true });
-    }
-    const folderReal = await Deno.realPath(folder);
-    if (folderReal !== folder) return changedFailure(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      return failure(
-        "file_not_found",
-        `Cannot write file "${path.display}": its folder does not exist`,
-        {
-          path: path.display,
-        },
-      );
-    }
-    return ioFailure("write file", path, error);
-  }
-
-  const temporary = `${folder}/.${nodePath.basename(path.real)}.${
-    crypto.randomUUID().slice(0, 8)
-  }.kagent-tmp`;
-  try {
-    const file = await Deno.open(temporary, { write: true, createNew: true, mode: 0o644 });
+  action: string,
+  signal?: AbortSignal,
+): Promise<Deno.FileInfo | ToolOutcome> {
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    const chain = await holdFolder(path, action, signal);
+    if (!(chain instanceof FolderChain)) return chain;
+    let entry: Deno.FileInfo;
     try {
-      const bytes = typeof content === "string" ? new TextEncoder().encode(content) : content;
-      let written = 0;
-      while (written < bytes.byteLength) written += await file.write(bytes.subarray(written));
-      if (path.type === "file") {
-        const previous = await Deno.lstat(path.real);
-        if (previous.mode !== null) await Deno.chmod(temporary, previous.mode & 0o7777);
-      }
-      await file.sync();
-    } finally {
-      file.close();
+      entry = Deno.lstatSync(path.real);
+    } catch (error) {
+      return ioFailure(action, path, error);
     }
-    if ((await Deno.realPath(folder)) !== folder) {
-      await Deno.remove(temporary);
-      return changedFailure(path);
+    if (!chain.holds()) continue;
+    if (
+      !entry.isFile || entry.dev !== path.identity?.dev || entry.ino !== path.identity?.ino ||
+      (entry.nlink ?? 1) > (path.links ?? entry.nlink ?? 1)
+    ) {
+      return changedFailure(action, path, "it changed between the check and the open");
     }
-    if (overwrite) {
-      const now = await lstatOrNull(path.real);
-      if (now !== null && (now.isSymlink || !now.isFile)) {
-        await Deno.remove(temporary);
-        return changedFailure(path);
-      }
-      await Deno.rename(temporary, path.real);
-    } else {
-      try {
-        await Deno.link(temporary, path.real);
-      } finally {
-        await Deno.remove(temporary).catch(() => {});
-      }
-    }
-    return null;
-  } catch (error) {
-    await Deno.remove(temporary).catch(() => {});
-    if (error instanceof Deno.errors.AlreadyExists) {
-      return failure(
-        "path_conflict",
-        `Cannot write file "${path.display}": it appeared while writing`,
-        {
-          path: path.display,
-        },
-      );
-    }
-    return ioFailure("write file", path, error);
+    return entry;
   }
+  return changedFailure(action, path, "a folder on its path changed while it was opened");
+}
+
+/** Holds the folders from the path's anchor down to its folder, or the failure to report. */
+async function holdFolder(
+  path: ResolvedPath,
+  action: string,
+  signal?: AbortSignal,
+): Promise<FolderChain | ToolOutcome> {
+  const held = await FolderChain.hold(path.anchor ?? path.root, nodePath.dirname(path.real), {
+    ...(signal === undefined ? {} : { signal }),
+  });
+  if (!isChainProblem(held)) return held;
+  if (held.problem === "missing") {
+    return failure("file_not_found", `Cannot ${action} "${path.display}": it does not exist`, {
+      path: path.display,
+    });
+  }
+  return chainFailure(action, path, held);
 }
 
 /**
  * Deletes a checked regular file. Folders are refused, and so is a path whose last component is a
- * symlink: deleting `path.real` would delete the link's target, not the link.
+ * symlink: deleting `path.real` would delete the link's target, not the link. The file's folders
+ * are held, the entry must still be the file the guard saw, and the folders must still hold
+ * after the `unlink`.
  *
  * @returns `null` on success, or `file_not_found`, `not_a_regular_file`, `sandbox_violation`, `io_error`.
  */
@@ -195,61 +208,80 @@ export async function deleteVerifiedFile(path: ResolvedPath): Promise<ToolOutcom
     return failure(
       "not_a_regular_file",
       `Cannot delete "${path.display}": only regular files can be deleted`,
-      {
-        path: path.display,
-      },
+      { path: path.display },
     );
   }
+  const chain = await holdFolder(path, "delete file");
+  if (!(chain instanceof FolderChain)) return chain;
   try {
-    const now = await Deno.lstat(path.real);
-    if (!now.isFile || now.dev !== path.identity?.dev || now.ino !== path.identity?.ino) {
-      return changedFailure(path);
+    const now = Deno.lstatSync(path.real);
+    if (
+      !now.isFile || now.dev !== path.identity?.dev || now.ino !== path.identity?.ino ||
+      !chain.holds()
+    ) {
+      return changedFailure("delete file", path, "it changed between the check and the delete");
     }
-    await Deno.remove(path.real);
-    return null;
+    nodeFs.unlinkSync(path.real);
   } catch (error) {
     return ioFailure("delete file", path, error);
   }
-}
-
-async function lstatOrNull(path: string): Promise<Deno.FileInfo | null> {
-  try {
-    return await Deno.lstat(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return null;
-    throw error;
+  if (!chain.holds()) {
+    return changedFailure(
+      "delete file",
+      path,
+      "a folder on its path changed during the delete (a concurrent rename); check what was deleted",
+    );
   }
+  return null;
 }
 
-function changedFailure(path: ResolvedPath): ToolOutcome {
-  return failure(
-    "sandbox_violation",
-    `Cannot change "${path.display}": the path changed between the check and the write`,
-    { path: path.display },
-  );
+/** A failure for a chain that could not be held, naming the folder. */
+export function chainFailure(
+  action: string,
+  path: ResolvedPath | string,
+  problem: ChainProblem,
+): ToolOutcome {
+  if (problem.problem === "io") return ioFailure(action, path, problem.error);
+  const display = typeof path === "string" ? path : path.display;
+  const reason = problem.problem === "busy"
+    ? `the folder "${problem.folder}" on its path keeps changing (a concurrent rename?); try again`
+    : problem.problem === "missing"
+    ? `the folder "${problem.folder}" on its path disappeared`
+    : `the folder "${problem.folder}" on its path changed between the check and the use`;
+  return failure("sandbox_violation", `Cannot ${action} "${display}": ${reason}`, {
+    path: display,
+    folder: problem.folder,
+  });
+}
+
+/** `sandbox_violation` for a path that is no longer what the guard saw. */
+export function changedFailure(action: string, path: ResolvedPath, reason: string): ToolOutcome {
+  return failure("sandbox_violation", `Cannot ${action} "${path.display}": ${reason}`, {
+    path: path.display,
+  });
 }
 
 /**
  * Maps an error thrown by a file operation to an outcome. `NotCapable` is Deno's permission layer
- * (layer 2) stopping the operation: `sandbox_violation`.
+ * (layer 2) stopping the operation, and a walk's `FolderChangedError` a folder that changed under
+ * it: both `sandbox_violation`.
  */
 export function ioFailure(
   action: string,
   path: ResolvedPath | string,
   error: unknown,
 ): ToolOutcome {
+  if (error instanceof FolderChangedError) return chainFailure(action, path, error.problem);
   const display = typeof path === "string" ? path : path.display;
   const reason = error instanceof Error ? error.message : String(error);
   if (isNotCapable(error)) {
     return failure(
       "sandbox_violation",
       `Cannot ${action} "${display}": Deno's permissions refused it (${reason})`,
-      {
-        path: display,
-      },
+      { path: display },
     );
   }
-  if (error instanceof Deno.errors.NotFound) {
+  if (error instanceof Deno.errors.NotFound || (error as { code?: string }).code === "ENOENT") {
     return failure("file_not_found", `Cannot ${action} "${display}": it does not exist`, {
       path: display,
     });

@@ -9,7 +9,8 @@ import { z } from "zod";
 import { defineTool } from "../../tools/tool_definition.ts";
 import { failure, success, type ToolOutcome } from "../../tools/tool_result.ts";
 import { printable, type ResolvedPath } from "../../sandbox/path_guard.ts";
-import { ioFailure, openVerifiedForRead, writeFileAtomic } from "../../sandbox/safe_file.ts";
+import { ioFailure, openVerifiedForRead } from "../../sandbox/safe_file.ts";
+import { writeFileAtomic } from "../../sandbox/atomic_write.ts";
 import { applyEdits } from "./_apply_edits.ts";
 import { checkPath, isOutcome } from "./_check.ts";
 import { guessMediaType } from "./_binary.ts";
@@ -111,7 +112,7 @@ export const editFileTool = defineTool({
       });
     }
 
-    const read = await readText(path);
+    const read = await readText(path, context.signal);
     if ("ok" in read) return read;
     const before = read.text;
     const result = edits !== undefined
@@ -189,9 +190,10 @@ async function createFile(path: ResolvedPath, content: string): Promise<ToolOutc
 /** Reads a checked file whole as UTF-8 text, or the failure: too large, binary, unreadable. */
 async function readText(
   path: ResolvedPath,
+  signal: AbortSignal,
 ): Promise<{ text: string; bytes: number } | ToolOutcome> {
   if (path.size > MAX_FILE_BYTES) return tooLarge(path, path.size);
-  const opened = await openVerifiedForRead(path).catch((error) =>
+  const opened = await openVerifiedForRead(path, { signal }).catch((error) =>
     ioFailure("read file", path, error)
   );
   if ("ok" in opened) return opened;

@@ -72,6 +72,11 @@ export interface GrepSkipped {
   not_regular: number;
   /** Symlinks that lead to a folder, outside the roots, or nowhere. */
   links: number;
+  /**
+   * Files with more than one hard link: the same content has another name, possibly outside the
+   * roots. Like sensitive files, never read by a walk (read them by name, which the policy decides).
+   */
+  hard_links: number;
 }
 
 /** Structured result of `fs.grep_files`. */
@@ -89,8 +94,10 @@ export interface GrepFilesData {
  * `fs.grep_files(pattern, path = ".", glob?, limit = 100, case_sensitive = true)`: searches every
  * text file below `path` line by line, in stable walk order (depth first, names sorted). The walk
  * never enters symlinked folders; a symlink to a file is searched only when the guard accepts its
- * target. Sensitive files, files over 10 MiB, binary files and non-regular files are skipped and
- * counted. At most 20,000 files are read.
+ * target. Sensitive files, files with other hard links, files over 10 MiB, binary files and
+ * non-regular files are skipped and counted. Every folder is re-verified as it is read (see
+ * `walk.ts`); folders that changed under the search are skipped and counted in `stats.changed`.
+ * At most 20,000 files are read.
  *
  * Errors: `invalid_arguments` (bad regular expression or glob), the guard's refusals,
  * `file_not_found`, `aborted`.
@@ -180,6 +187,7 @@ class Search {
     unreadable: 0,
     not_regular: 0,
     links: 0,
+    hard_links: 0,
   };
   readonly stats: WalkStats = emptyWalkStats();
   filesScanned = 0;
@@ -258,10 +266,10 @@ class Search {
    * requested file (not a walk: sensitive files are then searched, the policy having decided).
    */
   async searchFile(candidate: Candidate, resolved?: ResolvedPath): Promise<FileResult> {
-    let path = resolved ??
-      (candidate.entry === undefined
-        ? undefined
-        : this.context.guard.fromWalkEntry(candidate.entry) ?? undefined);
+    const fromWalk = resolved === undefined && candidate.entry !== undefined
+      ? this.context.guard.fromWalkEntry(candidate.entry) ?? undefined
+      : undefined;
+    let path = resolved ?? fromWalk;
     if (path !== undefined && resolved === undefined && path.sensitive !== null) {
       return { skip: "sensitive" };
     }
@@ -279,8 +287,12 @@ class Search {
       if (path.sensitive !== null) return { skip: "sensitive" };
     }
     if (path.type !== "file") return { skip: "not_regular" };
+    if (resolved === undefined && (path.links ?? 1) > 1) return { skip: "hard_links" };
     if (path.size > MAX_FILE_BYTES) return { skip: "too_large" };
-    const opened = await openVerifiedForRead(path).catch(() => null);
+    // A walk entry's identity was observed with its folders held; anything else is proven now.
+    const identityProven = fromWalk !== undefined && path === fromWalk;
+    const opened = await openVerifiedForRead(path, { identityProven, signal: this.context.signal })
+      .catch(() => null);
     if (opened === null || "ok" in opened) return { skip: "unreadable" };
     try {
       const bytes = await readAllBounded(opened.file, opened.size, MAX_FILE_BYTES);
@@ -338,6 +350,12 @@ class Search {
     }
     const skippedTotal = Object.values(this.skipped).reduce((sum, count) => sum + count, 0);
     if (skippedTotal > 0) lines.push(`[skipped: ${describeSkipped(this.skipped)}]`);
+    if (this.stats.changed > 0) {
+      lines.push(
+        `[skipped: ${this.stats.changed} folders that changed during the search (a concurrent ` +
+          `rename); search again]`,
+      );
+    }
 
     const files = new Set(this.matches.map((match) => match.path)).size;
     const scanned = `scanned ${this.filesScanned} ${this.filesScanned === 1 ? "file" : "files"}`;
@@ -376,6 +394,7 @@ function describeSkipped(skipped: GrepSkipped): string {
     unreadable: "unreadable",
     not_regular: "not regular files",
     links: "symlinks not followed",
+    hard_links: "with other hard links",
   };
   return (Object.keys(names) as (keyof GrepSkipped)[])
     .filter((key) => skipped[key] > 0)

@@ -209,6 +209,18 @@ Deno.test("fs.grep_files never returns lines of a file outside through a symlink
   assert.equal(data.skipped.links, 3);
 });
 
+Deno.test("fs.grep_files never reads a file with another hard link while it reads ordinary ones", async () => {
+  await using fixture = await openFixture({ "plain.txt": "hit plain\n" });
+  await Deno.writeTextFile(fixture.inOutside("secret.txt"), `hit ${CANARY}\n`);
+  await Deno.link(fixture.inOutside("secret.txt"), fixture.inWorkspace("linked.txt"));
+  const outcome = await fixture.call(grepFilesTool, { pattern: "hit" });
+  assert.ok(!outcome.output.includes(CANARY));
+  const data = outcome.data as GrepFilesData;
+  assert.deepEqual(data.matches, [{ path: "plain.txt", line: 1, text: "hit plain" }]);
+  assert.equal(data.skipped.hard_links, 1);
+  assert.match(outcome.output, /\[skipped: 1 with other hard links\]/);
+});
+
 Deno.test("fs.grep_files refuses a search folder outside the workspace", async () => {
   await using fixture = await openFixture({ "a.txt": "hit\n" });
   await Deno.writeTextFile(fixture.inOutside("secret.txt"), `hit ${CANARY}\n`);

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { defineTool } from "../../tools/tool_definition.ts";
 import { failure, success, type ToolOutcome } from "../../tools/tool_result.ts";
 import { emptyWalkStats, walk, type WalkEntry, type WalkStats } from "../../sandbox/walk.ts";
-import { ioFailure } from "../../sandbox/safe_file.ts";
+import { inspectVerifiedFile, ioFailure } from "../../sandbox/safe_file.ts";
 import { checkPath, isOutcome } from "./_check.ts";
 import { formatBytes, MAX_WALK_DEPTH } from "./_limits.ts";
 
@@ -50,7 +50,9 @@ export interface ListFilesData {
  * `fs.list_files(path = ".", recursive = false, limit = 200)`: one line per entry, folders with a
  * trailing `/`, symlinks marked ` -> symlink` (never resolved or entered), files with their size.
  * Recursive listings never follow symlinks, skip `.git` and the runs folder, and stop 64 levels
- * down (`truncated`). A file path lists that file alone.
+ * down (`truncated`). Every folder is re-verified as it is read (see `walk.ts`): a folder that
+ * changed meanwhile is not listed and is counted in `stats.changed`. A file path lists that file
+ * alone.
  *
  * Errors: the guard's refusals, `file_not_found`, `aborted`, `io_error`, `sandbox_violation`.
  */
@@ -78,7 +80,10 @@ export const listFilesTool = defineTool({
       });
     }
     if (start.type === "file") {
-      const entries: ListedEntry[] = [{ path: start.display, type: "file", size: start.size }];
+      // The size must come from the file the guard checked, not from one a swap led to.
+      const facts = await inspectVerifiedFile(start, context.signal);
+      if ("ok" in facts) return facts;
+      const entries: ListedEntry[] = [{ path: start.display, type: "file", size: facts.size }];
       return finish(start.display, entries, false, stats);
     }
 
@@ -130,6 +135,12 @@ function finish(
     );
   }
   if (stats.unreadable > 0) lines.push(`[${stats.unreadable} folders could not be read]`);
+  if (stats.changed > 0) {
+    lines.push(
+      `[${stats.changed} folders not listed: they changed while being read (a concurrent ` +
+        `rename); list again]`,
+    );
+  }
   const count = `${entries.length} ${entries.length === 1 ? "entry" : "entries"}`;
   const summary = `Listed ${count} of "${display}"${truncated ? " (truncated)" : ""}`;
   const data: ListFilesData = { path: display, entries, truncated, stats };

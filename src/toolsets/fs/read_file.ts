@@ -82,7 +82,7 @@ export const readFileTool = defineTool({
     const startLine = args.start_line ?? 1;
     const maxLines = args.max_lines ?? DEFAULT_MAX_LINES;
 
-    const opened = await openVerifiedForRead(path).catch((error) =>
+    const opened = await openVerifiedForRead(path, { signal: context.signal }).catch((error) =>
       ioFailure("read file", path, error)
     );
     if ("ok" in opened) return opened;

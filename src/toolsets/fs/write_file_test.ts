@@ -27,6 +27,8 @@ Deno.test("fs.write_file creates the file and its folders when they are missing"
     { path: "notes/deep/a.md", bytes: 5, created: true } satisfies WriteFileData,
   );
   assert.deepEqual(await namesIn(fixture.inWorkspace("notes/deep")), ["a.md"]);
+  // The folders were built in a temporary folder and renamed into place: none is left over.
+  assert.deepEqual(await namesIn(fixture.inWorkspace(".")), ["notes"]);
 });
 
 Deno.test("fs.write_file counts UTF-8 bytes when the content is not ASCII", async () => {
