@@ -19,7 +19,7 @@ import type { Approver } from "../src/approval/mod.ts";
 import { openTestRun, type TestRun, type TestRunOptions } from "../src/testing/run_harness.ts";
 import type { TempSandbox } from "../src/testing/temp_sandbox.ts";
 import type { ToolResult } from "../src/tools/tool_result.ts";
-import { assertWorked, exists, git, sha256File } from "./_attack_helpers.ts";
+import { assertWorked, exists, git, programOnPath, sha256File } from "./_attack_helpers.ts";
 import { BWRAP_PROBE } from "../src/exec/_test_support.ts";
 
 const HAS_BWRAP = BWRAP_PROBE.usable;
@@ -489,5 +489,41 @@ Deno.test({
     });
     assertWorked(result);
     assert.equal((result.data as { isolation?: string }).isolation, "bwrap");
+  },
+});
+
+const PYTHON_ON_PATH = await programOnPath("python3");
+const HOME = Deno.env.get("HOME") ?? "";
+const PYTHON_IN_HOME = PYTHON_ON_PATH !== null && HOME !== "" &&
+  PYTHON_ON_PATH.startsWith(`${HOME}/.`);
+
+Deno.test({
+  name: "a program resolved in a home tool folder (a pyenv shim) runs under bwrap",
+  ignore: !HAS_BWRAP || !PYTHON_IN_HOME,
+  fn: async () => {
+    await using run = await openConfined({ config: { commands: ["python3"] } });
+    const result = await run.call("exec.run_command", {
+      argv: ["python3", "-c", "print(6 * 7)"],
+    });
+    assertWorked(result);
+    assert.equal(stdoutOf(result), "42\n");
+  },
+});
+
+Deno.test({
+  name: "an exit 127 under bwrap says which path the profile does not mount",
+  ignore: !HAS_BWRAP,
+  fn: async () => {
+    await using run = await openConfined({
+      prepare: (sandbox) =>
+        Deno.writeTextFile(
+          nodePath.join(sandbox.workspace, "run.sh"),
+          "/opt/kagent-missing/tool --version\n",
+        ),
+    });
+    const result = await run.call("exec.run_command", { argv: ["sh", "run.sh"] });
+    assert.equal(result.error?.type, "exit_nonzero");
+    assert.match(result.error?.message ?? "", /"\/opt\/kagent-missing\/tool" is not among them/);
+    assert.match(result.error?.message ?? "", /sandbox\.read_roots/);
   },
 });

@@ -102,6 +102,7 @@ export function commandProfile(inputs: ProfileInputs): ProfileResult {
     ...inputs.programFolders,
     ...inputs.skillDirs,
   ]);
+  const known = new Set<string>(readable);
   const masked: { path: string; type: "file" | "directory" }[] = [];
   const watched = new Set<string>();
   const writeRoots = outermost(inputs.writeRoots);
@@ -166,7 +167,9 @@ export function commandProfile(inputs: ProfileInputs): ProfileResult {
     bwrapPath: inputs.bwrapPath,
     system: inputs.system,
     writablePaths: [...writable].filter((path) => !readable.has(path)),
-    readablePaths: [...readable].filter(exists),
+    // Read roots, programs' and skill folders were found on the main thread (the Worker may not
+    // look at program folders); the rest came from the scan and must still exist.
+    readablePaths: [...readable].filter((path) => known.has(path) || exists(path)),
     maskedPaths: masked,
     network: inputs.network,
   };

@@ -13,11 +13,7 @@ import { loadDeclarativeTools } from "../toolsets/declarative/load_declarative_t
 import type { DeclarativeToolFile } from "../toolsets/declarative/declarative_tool_file.ts";
 import { type BubblewrapProbe, probeBubblewrap } from "./bubblewrap.ts";
 import { hostSystemMounts, SYSTEM_FOLDERS, type SystemMount } from "./system_mounts.ts";
-import {
-  commandSearchPath,
-  DEFAULT_ENV_ALLOWLIST,
-  expandAllowlist,
-} from "./child_environment.ts";
+import { commandSearchPath, DEFAULT_ENV_ALLOWLIST, expandAllowlist } from "./child_environment.ts";
 import {
   type AllowedProgram,
   AllowlistError,
@@ -253,7 +249,9 @@ export async function prepareCommands(
 /**
  * The folders to bind read-only so that programs outside the system folders run inside bubblewrap:
  * a program in `<prefix>/bin/` gets `<prefix>` (its libraries sit beside: pyenv, nvm, a tool
- * cache), any other its own folder. Programs under {@linkcode SYSTEM_FOLDERS} need nothing. A
+ * cache), any other its own folder; a program inside a dot-folder of the home (`~/.pyenv/shims`,
+ * `~/.cargo/bin`, `~/.nvm/…`) gets that dot-folder, since a shim runs what lies beside it. Programs
+ * under {@linkcode SYSTEM_FOLDERS} need nothing. A
  * prefix that is the home folder or holds it (`~/bin/tool`) is never bound: the program's own
  * folder is, so the home's keys stay out of sight.
  *
@@ -277,6 +275,13 @@ export function programFolders(
     const folder = path.slice(0, path.lastIndexOf("/")) || "/";
     let prefix = folder.endsWith("/bin") ? folder.slice(0, -4) || "/" : folder;
     if (home !== null && (home === prefix || home.startsWith(`${prefix}/`))) prefix = folder;
+    // A tool manager's folder in the home (~/.pyenv/shims/python3 runs ~/.pyenv/libexec/pyenv,
+    // ~/.nvm/versions/…, ~/.cargo/bin): the whole dot-folder, which holds what the shim runs.
+    const insideHome = home === null ? null : relativeInside(path, home);
+    const top = insideHome?.split("/")[0] ?? "";
+    if (home !== null && top.startsWith(".") && top.length > 1 && insideHome !== top) {
+      prefix = `${home}/${top}`;
+    }
     const holdsHome = home !== null && (home === prefix || home.startsWith(`${prefix}/`));
     if (prefix !== "/" && !holdsHome) folders.add(prefix);
   }
@@ -284,4 +289,10 @@ export function programFolders(
   return unique.filter((folder) =>
     !unique.some((other) => other !== folder && folder.startsWith(`${other}/`))
   );
+}
+
+/** `path` relative to `folder` when inside it (never `..`), else null. */
+function relativeInside(path: string, folder: string): string | null {
+  const base = folder.endsWith("/") ? folder : `${folder}/`;
+  return path.startsWith(base) ? path.slice(base.length) : null;
 }

@@ -344,6 +344,16 @@ function describe(command: CommandScope, outcome: CommandOutcome, timeoutMs: num
  * writable.
  */
 function readOnlyHint(outcome: CommandOutcome): string {
+  if (outcome.isolation === "bwrap" && outcome.exit_code === 127) {
+    // A program or file the command needs lies outside what the profile mounts.
+    const missing = /(\/[^\s:'"]+)[:'"]?\s*(?::\s*)?(?:No such file or directory|not found)/.exec(
+      outcome.stderr.text,
+    )?.[1];
+    return ` (under bubblewrap only the system folders, the allowlisted programs' folders, the ` +
+      `roots and the run's folders exist${
+        missing === undefined ? "" : `; "${missing}" is not among them`
+      }: allowlist the program in "commands", or add its folder to "sandbox.read_roots")`;
+  }
   if (outcome.isolation !== "bwrap" || !outcome.stderr.text.includes("Read-only file system")) {
     return "";
   }
