@@ -1495,3 +1495,21 @@ Deno.test("fs.write_file does not write ~/.bashrc under allow-all when the home 
   assertWorked(await run.call("fs.write_file", { path: "~/notes.txt", content: "notes\n" }));
   assert.equal(await Deno.readTextFile(`${home}/notes.txt`), "notes\n");
 });
+
+Deno.test("fs.read_file asks before reading a file with another hard link and shows nothing of it", async () => {
+  await using run = await openTestRun({
+    prepare: async (sandbox) => {
+      await writeTree(sandbox.outside, { "shared.txt": `${CANARY}\n` });
+      await Deno.link(`${sandbox.outside}/shared.txt`, `${sandbox.workspace}/hard.txt`);
+      await writeTree(sandbox.workspace, { "plain.txt": "plain\n" });
+    },
+  });
+  const result = await run.call("fs.read_file", { path: "hard.txt" });
+  assertDenied(result, "approval_required", { rule: "runtime:hard-link", layer: "runtime" });
+  assert.ok(!JSON.stringify(result).includes(CANARY), "the linked file's content was shown");
+  await assertLogsClean(run, [CANARY]);
+  // Near miss: a file with one link reads without asking.
+  const plain = await run.call("fs.read_file", { path: "plain.txt" });
+  assertWorked(plain);
+  assert.match(plain.output, /plain/);
+});

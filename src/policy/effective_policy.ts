@@ -280,6 +280,19 @@ export class EffectivePolicy {
       });
     }
     for (const path of scope.paths) {
+      // Another name for the same file may lie outside the roots (`ln /etc/shadow x`): the guard
+      // cannot tell where, so reading it asks, as for a sensitive file. Writes replace the name
+      // (a new file renamed into place), never writing through the link, so they need no ask.
+      if ((path.links ?? 1) > 1 && path.type === "file" && path.access === "read") {
+        candidates.push({
+          decision: "ask",
+          rule: RUNTIME_RULES.hardLink,
+          layer: "runtime",
+          reason: `"${path.display}" has ${path.links} hard links: the same file may also be ` +
+            `reached by a name outside the roots`,
+          error_type: "sensitive_path",
+        });
+      }
       if (path.sensitive !== null) {
         candidates.push({
           decision: "ask",
