@@ -1,7 +1,8 @@
 /**
  * `exec.run_command ["true"]` through the whole pipeline (lookup, schema, allowlist, argument
  * analysis, policy, Worker, confined spawn, shaping, audit) against a bare `Deno.Command("true")`
- * in the same group, with isolation none and with bubblewrap.
+ * in the same group, with isolation none (approved by the test approver, as a person would) and
+ * with bubblewrap (the mount profile, its scan of the workspace included).
  *
  * `deno task bench` (or `deno bench --allow-all bench/run_command_bench.ts`).
  *
@@ -9,6 +10,7 @@
  */
 
 import { openTestRun, type TestRun } from "../src/testing/run_harness.ts";
+import { unconfinedCommandApprover } from "../src/testing/unconfined_approver.ts";
 
 const permissions = { rules: [{ tools: ["exec.run_command"], decision: "allow" }] };
 const runs: Record<string, TestRun> = {};
@@ -16,6 +18,8 @@ for (const isolation of ["none", "bwrap"] as const) {
   runs[isolation] = await openTestRun({
     config: { commands: ["true"], sandbox: { command_isolation: isolation } },
     permissions,
+    // Under none every command asks: the test approver plays the person who says yes.
+    ...(isolation === "none" ? { approver: unconfinedCommandApprover } : {}),
   });
   const check = await runs[isolation].call("exec.run_command", { argv: ["true"] });
   if (!check.ok) {
