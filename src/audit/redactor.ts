@@ -8,13 +8,24 @@
  * Why a value was redacted, shown as `[REDACTED:<kind>]`:
  *
  * - `secret_env`: the value of a listed environment variable (config `audit.secret_env`).
- * - `private_key`: a PEM private key block (an unterminated block is redacted to the end).
- * - `anthropic_key`, `openai_key`: `sk-ant-...` and `sk-...` API keys.
+ * - `private_key`: a PEM private key block (`-----BEGIN RSA PRIVATE KEY-----`, `OPENSSH`, `EC`,
+ *   `ENCRYPTED`, `PGP PRIVATE KEY BLOCK`...); an unterminated block is redacted to the end.
+ * - `anthropic_key`, `openai_key`: `sk-ant-...` and `sk-...` API keys (`sk-proj-`, `sk-svcacct-`).
  * - `github_token`: `ghp_`, `gho_`, `ghu_`, `ghs_`, `ghr_` tokens and `github_pat_` tokens.
- * - `aws_access_key_id`: `AKIA` followed by 16 upper-case letters or digits.
+ * - `gitlab_token`: `glpat-`, `gldt-`, `glrt-`, `glptt-`, `glcbt-`, `glft-` tokens.
+ * - `aws_access_key_id`: `AKIA` (long-term) or `ASIA` (temporary) and 16 upper-case letters or
+ *   digits.
  * - `slack_token`: `xoxa-`, `xoxb-`, `xoxp-`, `xoxr-`, `xoxs-` tokens.
+ * - `npm_token`: `npm_` and 36 or more letters or digits.
+ * - `pypi_token`: `pypi-AgE...` upload tokens (pypi.org and test.pypi.org macaroons).
+ * - `google_api_key`: `AIza` and 35 letters, digits, `_` or `-`.
+ * - `stripe_key`: `sk_live_`, `sk_test_`, `rk_live_`, `rk_test_` keys.
  * - `bearer_token`: the token after `Bearer ` (the word is kept).
+ * - `jwt`: a JSON Web Token, `eyJ<header>.eyJ<payload>.<signature>` (base64url).
  * - `key_name`: a string under a key named like a secret (`password`, `api_key`, `Authorization`...).
+ *
+ * Hex strings (git object names, sha256 digests), UUIDs and ordinary words are never token
+ * patterns: every pattern needs its prefix, and starts and ends at a word boundary.
  */
 export type RedactionKind =
   | "secret_env"
@@ -22,9 +33,15 @@ export type RedactionKind =
   | "anthropic_key"
   | "openai_key"
   | "github_token"
+  | "gitlab_token"
   | "aws_access_key_id"
   | "slack_token"
+  | "npm_token"
+  | "pypi_token"
+  | "google_api_key"
+  | "stripe_key"
   | "bearer_token"
+  | "jwt"
   | "key_name";
 
 /** Options of {@linkcode Redactor}. */
@@ -100,8 +117,8 @@ const TOKEN_PATTERNS: readonly TokenPattern[] = [
   {
     kind: "private_key",
     pattern: new RegExp(
-      `-----BEGIN [A-Z ]{0,64}PRIVATE KEY-----(?:[\\s\\S]{0,${BODY}}?-----END [A-Z ]{0,64}` +
-        `PRIVATE KEY-----|[\\s\\S]{0,${BODY}})`,
+      `-----BEGIN [A-Z0-9 ]{0,64}PRIVATE KEY(?: BLOCK)?-----(?:[\\s\\S]{0,${BODY}}?-----END ` +
+        `[A-Z0-9 ]{0,64}PRIVATE KEY(?: BLOCK)?-----|[\\s\\S]{0,${BODY}})`,
       "g",
     ),
   },
@@ -121,10 +138,60 @@ const TOKEN_PATTERNS: readonly TokenPattern[] = [
     kind: "github_token",
     pattern: new RegExp(`(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{22,${BODY}}`, "g"),
   },
-  { kind: "aws_access_key_id", pattern: /(?<![A-Za-z0-9])AKIA[0-9A-Z]{16}(?![0-9A-Za-z])/g },
+  {
+    kind: "gitlab_token",
+    pattern: new RegExp(
+      `(?<![A-Za-z0-9_-])gl(?:pat|dt|rt|ptt|cbt|ft)-[A-Za-z0-9_-]{20,${BODY}}`,
+      "g",
+    ),
+  },
+  {
+    kind: "aws_access_key_id",
+    pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Za-z])/g,
+  },
   {
     kind: "slack_token",
     pattern: new RegExp(`(?<![A-Za-z0-9_-])xox[abprs]-[A-Za-z0-9-]{10,${BODY}}`, "g"),
+  },
+  {
+    kind: "npm_token",
+    pattern: new RegExp(`(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36,${BODY}}`, "g"),
+  },
+  {
+    kind: "pypi_token",
+    pattern: new RegExp(`(?<![A-Za-z0-9_-])pypi-AgE[A-Za-z0-9_-]{50,${BODY}}`, "g"),
+  },
+  {
+    kind: "google_api_key",
+    pattern: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g,
+  },
+  {
+    kind: "stripe_key",
+    pattern: new RegExp(
+      `(?<![A-Za-z0-9_])[sr]k_(?:live|test)_[0-9A-Za-z]{20,${BODY}}`,
+      "g",
+    ),
+  },
+];
+
+/** Longest JWT header and signature a pattern repeats (a 4096-bit RSA signature is 683). */
+const JWT_EDGE = 1024;
+/** Longest JWT payload a pattern repeats: the three parts and two dots stay under the bound. */
+const JWT_PAYLOAD = BODY - 2 * JWT_EDGE - 16;
+
+/**
+ * Patterns applied after bearer tokens, so that `Bearer <jwt>` stays a bearer token (the scheme
+ * word kept) and a JWT anywhere else is still found. A JWT cut before its signature (or whose
+ * payload runs past the bound) is redacted as far as it goes.
+ */
+const LATE_TOKEN_PATTERNS: readonly TokenPattern[] = [
+  {
+    kind: "jwt",
+    pattern: new RegExp(
+      `(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,${JWT_EDGE}}\\.eyJ[A-Za-z0-9_-]{8,${JWT_PAYLOAD}}` +
+        `(?:\\.[A-Za-z0-9_-]{0,${JWT_EDGE}})?`,
+      "g",
+    ),
   },
 ];
 
@@ -174,7 +241,7 @@ const SECRET_KEY_PAIRS: ReadonlySet<string> = new Set(["api key", "private key",
  */
 export class Redactor {
   readonly #longestSecret: number;
-  /** Secret values, then the token patterns, then bearer tokens: applied in this order. */
+  /** Secret values, the token patterns, bearer tokens, then JWTs: applied in this order. */
   readonly #stages: readonly Stage[];
 
   /** @param options See {@linkcode RedactorOptions}. */
@@ -203,6 +270,7 @@ export class Redactor {
         // The scheme word and the blanks after it stay.
         keep: (match: RegExpExecArray) => (match[1]?.length ?? 0) + (match[2]?.length ?? 0),
       },
+      ...LATE_TOKEN_PATTERNS.map(({ kind, pattern }) => ({ kind, pattern, keep: none })),
     ];
   }
 

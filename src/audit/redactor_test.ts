@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Redactor } from "./redactor.ts";
+import { MAX_TOKEN_MATCH_CHARS, Redactor } from "./redactor.ts";
 
 const redactor = new Redactor({ secrets: [] });
 
@@ -128,4 +128,94 @@ Deno.test("Redactor.redactValue marks cycles when a value refers to itself", () 
   });
   const shared = { a: 1 };
   assert.deepEqual(redactor.redactValue([shared, shared]), [{ a: 1 }, { a: 1 }]);
+});
+
+Deno.test("Redactor.redactText replaces cloud, CI and registry tokens when they appear in text", () => {
+  const jwt = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0." +
+    "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U";
+  const cases: [string, string][] = [
+    [
+      "aws_access_key_id=ASIAY34FZKBOKMUTVV7A\n",
+      "aws_access_key_id=[REDACTED:aws_access_key_id]\n",
+    ],
+    [
+      `ghu_${"k9".repeat(18)} ghr_${"Q".repeat(36)}`,
+      "[REDACTED:github_token] [REDACTED:github_token]",
+    ],
+    [`gho_${"a".repeat(36)}`, "[REDACTED:github_token]"],
+    ["CI_TOKEN=glpat-xYz12_3AbCdEfGhIjKlMn", "CI_TOKEN=[REDACTED:gitlab_token]"],
+    ["deploy gldt-AbCdEfGhIjKlMnOpQrStUv12", "deploy [REDACTED:gitlab_token]"],
+    ["slack xoxp-2048-1024-abcdef123456 end", "slack [REDACTED:slack_token] end"],
+    [
+      `//registry.npmjs.org/:_authToken=npm_${"aB3".repeat(12)}`,
+      "//registry.npmjs.org/:_authToken=[REDACTED:npm_token]",
+    ],
+    [`password = pypi-AgEIcHlwaS5vcmc${"CJ8_-x".repeat(10)}`, "password = [REDACTED:pypi_token]"],
+    ['key: "AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"', 'key: "[REDACTED:google_api_key]"'],
+    [`STRIPE=sk_live_${"4eC39HqLyjWDarjtT1zdp7dc".repeat(2)}`, "STRIPE=[REDACTED:stripe_key]"],
+    [`rk_test_${"51Hx".repeat(8)}`, "[REDACTED:stripe_key]"],
+    [`OPENAI=sk-proj-${"Ab1_".repeat(12)}`, "OPENAI=[REDACTED:openai_key]"],
+    [`sk-ant-api03-${"Zz9-".repeat(10)}`, "[REDACTED:anthropic_key]"],
+    [`id_token=${jwt}&state=1`, "id_token=[REDACTED:jwt]&state=1"],
+    [`Authorization: Bearer ${jwt}`, "Authorization: Bearer [REDACTED:bearer_token]"],
+    [`cut ${jwt.slice(0, 60)}`, "cut [REDACTED:jwt]"],
+  ];
+  for (const [input, expected] of cases) assert.equal(redactor.redactText(input), expected, input);
+});
+
+Deno.test("Redactor.redactText removes every private key block kind when it is PEM armoured", () => {
+  for (const label of ["OPENSSH PRIVATE KEY", "EC PRIVATE KEY", "ENCRYPTED PRIVATE KEY"]) {
+    const block = `-----BEGIN ${label}-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END ${label}-----`;
+    assert.equal(redactor.redactText(`a\n${block}\nb`), "a\n[REDACTED:private_key]\nb", label);
+  }
+  const pgp = "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQdGBF4\n=abcd\n" +
+    "-----END PGP PRIVATE KEY BLOCK-----";
+  assert.equal(redactor.redactText(`${pgp}\nrest`), "[REDACTED:private_key]\nrest");
+  // The near miss: public halves and certificates are not secrets.
+  for (
+    const kept of [
+      "-----BEGIN PGP PUBLIC KEY BLOCK-----\nmQINBF4\n-----END PGP PUBLIC KEY BLOCK-----",
+      "-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+g\n-----END CERTIFICATE-----",
+      "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG9v user@host",
+    ]
+  ) assert.equal(redactor.redactText(kept), kept);
+});
+
+Deno.test("Redactor.redactText keeps hashes, UUIDs and token-like words when they lack a token's shape", () => {
+  const nearMisses = [
+    // Hex object names and digests, UUIDs: never tokens.
+    "commit 0b9edae4f1c2d3e4a5b6c7d8e9f00112233445566",
+    "sha256 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    "run 0f8c0a6e-3f6e-4d1b-9b7e-2a1c5d9e4f10",
+    "AKIA is a prefix, ASIAN food, ASIAY34FZKBOKMUTVV7",
+    "glpat-short and glpatch-notes-for-the-quarterly-review",
+    "npm_config_registry npm_package_version npm_lifecycle_event",
+    `npm_${"a".repeat(20)}`,
+    "pypi-publish-workflow-for-the-quarterly-release-of-packages",
+    "AIzaTooShort",
+    "sk_live_short task_test_abcdefghijklmnopqrstuvwxyz desk_live_abcdefghijklmnopqrstuvwxyz",
+    "eyJhbGciOiJIUzI1NiJ9 alone, and eyJhbGciOiJIUzI1NiJ9.notAPayload.x",
+    "xoxo-kisses",
+  ];
+  for (const text of nearMisses) assert.equal(redactor.redactText(text), text, text);
+});
+
+Deno.test("Redactor.spans stays within the match cap when a token runs on for megabytes", () => {
+  const runs = [
+    `-----BEGIN PRIVATE KEY-----\n${"A".repeat(40_000)}`,
+    `-----BEGIN PGP PRIVATE KEY BLOCK-----\n${"B".repeat(40_000)}`,
+    `glpat-${"c".repeat(40_000)}`,
+    `npm_${"d".repeat(40_000)}`,
+    `pypi-AgE${"e".repeat(40_000)}`,
+    `sk_live_${"f".repeat(40_000)}`,
+    `eyJhbGciOiJSUzI1NiJ9.eyJ${"h".repeat(40_000)}.${"i".repeat(2_000)}`,
+  ];
+  for (const text of runs) {
+    const spans = redactor.spans(text);
+    assert.ok(spans.length >= 1, text.slice(0, 12));
+    for (const span of spans) {
+      assert.ok(span.end - span.start <= MAX_TOKEN_MATCH_CHARS, text.slice(0, 12));
+    }
+    assert.ok(redactor.maxMatchChars >= MAX_TOKEN_MATCH_CHARS);
+  }
 });
