@@ -50,6 +50,26 @@ export interface PendingApproval {
   grant: Grant;
 }
 
+/**
+ * Who let a call run and how, written as `approval` in `logs/tools.jsonl`:
+ *
+ * - `rule`: the policy allowed it without asking (`rule` names the rule);
+ * - `grant`: a grant from `--approve` or `--approvals` covered it;
+ * - `session_grant`: an `allow_for_session` answer earlier in this run covered it;
+ * - `terminal`: the approver (a person at the terminal) answered `choice` for this call.
+ *
+ * `scope` is the call's normalised scope, as grants write it (see `normaliseScope`).
+ */
+export interface CallApproval {
+  by: "grant" | "terminal" | "session_grant" | "rule";
+  scope: string[];
+  /** The rule that allowed the call (`by: "rule"`). */
+  rule?: string;
+  /** The approver's name and answer (`by: "terminal"`). */
+  approver?: string;
+  choice?: "allow_once" | "allow_for_session";
+}
+
 /** What the gate is asked about. */
 export interface GateInput {
   tool: ToolDescriptor;
@@ -67,6 +87,8 @@ export class ApprovalGate {
   readonly #sessionGrants: Grant[] = [];
   readonly #grantsLog: JsonlWriter;
   readonly #pendingLog: JsonlWriter;
+  /** How each call the gate let through was approved, until the runtime takes it. */
+  readonly #approved = new Map<string, CallApproval>();
   /** Calls that ended as approval_required, in order. */
   readonly pending: PendingApproval[] = [];
 
@@ -82,17 +104,33 @@ export class ApprovalGate {
     await this.#pendingLog.close();
   }
 
-  /**
-   * Resolves an `ask`. @returns null when the call may run, or the failure it ends with
-   * (`approval_required`, `approval_denied`).
-   */
-  async resolve(input: GateInput): Promise<ToolOutcome | null> {
-    const { recorder, policyHash, redactor } = this.#options;
-    const scope = normaliseScope(
-      input.scope,
+  /** A call's scope as grants write it (run folder `<run>`, secrets named by their hash). */
+  scopeOf(scope: TargetScope): string[] {
+    const { redactor } = this.#options;
+    return normaliseScope(
+      scope,
       this.#options.runDir,
       (text) => redactor.redactText(text) !== text,
     );
+  }
+
+  /**
+   * How the gate let `toolCallId` through (grant, session grant or the approver's answer), once:
+   * the entry is removed. @returns null when the gate did not approve that call.
+   */
+  takeApproval(toolCallId: string): CallApproval | null {
+    const approval = this.#approved.get(toolCallId) ?? null;
+    this.#approved.delete(toolCallId);
+    return approval;
+  }
+
+  /**
+   * Resolves an `ask`. @returns null when the call may run, or the failure it ends with
+   * (`approval_required`, `approval_denied`); {@linkcode ApprovalGate.takeApproval} then says how.
+   */
+  async resolve(input: GateInput): Promise<ToolOutcome | null> {
+    const { recorder, policyHash, redactor } = this.#options;
+    const scope = this.scopeOf(input.scope);
     const grant: Grant = { tool: input.tool.name, scope, policy: policyHash };
     const base = {
       tool_call_id: input.tool_call_id,
@@ -105,10 +143,12 @@ export class ApprovalGate {
     );
     if (fromCli !== undefined) {
       await recorder.event("approval.granted", { ...base, source: "grant" });
+      this.#approved.set(input.tool_call_id, { by: "grant", scope });
       return null;
     }
     if (this.#sessionGrants.some((candidate) => grantCovers(candidate, input.tool.name, scope))) {
       await recorder.event("approval.granted", { ...base, source: "session" });
+      this.#approved.set(input.tool_call_id, { by: "session_grant", scope });
       return null;
     }
     // Redacted before anyone sees it: the approver, pending.jsonl, the CI report.
@@ -165,6 +205,12 @@ export class ApprovalGate {
       ...base,
       source: answer.decision,
       approver: approver.name,
+    });
+    this.#approved.set(input.tool_call_id, {
+      by: "terminal",
+      scope,
+      approver: approver.name,
+      choice: answer.decision,
     });
     return null;
   }
