@@ -1,6 +1,8 @@
 // CI output (issue 6): --output json, --task-file, the GitHub step summary and annotations.
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
+import { maskCommands } from "../src/cli/_ci_output.ts";
+import { main } from "../src/cli/mod.ts";
 import { createProject, runCli } from "./_cli_helpers.ts";
 
 const plan = [
@@ -33,7 +35,7 @@ Deno.test("--output json prints one JSON object with the end reason, counts, del
     taskFile,
     "--quiet",
   ]);
-  assert.equal(code, 0);
+  assert.equal(code, 3, "a call ended approval_required");
   const lines = stdout.trim().split("\n");
   assert.equal(lines.length, 1, "stdout is exactly one JSON object");
   const report = JSON.parse(lines[0] as string);
@@ -69,11 +71,80 @@ Deno.test("under GitHub Actions the run appends a step summary and prints annota
     stderr: "piped",
   }).output();
   const stdout = new TextDecoder().decode(output.stdout);
-  assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
+  assert.equal(output.code, 3, new TextDecoder().decode(output.stderr));
   assert.match(stdout, /^::warning title=kagent-run fs\.write_file::Cannot call tool/m);
   const text = await Deno.readTextFile(summary);
   assert.match(text, /\*\*Task:\*\* Summarise/);
   assert.match(text, /\| 2 \| `fs\.write_file` \| approval_required \|/);
   assert.match(text, /--approve '/);
   assert.match(text, /- `out\.md`/);
+});
+
+const SECRET = "kagent-ci-secret-4f9a1c2b";
+const secretPlan = [JSON.stringify({ content: `The key is ${SECRET}; the rest is plain text.` })];
+const secretConfig = { audit: { secret_env: ["KAGENT_CI_SECRET"] } };
+
+/** Runs the CLI in-process and keeps the order of everything it printed, on either stream. */
+async function runInterleaved(args: string[], env: Record<string, string>) {
+  const printed: { stream: "stdout" | "stderr"; text: string }[] = [];
+  const code = await main(args, {
+    stdout: (text) => void printed.push({ stream: "stdout", text }),
+    stderr: (text) => void printed.push({ stream: "stderr", text }),
+    stdoutIsTerminal: false,
+    stderrIsTerminal: false,
+    env: (name) => env[name],
+    terminal: null,
+  });
+  const stdout = printed.filter((entry) => entry.stream === "stdout").map((entry) => entry.text)
+    .join("");
+  return { code, printed, stdout, all: printed.map((entry) => entry.text).join("") };
+}
+
+Deno.test("the answer on stdout is redacted when it holds a value of audit.secret_env", async () => {
+  await using project = await createProject({ plan: secretPlan, config: secretConfig });
+  const { code, stdout, stderr } = await runCli(["--config", project.configPath], {
+    env: { KAGENT_CI_SECRET: SECRET, GITHUB_ACTIONS: "" },
+  });
+  assert.equal(code, 0, stderr);
+  assert.ok(!stdout.includes(SECRET), stdout);
+  assert.ok(!stderr.includes(SECRET), stderr);
+  // Near miss: the rest of the answer is untouched.
+  assert.equal(stdout, "The key is [REDACTED:secret_env]; the rest is plain text.\n");
+});
+
+Deno.test("under GitHub Actions ::add-mask:: lines for the secrets come before anything else", async () => {
+  await using project = await createProject({ plan: secretPlan, config: secretConfig });
+  const env = { KAGENT_CI_SECRET: SECRET, GITHUB_ACTIONS: "true", NO_COLOR: "1" };
+  const text = await runInterleaved(["--config", project.configPath], env);
+  assert.equal(text.code, 0, text.all);
+  assert.deepEqual(text.printed[0], { stream: "stdout", text: `::add-mask::${SECRET}\n` });
+  // The secret appears in the mask command and nowhere else.
+  assert.equal(text.all.split(SECRET).length, 2, text.all);
+  assert.match(text.stdout, /The key is \[REDACTED:secret_env\]/);
+
+  // With --output json the mask goes to stderr, still first, and stdout stays one JSON object.
+  const json = await runInterleaved(["--config", project.configPath, "--output", "json"], env);
+  assert.deepEqual(json.printed[0], { stream: "stderr", text: `::add-mask::${SECRET}\n` });
+  assert.equal(
+    JSON.parse(json.stdout).final_text,
+    "The key is [REDACTED:secret_env]; the rest is plain text.",
+  );
+
+  // Near miss: outside GitHub Actions nothing is masked (the answer is still redacted).
+  const local = await runInterleaved(["--config", project.configPath], {
+    KAGENT_CI_SECRET: SECRET,
+  });
+  assert.ok(!local.all.includes("::add-mask::"), local.all);
+  assert.ok(!local.all.includes(SECRET));
+});
+
+Deno.test("maskCommands masks each line of a secret, escaped, and skips values too short to mask", () => {
+  assert.deepEqual(
+    maskCommands(["-----BEGIN KEY-----\nabc%def-123456\n-----END KEY-----", "short", ""]),
+    [
+      "::add-mask::-----BEGIN KEY-----",
+      "::add-mask::abc%25def-123456",
+      "::add-mask::-----END KEY-----",
+    ],
+  );
 });

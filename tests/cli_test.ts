@@ -1,4 +1,5 @@
-// The command line (ARCHITECTURE §4): exit 0 ok, 1 tool error, denial or failed run, 2 usage or config error.
+// The command line: exit 0 ok, 1 tool error, denial or failed run, 2 usage or config error, 3
+// approval required, 4 model failed (more exit codes in exit_codes_test.ts).
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
 import { createProject, onlyRunDir, readJsonl, runCli } from "./_cli_helpers.ts";
@@ -33,7 +34,7 @@ Deno.test("kagent-run call prints the ToolResult JSON and exits 0 on success", a
   assert.equal(tools.length, 1);
 });
 
-Deno.test("kagent-run call exits 1 on a tool error and on a denial", async () => {
+Deno.test("kagent-run call exits 1 on a tool error and on a denial, 3 when it needs an approval", async () => {
   await using project = await createProject();
   const missing = await runCli([
     "call",
@@ -63,7 +64,7 @@ Deno.test("kagent-run call exits 1 on a tool error and on a denial", async () =>
     "--config",
     project.configPath,
   ]);
-  assert.equal(write.code, 1);
+  assert.equal(write.code, 3);
   assert.equal(JSON.parse(write.stdout).error.type, "approval_required");
   await assert.rejects(
     Deno.stat(nodePath.join(project.sandbox.workspace, "new.txt")),
@@ -187,7 +188,7 @@ Deno.test("kagent-run --help and each command's --help exit 0", async () => {
   }
 });
 
-Deno.test("kagent-run runs a scripted agent: exit 0 when completed, 1 when the script runs out", async () => {
+Deno.test("kagent-run runs a scripted agent: exit 0 when completed, 4 when the script runs out", async () => {
   const plan = [
     JSON.stringify({
       tool_calls: [{ id: "r", name: "fs.read_file", arguments: { path: "README.md" } }],
@@ -209,7 +210,7 @@ Deno.test("kagent-run runs a scripted agent: exit 0 when completed, 1 when the s
 
   await Deno.writeTextFile(nodePath.join(project.configDir, "plan.jsonl"), plan[0] + "\n");
   const exhausted = await runCli(["--config", project.configPath]);
-  assert.equal(exhausted.code, 1);
+  assert.equal(exhausted.code, 4);
   assert.match(exhausted.stderr, /run model_error/);
   assert.match(exhausted.stderr, /no more turns/);
 });

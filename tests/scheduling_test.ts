@@ -188,7 +188,7 @@ Deno.test("an abort before the first model request ends the run aborted without 
   assert.equal(provider.requests.length, 0);
 });
 
-Deno.test("kagent-run on SIGINT while a command runs records aborted_tools and exits 1", async () => {
+Deno.test("kagent-run on SIGINT while a command runs records aborted_tools and exits 130", async () => {
   const marker = "30.4822";
   await using project = await createProject({
     config: { commands: ["sleep"], sandbox: { command_isolation: "bwrap" } },
@@ -218,7 +218,7 @@ Deno.test("kagent-run on SIGINT while a command runs records aborted_tools and e
   }
   child.kill("SIGINT");
   const { code, stderr } = await child.output();
-  assert.equal(code, 1, new TextDecoder().decode(stderr));
+  assert.equal(code, 130, new TextDecoder().decode(stderr));
   assert.match(new TextDecoder().decode(stderr), /run aborted_tools in /);
   assert.deepEqual(await sleepProcesses(marker), []);
   const [runDir] = await Array.fromAsync(Deno.readDir(project.runsDir));

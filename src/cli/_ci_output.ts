@@ -10,7 +10,7 @@
 
 import type { AgentOutcome } from "../agent/agent_loop.ts";
 import type { PendingApproval } from "../approval/approval_gate.ts";
-import type { Redactor } from "../audit/redactor.ts";
+import { MIN_SECRET_LENGTH, type Redactor } from "../audit/redactor.ts";
 import { approveArgument } from "../approval/grant.ts";
 import { eventTypeOf } from "../runtime/record.ts";
 
@@ -46,6 +46,32 @@ export function reportJson(report: RunReport): string {
 /** Escapes a value for a workflow command's message (`%`, CR, LF). */
 function escapeData(text: string): string {
   return text.replaceAll("%", "%25").replaceAll("\r", "%0D").replaceAll("\n", "%0A");
+}
+
+/**
+ * `::add-mask::<value>` workflow commands for secret values, so that the GitHub Actions runner
+ * hides them in every later log line. Values shorter than {@linkcode MIN_SECRET_LENGTH} are left
+ * out (as the redactor does: too short to tell from ordinary text); a value with several lines is
+ * masked line by line (a mask is one line), each also without its surrounding blanks.
+ *
+ * @param values Secret values, e.g. those of the config's `audit.secret_env` variables.
+ * @returns One command a masked text, without duplicates, in the order found.
+ * @example
+ * ```ts
+ * import { maskCommands } from "./_ci_output.ts";
+ * console.assert(maskCommands(["s3cr3t-value", "short"])[0] === "::add-mask::s3cr3t-value");
+ * ```
+ */
+export function maskCommands(values: readonly string[]): string[] {
+  const masked = new Set<string>();
+  for (const value of values) {
+    for (const line of value.split(/\r?\n|\r/)) {
+      for (const candidate of [line, line.trim()]) {
+        if (candidate.length >= MIN_SECRET_LENGTH) masked.add(candidate);
+      }
+    }
+  }
+  return [...masked].map((text) => `::add-mask::${escapeData(text)}`);
 }
 
 /** `::error` for failed calls and `::warning` for denied ones, one line each. */

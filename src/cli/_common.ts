@@ -19,8 +19,93 @@ import {
 } from "../approval/mod.ts";
 import { networkChannels, NetworkGateway } from "../network/mod.ts";
 
-/** Exit codes (ARCHITECTURE §4): 0 ok, 1 a tool error, a denial or a failed run, 2 usage or config. */
-export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+/**
+ * Exit codes a pipeline can branch on. One table: {@linkcode EXIT_MEANINGS} says what each means
+ * (printed by `--help` and in the README).
+ *
+ * - `ok` 0: the run completed and no call is waiting for an approval (`call`: the call succeeded);
+ * - `failed` 1: failed in general (`call`: a tool error or a denial; a run: an end not listed below);
+ * - `usage` 2: a usage or configuration error, before anything ran;
+ * - `approvalRequired` 3: the run completed, but at least one call ended `approval_required`; the
+ *   grants that let exactly those calls through are printed (and in `approvals/pending.jsonl`);
+ * - `modelFailed` 4: the model provider failed (end reason `model_error`);
+ * - `turnLimit` 5: the run reached `agent.max_turns` (end reason `max_turns`);
+ * - `interrupted` 130: SIGINT (128 + 2, as shells report it);
+ * - `terminated` 143: SIGTERM (128 + 15).
+ */
+export const EXIT = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  approvalRequired: 3,
+  modelFailed: 4,
+  turnLimit: 5,
+  interrupted: 130,
+  terminated: 143,
+} as const;
+
+/** One exit code. */
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** What each exit code means, in the order of {@linkcode EXIT}; `--help` prints this table. */
+export const EXIT_MEANINGS: readonly { code: ExitCode; meaning: string }[] = [
+  { code: EXIT.ok, meaning: "completed; no call is waiting for an approval (call: it succeeded)" },
+  {
+    code: EXIT.failed,
+    meaning: "failed (call: a tool error or a denial; run: an end not listed here)",
+  },
+  { code: EXIT.usage, meaning: "usage or configuration error; nothing ran" },
+  {
+    code: EXIT.approvalRequired,
+    meaning: "approval required: a call ended approval_required; re-run with the printed grants",
+  },
+  { code: EXIT.modelFailed, meaning: "the model failed (end reason model_error)" },
+  { code: EXIT.turnLimit, meaning: "the turn limit agent.max_turns was reached (max_turns)" },
+  { code: EXIT.interrupted, meaning: "interrupted by SIGINT; the run folder records the abort" },
+  { code: EXIT.terminated, meaning: "terminated by SIGTERM; the run folder records the abort" },
+];
+
+/** The {@linkcode EXIT_MEANINGS} table as help text lines. */
+export const EXIT_HELP: string = "Exit status:\n" +
+  EXIT_MEANINGS.map((entry) => `  ${String(entry.code).padStart(3)}  ${entry.meaning}`).join("\n") +
+  "\n";
+
+/**
+ * The exit code of a finished run: the end reason decides; a completed run with calls that ended
+ * `approval_required` exits {@linkcode EXIT.approvalRequired}; an abort exits with the code of the
+ * signal that caused it (SIGTERM 143, otherwise 130).
+ *
+ * @param endReason The agent loop's end reason (`completed`, `max_turns`, `model_error`,
+ *   `aborted`, `aborted_tools`; any other is `failed`).
+ * @param pendingApprovals How many calls ended `approval_required`.
+ * @param signal The signal that aborted the run, or null.
+ * @example
+ * ```ts
+ * import { EXIT, runExitCode } from "./_common.ts";
+ * console.assert(runExitCode("completed", 0, null) === EXIT.ok);
+ * console.assert(runExitCode("completed", 1, null) === EXIT.approvalRequired);
+ * console.assert(runExitCode("aborted_tools", 0, "SIGTERM") === EXIT.terminated);
+ * ```
+ */
+export function runExitCode(
+  endReason: string,
+  pendingApprovals: number,
+  signal: Deno.Signal | null,
+): ExitCode {
+  switch (endReason) {
+    case "completed":
+      return pendingApprovals > 0 ? EXIT.approvalRequired : EXIT.ok;
+    case "model_error":
+      return EXIT.modelFailed;
+    case "max_turns":
+      return EXIT.turnLimit;
+    case "aborted":
+    case "aborted_tools":
+      return signal === "SIGTERM" ? EXIT.terminated : EXIT.interrupted;
+    default:
+      return EXIT.failed;
+  }
+}
 
 /** The config file used when `--config` is not given. */
 export const DEFAULT_CONFIG = "agent.jsonc";

@@ -1,6 +1,7 @@
 /**
  * `kagent-run call <tool> '<json args>' --config F`: one call through the whole pipeline, its
- * ToolResult JSON on stdout. Exit 0 ok, 1 tool error or denial, 2 usage or config error.
+ * ToolResult JSON on stdout. Exit 0 ok, 1 tool error or denial, 2 usage or config error, 3 the
+ * call ended `approval_required` (the grant that allows it is printed).
  *
  * @module
  */
@@ -34,7 +35,11 @@ ${APPROVAL_HELP}
 Example:
   kagent-run call fs.read_file '{"path": "README.md", "max_lines": 5}' --config agent.jsonc
 
-Exit status: 0 ok, 1 tool error or denial, 2 usage or config error.
+Exit status:
+    0  the call succeeded
+    1  a tool error or a denial
+    2  usage or configuration error; nothing ran
+    3  approval required: re-run with the printed grant (--approve or --approvals)
 `;
 
 /** Runs the `call` command. @returns the exit status. */
@@ -85,7 +90,8 @@ export function callCommand(args: string[], io: CommandIo): Promise<number> {
       });
       io.stdout(`${JSON.stringify(result, null, 2)}\n`);
       printPendingGrants(session.approvals.pending, io);
-      return result.ok ? EXIT.ok : EXIT.failed;
+      if (result.ok) return EXIT.ok;
+      return result.error?.type === "approval_required" ? EXIT.approvalRequired : EXIT.failed;
     } finally {
       await session.close();
       gateway?.close();

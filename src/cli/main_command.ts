@@ -39,7 +39,8 @@ const COMMANDS: Record<string, (args: string[], io: CommandIo) => Promise<number
 /**
  * Runs the command line `args` (without the program name).
  *
- * @returns the exit status: 0 ok, 1 failed, 2 usage or config error.
+ * @returns the exit status, one of {@linkcode EXIT} (0 ok, 1 failed, 2 usage or config error, 3
+ * approval required, 4 model failed, 5 turn limit, 130 SIGINT, 143 SIGTERM).
  */
 export async function main(args: string[], io: CommandIo): Promise<number> {
   const [first, ...rest] = args;

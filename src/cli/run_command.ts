@@ -20,6 +20,7 @@ import { OpenAiProvider } from "../agent/providers/openai_provider.ts";
 import {
   annotations,
   listDeliverables,
+  maskCommands,
   reportJson,
   type RunReport,
   stepSummary,
@@ -39,12 +40,14 @@ import {
   approverFor,
   type CommandIo,
   EXIT,
+  EXIT_HELP,
   grantsFromOptions,
   guarded,
   loadConfigFromOptions,
   openNetworkBoundary,
   parseOptions,
   printPendingGrants,
+  runExitCode,
   UsageError,
 } from "./_common.ts";
 
@@ -63,7 +66,10 @@ ${APPROVAL_HELP}
   --quiet             No per-call progress lines on stderr
   -h, --help          This help
 
-Exit status: 0 the run completed, 1 it failed (model error, turn limit, abort), 2 usage or config error.
+${EXIT_HELP}
+Under GitHub Actions (GITHUB_ACTIONS=true) the values of the "audit.secret_env" variables are
+masked first (::add-mask::, on stdout; on stderr with --output json), and failed or denied calls
+become annotations. The answer, --output json and the step summary are redacted.
 The run folder (runs/<run-id>/) holds events.jsonl, logs/, artifacts/, deliverables/ and policy.json.
 `;
 
@@ -114,6 +120,12 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
         `Cannot run an agent with config "${config.configPath}": there is no task; pass --task or set "task"`,
       );
     }
+    // Before anything else is printed: the runner hides these values in every later log line.
+    if (io.env("GITHUB_ACTIONS") === "true") {
+      const secrets = config.audit.secret_env.map((name) => io.env(name) ?? "");
+      const write = values.output === "json" ? io.stderr : io.stdout;
+      for (const line of maskCommands(secrets)) write(`${line}\n`);
+    }
     const gateway = await openNetworkBoundary(config, io);
     try {
       return await runWithNetwork(config, config.model, task, values, io, gateway);
@@ -136,6 +148,8 @@ async function runWithNetwork(
 ): Promise<number> {
   const provider = await providerFor(model, io, gateway);
   const paint = painter(io);
+  // The same secrets as the run's audit: the answer, the task and summaries are redacted too.
+  const redactor = Redactor.fromEnvironment(config.audit.secret_env, io.env);
 
   const session = await openRunSession(config, {
     env: io.env,
@@ -151,9 +165,16 @@ async function runWithNetwork(
     main_thread_net: Deno.permissions.querySync({ name: "net" }).state,
   });
   const controller = new AbortController();
-  const onSignal = () => controller.abort("interrupted by a signal");
-  const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
-  for (const signal of signals) Deno.addSignalListener(signal, onSignal);
+  // The first signal decides the exit code (SIGINT 130, SIGTERM 143).
+  let signalled: Deno.Signal | null = null;
+  const listeners = (["SIGINT", "SIGTERM"] as const).map((signal) => ({
+    signal,
+    listener: () => {
+      signalled ??= signal;
+      controller.abort(`interrupted by ${signal}`);
+    },
+  }));
+  for (const { signal, listener } of listeners) Deno.addSignalListener(signal, listener);
   try {
     const run: RunContext = {
       run_id: session.folder.id,
@@ -187,7 +208,8 @@ async function runWithNetwork(
       concurrency: config.agent.max_parallel_tools,
       toolPermission: (name) => session.registry.get(name)?.definition.permission,
       // SIGINT/SIGTERM: running tools are aborted, the turn's results are all collected and
-      // recorded, and the run ends with `aborted_tools` (or `aborted` between turns): exit 1.
+      // recorded, and the run ends with `aborted_tools` (or `aborted` between turns): exit 130
+      // (SIGINT) or 143 (SIGTERM).
       signal: controller.signal,
       ...(values.quiet
         ? {}
@@ -212,7 +234,9 @@ async function runWithNetwork(
           displayRunDir(session.folder.dir)
         }\n`,
     );
-    if (outcome.error !== null) io.stderr(`kagent-run: ${paint("failed", outcome.error)}\n`);
+    if (outcome.error !== null) {
+      io.stderr(`kagent-run: ${paint("failed", redactor.redactText(outcome.error))}\n`);
+    }
     printPendingGrants(session.approvals.pending, io);
     const report: RunReport = {
       run_id: session.folder.id,
@@ -222,11 +246,12 @@ async function runWithNetwork(
       counts,
       deliverables: await listDeliverables(session.folder.paths.deliverables),
       pending: session.approvals.pending,
-      // The same secrets as the run's audit: the task, answer and summaries are redacted too.
-      redactor: Redactor.fromEnvironment(config.audit.secret_env, io.env),
+      redactor,
     };
     if (values.output === "json") io.stdout(`${reportJson(report)}\n`);
-    else if (outcome.final_text !== null) io.stdout(`${outcome.final_text}\n`);
+    else if (outcome.final_text !== null) {
+      io.stdout(`${redactor.redactText(outcome.final_text)}\n`);
+    }
     // Under GitHub Actions: annotations (workflow commands are read from stdout, so not with
     // --output json, whose stdout must be the one JSON object) and the step summary.
     if (io.env("GITHUB_ACTIONS") === "true" && values.output !== "json") {
@@ -236,9 +261,9 @@ async function runWithNetwork(
     if (summaryFile !== undefined && summaryFile !== "") {
       await Deno.writeTextFile(summaryFile, stepSummary(report), { append: true });
     }
-    return outcome.end_reason === "completed" ? EXIT.ok : EXIT.failed;
+    return runExitCode(outcome.end_reason, session.approvals.pending.length, signalled);
   } finally {
-    for (const signal of signals) Deno.removeSignalListener(signal, onSignal);
+    for (const { signal, listener } of listeners) Deno.removeSignalListener(signal, listener);
     await session.close();
   }
 }
