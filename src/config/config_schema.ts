@@ -40,6 +40,11 @@ export const SandboxConfigSchema = z.strictObject({
     "Commands under bubblewrap keep the host network (every host: bubblewrap cannot filter by " +
       "host); otherwise they see only an isolated loopback. Default: false.",
   ),
+  hide_sensitive_in_listings: z.boolean().optional().describe(
+    "fs.list_files leaves sensitive files (.env, *.pem, sensitive_paths, ...) out of its " +
+      'listings and says how many it hid; otherwise it lists them marked "sensitive". ' +
+      "Default: false.",
+  ),
 });
 
 const environmentName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*\*?$|^[A-Za-z_*][A-Za-z0-9_*]*$/, {
@@ -140,6 +145,16 @@ export const ScriptModelConfigSchema = z.strictObject({
   script: pathString("Path of the JSONL script to replay; must exist."),
 });
 
+/** `model.retry_truncated`, the same for every HTTP provider. */
+function retryTruncated() {
+  return z.boolean().optional().describe(
+    "A turn cut off at the output limit never runs its tool calls. false: the run ends " +
+      'model_error (reason "truncated"). true: the turn is asked again once with twice the ' +
+      "limit (max_tokens, or twice the output tokens the cut-off answer used when no max_tokens " +
+      "is set); cut off again, the run ends the same way. Default: false.",
+  );
+}
+
 /** `model` with `provider: "openai"`: any OpenAI-compatible Chat Completions endpoint. */
 export const OpenAiModelConfigSchema = z.strictObject({
   provider: z.literal("openai"),
@@ -164,6 +179,7 @@ export const OpenAiModelConfigSchema = z.strictObject({
       "always match. A tool whose schema strict mode cannot express stops the run before the " +
       "first request. Default: false.",
   ),
+  retry_truncated: retryTruncated(),
 });
 
 /** `model` with `provider: "anthropic"`: the Anthropic Messages API. */
@@ -180,6 +196,7 @@ export const AnthropicModelConfigSchema = z.strictObject({
   retries: z.int().min(0).max(10).optional().describe(
     "On 429, 5xx and connection errors. Default: 3.",
   ),
+  retry_truncated: retryTruncated(),
 });
 
 /** `model`: which model drives the agent, a union on `provider`. */
@@ -205,7 +222,7 @@ export const AgentConfigSchema = z.strictObject({
   ).optional(),
 });
 
-/** `limits`: sizes in bytes (and nesting levels). All positive integers. */
+/** `limits`: sizes in bytes (nesting levels, times in ms). All positive integers. */
 export const LimitsConfigSchema = z.strictObject({
   max_argument_bytes: z.int().min(1).optional().describe(
     "Largest tool-call argument JSON, in bytes. Default: 1048576.",
@@ -219,6 +236,10 @@ export const LimitsConfigSchema = z.strictObject({
   ),
   max_artifact_bytes: z.int().min(1).optional().describe(
     "Largest artifact stored, in bytes; above it the artifact is cut. Default: 104857600.",
+  ),
+  search_time_budget_ms: z.int().min(1).max(3_600_000).optional().describe(
+    "Longest one fs.grep_files search or recursive fs.list_files listing runs, in ms; then it " +
+      'returns what it found, marked truncated (truncated_reason "time_budget"). Default: 10000.',
   ),
 });
 

@@ -4,13 +4,15 @@
  * @module
  */
 
+import { DEFAULT_SEARCH_TIME_BUDGET_MS } from "../sandbox/time_budget.ts";
+
 /** `agent.max_turns`: model turns before the run stops. Range 1..1000. */
 export const DEFAULT_MAX_TURNS = 50;
 
 /** `agent.instructions`: the largest instructions file accepted, in bytes (64 KiB). */
 export const MAX_INSTRUCTIONS_BYTES = 65_536;
 
-/** `limits.*`, in bytes (and levels of nesting for `max_argument_depth`). */
+/** `limits.*`, in bytes (levels of nesting for `max_argument_depth`, ms for the time budget). */
 export const DEFAULT_LIMITS: Readonly<{
   /** Largest tool-call argument JSON text accepted: 1 MiB. */
   max_argument_bytes: number;
@@ -20,11 +22,14 @@ export const DEFAULT_LIMITS: Readonly<{
   max_output_bytes: number;
   /** Largest artifact stored; above it the artifact is cut and marked truncated: 100 MiB. */
   max_artifact_bytes: number;
+  /** Longest one search or recursive listing runs, in ms (10 s); then it returns, truncated. */
+  search_time_budget_ms: number;
 }> = Object.freeze({
   max_argument_bytes: 1_048_576,
   max_argument_depth: 32,
   max_output_bytes: 65_536,
   max_artifact_bytes: 104_857_600,
+  search_time_budget_ms: DEFAULT_SEARCH_TIME_BUDGET_MS,
 });
 
 /**

@@ -83,6 +83,8 @@ export interface LoadedConfig {
     write_roots: string[];
     /** Glob patterns added to the runtime's sensitive paths, as written. Default `[]`. */
     sensitive_paths: string[];
+    /** `fs.list_files` hides sensitive entries (counted) instead of marking them. Default `false`. */
+    hide_sensitive_in_listings: boolean;
   };
   /** Absolute path of the permissions file, or `null` when the rules are inline or absent. */
   permissionsPath: string | null;
@@ -150,6 +152,8 @@ export interface LoadedConfig {
     max_argument_depth: number;
     max_output_bytes: number;
     max_artifact_bytes: number;
+    /** Longest one search or recursive listing runs, in ms. Default 10000. */
+    search_time_budget_ms: number;
   };
   audit: {
     /** Names of environment variables whose values are redacted: the defaults, then the file's. */
@@ -380,6 +384,7 @@ export async function loadConfig(
       read_roots: readRoots,
       write_roots: writeRoots,
       sensitive_paths: [...(file.sandbox?.sensitive_paths ?? [])],
+      hide_sensitive_in_listings: file.sandbox?.hide_sensitive_in_listings ?? false,
     },
     permissionsPath,
     permissions,
@@ -415,6 +420,8 @@ export async function loadConfig(
       max_argument_depth: file.limits?.max_argument_depth ?? DEFAULT_LIMITS.max_argument_depth,
       max_output_bytes: file.limits?.max_output_bytes ?? DEFAULT_LIMITS.max_output_bytes,
       max_artifact_bytes: file.limits?.max_artifact_bytes ?? DEFAULT_LIMITS.max_artifact_bytes,
+      search_time_budget_ms: file.limits?.search_time_budget_ms ??
+        DEFAULT_LIMITS.search_time_budget_ms,
     },
     audit: {
       // The model's API key variable is always a secret.

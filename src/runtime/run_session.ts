@@ -427,6 +427,10 @@ export async function openRunSession(
   try {
     worker = await ToolWorker.start({
       exec,
+      files: {
+        search_time_budget_ms: config.limits.search_time_budget_ms,
+        hide_sensitive_in_listings: config.sandbox.hide_sensitive_in_listings,
+      },
       memory: prepared.memory,
       skillDirs: prepared.skillDirs,
       declarativeTools: prepared.commands?.declarativeTools ?? [],

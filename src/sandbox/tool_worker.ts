@@ -8,7 +8,7 @@
 
 import type { PathGuard } from "./path_guard.ts";
 import type { HostMessage, WorkerMessage } from "./worker_protocol.ts";
-import type { ExecContext, RunLocations } from "../tools/tool_definition.ts";
+import type { ExecContext, FileToolSettings, RunLocations } from "../tools/tool_definition.ts";
 import type { MemorySettings } from "../memory/memory_settings.ts";
 import type { DeclarativeToolFile } from "../toolsets/declarative/declarative_tool_file.ts";
 import { failure, type ToolOutcome } from "../tools/tool_result.ts";
@@ -100,6 +100,8 @@ export interface ToolWorkerOptions {
   permissions: WorkerPermissions;
   /** Command tool settings for handlers; null when none is enabled. @default null */
   exec?: ExecContext | null;
+  /** File tool settings (search time budget, sensitive entries in listings). @default the tools' defaults */
+  files?: FileToolSettings | null;
   /** Memory tool settings; null when memory is off. @default null */
   memory?: MemorySettings | null;
   /** Real skill folders, for skills.list_skills and skills.load_skill. @default [] */
@@ -319,6 +321,7 @@ export class ToolWorker {
         guard: this.#options.guard.toOptions(),
         run: this.#options.run,
         exec: this.#options.exec ?? null,
+        files: this.#options.files ?? null,
         declarative_tools: this.#options.declarativeTools ?? [],
         skill_dirs: this.#options.skillDirs ?? [],
         memory: this.#options.memory ?? null,

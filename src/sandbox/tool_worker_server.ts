@@ -11,6 +11,7 @@ import { isNotCapable } from "./safe_file.ts";
 import type { HostMessage, InitMessage, WorkerMessage } from "./worker_protocol.ts";
 import type {
   ExecContext,
+  FileToolSettings,
   RunLocations,
   ToolContext,
   ToolDefinition,
@@ -46,6 +47,7 @@ export function serveTools(
   let guard: PathGuard | null = null;
   let run: RunLocations | null = null;
   let exec: ExecContext | null = null;
+  let files: FileToolSettings | null = null;
 
   scope.onmessage = (event) => {
     const message = event.data;
@@ -54,6 +56,7 @@ export function serveTools(
         guard = PathGuard.fromCanonical(message.guard);
         run = message.run;
         exec = message.exec;
+        files = message.files ?? null;
         for (const tool of extend(message, { fetch: network.fetchFor("memory") })) {
           if (!byName.has(tool.name)) byName.set(tool.name, tool as unknown as ToolDefinition);
         }
@@ -98,6 +101,7 @@ export function serveTools(
       tool_call_id: toolCallId,
       signal,
       ...(exec === null ? {} : { exec }),
+      ...(files === null ? {} : { files }),
     };
     try {
       return toOutcome(name, await tool.handler(args, context));

@@ -5,7 +5,7 @@
  */
 
 import type { PathGuardOptions } from "./path_guard.ts";
-import type { ExecContext, RunLocations } from "../tools/tool_definition.ts";
+import type { ExecContext, FileToolSettings, RunLocations } from "../tools/tool_definition.ts";
 import type { MemorySettings } from "../memory/memory_settings.ts";
 import type { DeclarativeToolFile } from "../toolsets/declarative/declarative_tool_file.ts";
 import type { ToolOutcome } from "../tools/tool_result.ts";
@@ -44,6 +44,8 @@ export interface InitMessage {
   run: RunLocations;
   /** Command tool settings; null when no command tool is enabled. */
   exec: ExecContext | null;
+  /** File tool settings from the config; null keeps the tools' defaults. */
+  files?: FileToolSettings | null;
   /** Declarative tool files, turned into tools on both sides. */
   declarative_tools: DeclarativeToolFile[];
   /** Real skill folders: the skill tools are built from them on both sides. */

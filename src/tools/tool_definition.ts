@@ -148,6 +148,22 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Present when command tools are enabled. */
   exec?: ExecContext;
+  /** Settings of the file tools from the config; each tool's defaults apply when absent. */
+  files?: FileToolSettings;
+}
+
+/** Settings of the file tools (`fs.grep_files`, `fs.list_files`) from the config. */
+export interface FileToolSettings {
+  /**
+   * `limits.search_time_budget_ms`: longest one search or recursive listing runs, in ms; then it
+   * returns what it found, marked truncated (`truncated_reason: "time_budget"`).
+   */
+  search_time_budget_ms: number;
+  /**
+   * `sandbox.hide_sensitive_in_listings`: `fs.list_files` leaves sensitive entries (`.env`,
+   * `*.pem`, …) out and counts them, instead of listing them marked sensitive.
+   */
+  hide_sensitive_in_listings: boolean;
 }
 
 /** JSON Schema object as data (the supported subset is checked by the registry). */
