@@ -4,7 +4,8 @@
  * @module
  */
 
-import { JsonlWriter } from "./jsonl_writer.ts";
+import { AuditWriteError } from "./audit_write_error.ts";
+import { type JsonlFile, JsonlWriter } from "./jsonl_writer.ts";
 import type { Redactor } from "./redactor.ts";
 import type { RunFolder } from "./run_folder.ts";
 
@@ -19,7 +20,15 @@ export interface AuditRecorderOptions {
    * @default () => new Date()
    */
   now?: () => Date;
+  /**
+   * Opens a log for appending (tests pass files that fail part-way).
+   * @default Deno.open(path, { append: true, create: true })
+   */
+  openLog?: (path: string) => Promise<JsonlFile>;
 }
+
+/** Receives each record the file system refused; see {@linkcode AuditRecorder.reportWriteFailuresTo}. */
+export type WriteFailureHandler = (error: AuditWriteError) => void;
 
 /**
  * Writes the run's audit trail into its {@linkcode RunFolder}: `events.jsonl`, `logs/tools.jsonl`,
@@ -28,6 +37,11 @@ export interface AuditRecorderOptions {
  *
  * The recorder lives on the main thread only: tool handlers run in a Worker without write access to
  * the run folder's logs, so a handler cannot rewrite the trail.
+ *
+ * When the file system refuses a record (a full disk, a read-only runs folder), the record is left
+ * out whole (never half a line) and the write rejects with an {@linkcode AuditWriteError}. Once a
+ * run is under way, {@linkcode AuditRecorder.reportWriteFailuresTo} turns those rejections into
+ * reports, so that every call still open can end and be recorded wherever a record still fits.
  *
  * @example
  * ```ts
@@ -51,15 +65,43 @@ export class AuditRecorder {
   readonly #errors: JsonlWriter;
   #fileWrites: Promise<void> = Promise.resolve();
   #closing: Promise<void> | null = null;
+  #writeFailure: AuditWriteError | null = null;
+  #onWriteFailure: WriteFailureHandler | null = null;
 
   /** @param options See {@linkcode AuditRecorderOptions}. */
   constructor(options: AuditRecorderOptions) {
     this.#folder = options.folder;
     this.#redactor = options.redactor;
     this.#now = options.now ?? (() => new Date());
-    this.#events = new JsonlWriter(options.folder.paths.events);
-    this.#tools = new JsonlWriter(options.folder.paths.toolsLog);
-    this.#errors = new JsonlWriter(options.folder.paths.errorsLog);
+    const open = options.openLog === undefined ? {} : { open: options.openLog };
+    this.#events = new JsonlWriter(options.folder.paths.events, open);
+    this.#tools = new JsonlWriter(options.folder.paths.toolsLog, open);
+    this.#errors = new JsonlWriter(options.folder.paths.errorsLog, open);
+  }
+
+  /** The first record the file system refused, or null while every record was written. */
+  get writeFailure(): AuditWriteError | null {
+    return this.#writeFailure;
+  }
+
+  /**
+   * From now on, a record the file system refuses does not reject: the write resolves (the record
+   * is missing from its file, whole) and `handler` receives the {@linkcode AuditWriteError}, once a
+   * refused record. Every later record is still attempted, in every file: space may come back,
+   * and a small line may fit where a large one did not. {@linkcode AuditRecorder.writeFailure}
+   * keeps the first failure, so the run can end saying so.
+   *
+   * Other rejections (a closed recorder, a record that cannot be serialised) stay rejections.
+   *
+   * @param handler Called synchronously with each failure; its own exceptions are ignored.
+   * @example
+   * ```ts ignore
+   * const controller = new AbortController();
+   * recorder.reportWriteFailuresTo((error) => controller.abort(error.message));
+   * ```
+   */
+  reportWriteFailuresTo(handler: WriteFailureHandler): void {
+    this.#onWriteFailure = handler;
   }
 
   /**
@@ -70,6 +112,8 @@ export class AuditRecorder {
    * @param fields Event data, redacted; may not use the keys `ts`, `type` or `run_id`.
    * @throws {TypeError} (as a rejection) When `fields` uses a reserved key, a field cannot be
    *   serialised, or the recorder is closed.
+   * @throws {AuditWriteError} (as a rejection) When the file system refused the record, unless
+   *   failures are reported ({@linkcode AuditRecorder.reportWriteFailuresTo}).
    */
   event(type: string, fields: Record<string, unknown>): Promise<void> {
     return this.#append(this.#events, "event", fields, ["ts", "type", "run_id"], (redacted) => ({
@@ -116,6 +160,7 @@ export class AuditRecorder {
    * @param snapshot Any JSON-serialisable value.
    * @throws {TypeError} (as a rejection) When the recorder is closed or the snapshot cannot be
    *   serialised.
+   * @throws {AuditWriteError} (as a rejection) As {@linkcode AuditRecorder.event}.
    */
   writePolicy(snapshot: unknown): Promise<void> {
     if (this.#closing !== null) {
@@ -140,6 +185,7 @@ export class AuditRecorder {
    * record (the `system_prompt.recorded` event carries the sha256 of the text actually sent).
    *
    * @throws {TypeError} (as a rejection) when the recorder is closed.
+   * @throws {AuditWriteError} (as a rejection) As {@linkcode AuditRecorder.event}.
    */
   writeSystemPrompt(text: string): Promise<void> {
     if (this.#closing !== null) {
@@ -162,11 +208,26 @@ export class AuditRecorder {
         await Deno.rename(temporary, path);
       } catch (error: unknown) {
         await Deno.remove(temporary).catch(() => {});
-        throw error;
+        throw AuditWriteError.from(path, error);
       }
     });
     this.#fileWrites = written.catch(() => {});
-    return written;
+    return this.#tolerate(written);
+  }
+
+  /** Notes a refused write; reports it instead of rejecting once a handler is set. */
+  #tolerate(written: Promise<void>): Promise<void> {
+    return written.catch((error: unknown) => {
+      if (!(error instanceof AuditWriteError)) throw error;
+      this.#writeFailure ??= error;
+      const handler = this.#onWriteFailure;
+      if (handler === null) throw error;
+      try {
+        handler(error);
+      } catch {
+        // A failing handler must not turn a report back into a rejection.
+      }
+    });
   }
 
   /**
@@ -201,6 +262,6 @@ export class AuditRecorder {
       );
     }
     const redacted = this.#redactor.redactValue(fields) as Record<string, unknown>;
-    return writer.write(build(redacted));
+    return this.#tolerate(writer.write(build(redacted)));
   }
 }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { AuditRecorder } from "./audit_recorder.ts";
+import { AuditWriteError } from "./audit_write_error.ts";
 import { Redactor } from "./redactor.ts";
 import { RunFolder } from "./run_folder.ts";
 import { readJsonl, withTempDir } from "./_test_helpers.ts";
@@ -97,5 +98,73 @@ Deno.test("AuditRecorder refuses a field when it would override a recorder key",
     await recorder.close();
     assert.deepEqual(await readJsonl(folder.paths.events), []);
     assert.deepEqual(await readJsonl(folder.paths.errorsLog), []);
+  });
+});
+
+/** Opens the real logs, except `events.jsonl`, which refuses every byte as a full disk does. */
+async function openWithFullEvents(path: string) {
+  const file = await Deno.open(path, { append: true, create: true });
+  if (!path.endsWith("events.jsonl")) return file;
+  return {
+    write: () =>
+      Promise.reject(Object.assign(new Error("No space left on device"), { code: "ENOSPC" })),
+    truncate: (length: number) => file.truncate(length),
+    stat: () => file.stat(),
+    close: () => file.close(),
+  };
+}
+
+Deno.test("AuditRecorder rejects with an AuditWriteError when the disk refuses a record", async () => {
+  await withTempDir(async (dir) => {
+    const folder = await RunFolder.create(dir, { id: "run-1" });
+    const recorder = new AuditRecorder({
+      folder,
+      redactor: new Redactor({ secrets: [] }),
+      openLog: openWithFullEvents,
+    });
+    await assert.rejects(recorder.event("tool.started", { tool: "fs.read_file" }), AuditWriteError);
+    assert.equal(recorder.writeFailure?.failure, "no_space");
+    await recorder.close();
+  });
+});
+
+Deno.test("AuditRecorder still records the other logs when failures are reported and one log is full", async () => {
+  await withTempDir(async (dir) => {
+    const folder = await RunFolder.create(dir, { id: "run-1" });
+    const recorder = new AuditRecorder({
+      folder,
+      redactor: new Redactor({ secrets: [] }),
+      openLog: openWithFullEvents,
+    });
+    const reported: AuditWriteError[] = [];
+    recorder.reportWriteFailuresTo((error) => reported.push(error));
+    // The open call ends recorded wherever a record still fits: tools.jsonl and errors.jsonl.
+    await recorder.event("tool.failed", { tool_call_id: "c1" });
+    await recorder.toolRecord({ tool_call_id: "c1", ok: false });
+    await recorder.error({ tool_call_id: "c1", message: "Cannot finish" });
+    await recorder.close();
+    assert.equal(reported.length, 1);
+    assert.match(reported[0]?.message ?? "", /events\.jsonl": the disk is full/);
+    assert.equal(recorder.writeFailure, reported[0]);
+    assert.equal(await Deno.readTextFile(folder.paths.events), "");
+    assert.deepEqual(await readJsonl(folder.paths.toolsLog), [{
+      run_id: "run-1",
+      tool_call_id: "c1",
+      ok: false,
+    }]);
+    assert.equal((await readJsonl(folder.paths.errorsLog))[0]?.tool_call_id, "c1");
+  });
+});
+
+Deno.test("AuditRecorder reports nothing when every record is written (near miss)", async () => {
+  await withTempDir(async (dir) => {
+    const { folder, recorder } = await makeRecorder(dir);
+    const reported: AuditWriteError[] = [];
+    recorder.reportWriteFailuresTo((error) => reported.push(error));
+    await recorder.event("tool.started", { tool: "fs.read_file" });
+    await recorder.close();
+    assert.deepEqual(reported, []);
+    assert.equal(recorder.writeFailure, null);
+    assert.equal((await readJsonl(folder.paths.events)).length, 1);
   });
 });

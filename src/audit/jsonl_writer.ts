@@ -4,13 +4,44 @@
  * @module
  */
 
+import { AuditWriteError } from "./audit_write_error.ts";
+
 const encoder = new TextEncoder();
+
+/**
+ * What {@linkcode JsonlWriter} needs of an open file; `Deno.FsFile` has it. Tests pass fakes that
+ * fail part-way through a write.
+ */
+export interface JsonlFile {
+  /** Writes some of `bytes` at the end of the file; resolves with how many were written. */
+  write(bytes: Uint8Array): Promise<number>;
+  /** Cuts the file to `length` bytes. */
+  truncate(length: number): Promise<void>;
+  /** The file's size in bytes. */
+  stat(): Promise<{ size: number }>;
+  close(): void;
+}
+
+/** Options of {@linkcode JsonlWriter}. */
+export interface JsonlWriterOptions {
+  /**
+   * Opens the file for appending, creating it when missing.
+   * @default Deno.open(path, { append: true, create: true })
+   */
+  open?: (path: string) => Promise<JsonlFile>;
+}
 
 /**
  * Appends records to a JSONL file: each {@linkcode JsonlWriter.write} adds exactly one complete line,
  * even with many writes in flight at once. Writes are serialised through an internal promise chain
  * and each line is written in full (looping over partial writes) before the next starts, so lines
  * never interleave. The file is opened for appending (created when missing) on the first write.
+ *
+ * A record is written whole or not at all: when the file system refuses part of a line (a full
+ * disk, an I/O error), the file is cut back to where the line began, so a reader never meets half a
+ * line. If even the cut fails, the writer repairs the file before the next write and refuses to
+ * append until it can. File-system failures reject with an {@linkcode AuditWriteError} that names
+ * the file and what to change; later writes are still attempted (space may come back).
  *
  * Use one writer a file: two writers (or processes) on the same file could interleave partial writes.
  *
@@ -28,15 +59,22 @@ const encoder = new TextEncoder();
 export class JsonlWriter {
   /** Absolute or relative path of the file, as given. */
   readonly path: string;
-  #file: Deno.FsFile | null = null;
+  readonly #open: (path: string) => Promise<JsonlFile>;
+  #file: JsonlFile | null = null;
+  /** Bytes of whole lines in the file: where the next line starts. */
+  #size = 0;
+  /** True while the file may end with part of a line that could not be cut off. */
+  #damaged = false;
   #tail: Promise<void> = Promise.resolve();
   #closing: Promise<void> | null = null;
 
   /**
    * @param path The JSONL file; created on the first write when missing, appended to otherwise.
+   * @param options See {@linkcode JsonlWriterOptions}.
    */
-  constructor(path: string) {
+  constructor(path: string, options: JsonlWriterOptions = {}) {
     this.path = path;
+    this.#open = options.open ?? ((file) => Deno.open(file, { append: true, create: true }));
   }
 
   /**
@@ -48,6 +86,8 @@ export class JsonlWriter {
    * @returns Resolves once the whole line is in the file (not fsync'd).
    * @throws {TypeError} (as a rejection) After {@linkcode JsonlWriter.close}, or when `record`
    *   cannot be serialised (cycles, BigInt).
+   * @throws {AuditWriteError} (as a rejection) When the file system refused the line; nothing of
+   *   it stays in the file.
    */
   write(record: Record<string, unknown>): Promise<void> {
     if (this.#closing !== null) {
@@ -84,10 +124,47 @@ export class JsonlWriter {
   }
 
   async #writeAll(bytes: Uint8Array): Promise<void> {
-    this.#file ??= await Deno.open(this.path, { append: true, create: true });
+    let file: JsonlFile;
+    try {
+      if (this.#file === null) {
+        const opened = await this.#open(this.path);
+        try {
+          this.#size = (await opened.stat()).size;
+        } catch (error: unknown) {
+          opened.close();
+          throw error;
+        }
+        this.#file = opened;
+      }
+      file = this.#file;
+      // A line cut short earlier must go before anything is appended after it.
+      if (this.#damaged) {
+        await file.truncate(this.#size);
+        this.#damaged = false;
+      }
+    } catch (error: unknown) {
+      throw AuditWriteError.from(this.path, error);
+    }
     let offset = 0;
-    while (offset < bytes.length) {
-      offset += await this.#file.write(bytes.subarray(offset));
+    try {
+      while (offset < bytes.length) {
+        const written = await file.write(bytes.subarray(offset));
+        if (written <= 0) throw new Error("the file took no bytes");
+        offset += written;
+      }
+    } catch (error: unknown) {
+      if (offset > 0) await this.#cutBack(file);
+      throw AuditWriteError.from(this.path, error);
+    }
+    this.#size += bytes.length;
+  }
+
+  /** Removes the part of a line a failed write left; marks the file damaged when it cannot. */
+  async #cutBack(file: JsonlFile): Promise<void> {
+    try {
+      await file.truncate(this.#size);
+    } catch {
+      this.#damaged = true;
     }
   }
 }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { AuditWriteError } from "./audit_write_error.ts";
 import { JsonlWriter } from "./jsonl_writer.ts";
 import { readJsonl, withTempDir } from "./_test_helpers.ts";
 
@@ -92,10 +93,87 @@ Deno.test("JsonlWriter snapshots a record when it is changed after write", async
 Deno.test("JsonlWriter write rejects without stopping later writes when the folder is missing", async () => {
   await withTempDir(async (dir) => {
     const writer = new JsonlWriter(join(dir, "missing", "log.jsonl"));
-    await assert.rejects(writer.write({ n: 1 }), Deno.errors.NotFound);
+    const error = await writer.write({ n: 1 }).then(() => null, (error: unknown) => error);
+    assert.ok(error instanceof AuditWriteError, String(error));
+    assert.equal(error.failure, "not_found");
+    assert.ok(error.cause instanceof Deno.errors.NotFound);
     await Deno.mkdir(join(dir, "missing"));
     await writer.write({ n: 2 });
     await writer.close();
     assert.deepEqual(await readJsonl(join(dir, "missing", "log.jsonl")), [{ n: 2 }]);
   });
+});
+
+/**
+ * A file that takes `capacity` bytes in all, in chunks of at most `chunk` bytes, then fails as a
+ * full disk does; `truncate` gives the space back, or fails when `truncateFails`.
+ */
+function fullDisk(capacity: number, chunk = 7, truncateFails = false) {
+  let content = new Uint8Array();
+  const file = {
+    get text() {
+      return new TextDecoder().decode(content);
+    },
+    free(bytes: number) {
+      capacity += bytes;
+    },
+    truncateFails,
+    open: () =>
+      Promise.resolve({
+        write(bytes: Uint8Array): Promise<number> {
+          const room = Math.min(capacity - content.length, chunk, bytes.length);
+          if (room <= 0) {
+            return Promise.reject(
+              Object.assign(new Error("No space left on device (os error 28)"), { code: "ENOSPC" }),
+            );
+          }
+          const next = new Uint8Array(content.length + room);
+          next.set(content);
+          next.set(bytes.subarray(0, room), content.length);
+          content = next;
+          return Promise.resolve(room);
+        },
+        truncate(length: number): Promise<void> {
+          if (file.truncateFails) return Promise.reject(new Error("Input/output error"));
+          content = content.slice(0, length);
+          return Promise.resolve();
+        },
+        stat: () => Promise.resolve({ size: content.length }),
+        close() {},
+      }),
+  };
+  return file;
+}
+
+Deno.test("JsonlWriter leaves no half line when the disk fills in the middle of a record", async () => {
+  const disk = fullDisk(40);
+  const writer = new JsonlWriter("events.jsonl", { open: disk.open });
+  await writer.write({ n: 1 });
+  const error = await writer.write({ text: "x".repeat(100) }).then(() => null, (error) => error);
+  assert.ok(error instanceof AuditWriteError, String(error));
+  assert.equal(error.failure, "no_space");
+  assert.match(error.message, /^Cannot write "events\.jsonl": the disk is full .*"runs_dir"/);
+  // Only whole lines: the record that did not fit is gone whole.
+  assert.equal(disk.text, '{"n":1}\n');
+  // Near miss: a record that fits still goes in after the failure.
+  await writer.write({ n: 2 });
+  await writer.close();
+  assert.equal(disk.text, '{"n":1}\n{"n":2}\n');
+});
+
+Deno.test("JsonlWriter repairs a half line it could not cut before it writes again", async () => {
+  const disk = fullDisk(30, 7, true);
+  const writer = new JsonlWriter("events.jsonl", { open: disk.open });
+  await writer.write({ n: 1 });
+  await assert.rejects(writer.write({ text: "x".repeat(100) }), AuditWriteError);
+  assert.notEqual(disk.text, '{"n":1}\n', "the fake left part of the line, as a failed cut does");
+  // The cut keeps failing: nothing is appended after the half line.
+  await assert.rejects(writer.write({ n: 2 }), AuditWriteError);
+  assert.ok(!disk.text.includes('"n":2'), disk.text);
+  // Once the cut works, the half line goes and the next record is whole.
+  disk.truncateFails = false;
+  disk.free(100);
+  await writer.write({ n: 3 });
+  await writer.close();
+  assert.equal(disk.text, '{"n":1}\n{"n":3}\n');
 });

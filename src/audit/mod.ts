@@ -18,9 +18,14 @@
  */
 
 export { ArtifactStore, type ArtifactStoreOptions, type StoredArtifact } from "./artifact_store.ts";
-export { AuditRecorder, type AuditRecorderOptions } from "./audit_recorder.ts";
+export {
+  AuditRecorder,
+  type AuditRecorderOptions,
+  type WriteFailureHandler,
+} from "./audit_recorder.ts";
+export { AuditWriteError, type AuditWriteFailure } from "./audit_write_error.ts";
 export { createRunId } from "./create_run_id.ts";
-export { JsonlWriter } from "./jsonl_writer.ts";
+export { type JsonlFile, JsonlWriter, type JsonlWriterOptions } from "./jsonl_writer.ts";
 export {
   MIN_SECRET_LENGTH,
   type RedactionKind,

@@ -6,6 +6,7 @@
  */
 
 import { join, resolve } from "node:path";
+import { AuditWriteError } from "./audit_write_error.ts";
 import { createRunId } from "./create_run_id.ts";
 
 /** Absolute paths of everything inside a run folder. */
@@ -95,7 +96,9 @@ export class RunFolder {
   /**
    * Creates a new run folder and its layout: the folders, and the three JSONL files, empty.
    * `runsDir` is created (recursively) when missing. The run folder itself is claimed atomically:
-   * two processes never get the same folder.
+   * two processes never get the same folder. When the layout cannot be completed (a full disk),
+   * the half-made run folder is removed again: no run folder is better than one that cannot say
+   * why it is empty.
    *
    * `policy.json` is not created here: an empty file would not be valid JSON; the recorder writes it.
    *
@@ -104,11 +107,19 @@ export class RunFolder {
    * @returns The created folder.
    * @throws {Deno.errors.AlreadyExists} When `options.id` names an existing run.
    * @throws {TypeError} When `options.id` is not a safe folder name.
-   * @throws Whatever the file system throws (e.g. `Deno.errors.PermissionDenied`).
+   * @throws {AuditWriteError} When the file system refuses `runsDir` or the run folder: a file in
+   *   the way, a read-only or full disk, no permission.
    */
   static async create(runsDir: string, options: RunFolderOptions = {}): Promise<RunFolder> {
     const root = resolve(runsDir);
-    await Deno.mkdir(root, { recursive: true });
+    try {
+      await Deno.mkdir(root, { recursive: true });
+      if (!(await Deno.stat(root)).isDirectory) {
+        throw Object.assign(new Error("it is not a folder"), { code: "ENOTDIR" });
+      }
+    } catch (error: unknown) {
+      throw AuditWriteError.from(root, error);
+    }
     const given = options.id;
     if (given !== undefined && (!SAFE_ID.test(given) || given.length > 200)) {
       throw new TypeError(
@@ -123,14 +134,19 @@ export class RunFolder {
       try {
         await Deno.mkdir(dir);
       } catch (error: unknown) {
-        if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+        if (!(error instanceof Deno.errors.AlreadyExists)) throw AuditWriteError.from(dir, error);
         if (given === undefined && attempt < GENERATED_ID_ATTEMPTS) continue;
         throw new Deno.errors.AlreadyExists(
           `Cannot create run folder "${dir}": a run with id "${id}" already exists`,
         );
       }
       const folder = new RunFolder(id, dir);
-      await folder.#createLayout();
+      try {
+        await folder.#createLayout();
+      } catch (error: unknown) {
+        await Deno.remove(dir, { recursive: true }).catch(() => {});
+        throw AuditWriteError.from(dir, error);
+      }
       return folder;
     }
   }

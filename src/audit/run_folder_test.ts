@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { AuditWriteError } from "./audit_write_error.ts";
 import { RunFolder } from "./run_folder.ts";
 import { withTempDir } from "./_test_helpers.ts";
 
@@ -84,5 +85,19 @@ Deno.test("RunFolder.create draws another id when the generated one exists", asy
     const second = await RunFolder.create(dir, { now, random: () => draws.shift() ?? 0.75 });
     assert.equal(first.id, "20261121T053412Z-000000");
     assert.equal(second.id, "20261121T053412Z-800000");
+  });
+});
+
+Deno.test("RunFolder.create refuses a runs folder that is a file and creates nothing", async () => {
+  await withTempDir(async (dir) => {
+    const runsDir = join(dir, "runs");
+    await Deno.writeTextFile(runsDir, "not a folder\n");
+    const error = await RunFolder.create(runsDir).then(() => null, (error) => error);
+    assert.ok(error instanceof AuditWriteError, String(error));
+    assert.equal(error.failure, "not_a_folder");
+    assert.match(error.message, /^Cannot write ".*runs": .*"runs_dir"/);
+    assert.equal(await Deno.readTextFile(runsDir), "not a folder\n");
+    // A folder below the file is refused the same way.
+    await assert.rejects(RunFolder.create(join(runsDir, "sub")), AuditWriteError);
   });
 });

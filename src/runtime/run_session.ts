@@ -6,7 +6,7 @@
  */
 
 import * as nodePath from "node:path";
-import { ArtifactStore, AuditRecorder, Redactor, RunFolder } from "../audit/mod.ts";
+import { ArtifactStore, AuditRecorder, Redactor, type RunFolder } from "../audit/mod.ts";
 import { ConfigError, type LoadedConfig } from "../config/mod.ts";
 import { ApprovalGate, type Approver, type Grant } from "../approval/mod.ts";
 import { type AgentType, EffectivePolicy, type SkillRequest } from "../policy/effective_policy.ts";
@@ -35,6 +35,7 @@ import {
 } from "../hooks/mod.ts";
 import type { ExecContext } from "../tools/tool_definition.ts";
 import { ToolRuntime } from "./tool_runtime.ts";
+import { createRunFolder, recordStartFailure } from "./start_up_failure.ts";
 
 /**
  * Files in the home folder that a shell runs at start (bash, sh, zsh): never writable by tools,
@@ -364,7 +365,28 @@ export async function openRunSession(
   options: SessionOptions = {},
 ): Promise<RunSession> {
   const now = options.now ?? (() => new Date());
-  const folder = await RunFolder.create(config.runs_dir, { now: now() });
+  // A runs folder that cannot be used is a ConfigError naming runs_dir; a run that then fails to
+  // start says why in logs/errors.jsonl (or leaves no folder when nothing can be written).
+  const folder = await createRunFolder(config, now());
+  try {
+    return await openSessionIn(folder, config, options, now);
+  } catch (error) {
+    throw await recordStartFailure(
+      folder,
+      config,
+      error,
+      (name) => readEnvironment(options.env, name),
+    );
+  }
+}
+
+/** {@linkcode openRunSession} once the run folder exists. */
+async function openSessionIn(
+  folder: RunFolder,
+  config: LoadedConfig,
+  options: SessionOptions,
+  now: () => Date,
+): Promise<RunSession> {
   const prepared = await preparePolicy(
     config,
     options,
