@@ -156,6 +156,7 @@ async function runWithNetwork(
     approver: approverFor(values, io),
     grants: await grantsFromOptions(values),
     ...(gateway === null ? {} : { memoryFetch: gateway.fetchFor("memory") }),
+    task,
   });
   await session.recorder.event("network.boundary", {
     model_hosts: gateway?.channels.model ?? [],

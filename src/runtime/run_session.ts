@@ -7,6 +7,7 @@
 
 import * as nodePath from "node:path";
 import { ArtifactStore, AuditRecorder, Redactor, type RunFolder } from "../audit/mod.ts";
+import { fileSha256, modelInfo, writeRunInfo } from "../audit/run_info.ts";
 import { ConfigError, type LoadedConfig } from "../config/mod.ts";
 import { ApprovalGate, type Approver, type Grant } from "../approval/mod.ts";
 import { type AgentType, EffectivePolicy, type SkillRequest } from "../policy/effective_policy.ts";
@@ -96,6 +97,11 @@ export interface SessionOptions {
    * gateway's memory channel. @default globalThis.fetch (library use and tests)
    */
   memoryFetch?: typeof fetch;
+  /**
+   * The task the model is given, recorded in `run.json` and the `run.started` event.
+   * @default null (a run without a model, such as `kagent-run call`)
+   */
+  task?: string | null;
 }
 
 /** The policy side of a session, without a run folder (for `tools` and `policy`). */
@@ -422,7 +428,19 @@ async function openSessionIn(
       });
     }
   }
+  const model = modelInfo(config.model);
+  await writeRunInfo(folder.dir, redactor, {
+    run_id: folder.id,
+    started_at: now().toISOString(),
+    task: options.task ?? null,
+    model,
+    config_path: config.configPath,
+    config_sha256: await fileSha256(config.configPath),
+    workspace: prepared.guard.workspace,
+  }, config);
   await recorder.event("run.started", {
+    task: options.task ?? null,
+    model: model === null ? null : { provider: model.provider, model: model.model },
     config: config.configPath,
     workspace: prepared.guard.workspace,
     run_dir: folder.dir,
