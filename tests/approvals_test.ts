@@ -19,7 +19,7 @@ Deno.test("CI flow: an ask prints a grant; re-running with it allows exactly tha
     "--non-interactive",
   ];
   const first = await runCli(write);
-  assert.equal(first.code, 1);
+  assert.equal(first.code, 3, "exit 3: the call needs an approval");
   const result = JSON.parse(first.stdout);
   assert.equal(result.error.type, "approval_required");
   const notes = nodePath.join(project.sandbox.workspace, "notes.txt");

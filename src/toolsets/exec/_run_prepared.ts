@@ -23,9 +23,15 @@ import { failure, success, type ToolOutcome } from "../../tools/tool_result.ts";
 
 /** Per-call limits of a command tool. */
 export interface CommandLimits {
-  /** Requested timeout in ms (never above the tool's or the config's maximum). */
+  /**
+   * Timeout the model requested, in ms: it may lower the tool's configured time, never raise it
+   * (a higher value is lowered to it). @default the tool's configured time
+   */
   timeoutMs?: number | undefined;
-  /** The tool definition's own ceiling in ms, if lower than the config's. */
+  /**
+   * The tool's own configured time in ms (a declarative tool's `timeout_ms`), its default and
+   * ceiling; capped by `tools.max_timeout_ms`. @default `tools.default_timeout_ms`
+   */
   toolMaxTimeoutMs?: number | undefined;
   /** The tool definition's stream caps in bytes, if lower than the config's. */
   stdoutLimitBytes?: number | undefined;
@@ -53,11 +59,12 @@ export async function runPrepared(
       "Cannot run a command: command tools are not enabled in this Worker",
     );
   }
-  const timeoutMs = Math.min(
-    limits.timeoutMs ?? exec.default_timeout_ms,
-    limits.toolMaxTimeoutMs ?? exec.max_timeout_ms,
+  // Seed rule: the model may lower the configured time, never raise it.
+  const configured = Math.min(
+    limits.toolMaxTimeoutMs ?? exec.default_timeout_ms,
     exec.max_timeout_ms,
   );
+  const timeoutMs = Math.min(limits.timeoutMs ?? configured, configured);
   const names = limits.environmentNames === undefined
     ? exec.environment_names
     : exec.environment_names.filter((name) =>

@@ -20,7 +20,8 @@ const parameters = z.strictObject({
     "Working folder, relative to the workspace (default: the workspace)",
   ),
   timeout_ms: z.int().min(1).max(600_000).optional().describe(
-    "Time limit in ms (default and ceiling from the config); the process tree is killed after it",
+    "A shorter time limit in ms; it can only lower the configured limit (tools.default_timeout_ms), " +
+      "a higher value is lowered to it. The process tree is killed after it",
   ),
 });
 
