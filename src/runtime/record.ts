@@ -3,15 +3,27 @@
  * `logs/tools.jsonl`, and for failures a record in `logs/errors.jsonl`. Calls from a model
  * provider also carry `provider: {name, id}`, the raw name and id the model sent.
  *
+ * The `logs/tools.jsonl` record keeps what the model sent and got, so that the conversation can be
+ * replayed from the run folder alone: the arguments text and the output exactly as the model
+ * received it (both redacted), inline up to {@linkcode INLINE_RECORD_BYTES}, above it as an
+ * artifact named with its sha256; who approved the call (`approval`); and a command's `exit_code`.
+ *
  * @module
  */
 
 import { createHash } from "node:crypto";
-import type { AuditRecorder } from "../audit/mod.ts";
+import type { ArtifactStore, AuditRecorder, Redactor } from "../audit/mod.ts";
 import { summariseValue } from "../audit/mod.ts";
+import type { CallApproval } from "../approval/approval_gate.ts";
 import type { PolicyDecision } from "../policy/policy_rule.ts";
-import type { ToolResult } from "../tools/tool_result.ts";
+import type { ArtifactRef, ToolResult } from "../tools/tool_result.ts";
 import type { ProviderCallOrigin } from "./tool_call.ts";
+
+/**
+ * Largest arguments text or output kept inline in a `logs/tools.jsonl` record, in UTF-8 bytes
+ * (16 KiB); a longer one is kept as an artifact and the record names it.
+ */
+export const INLINE_RECORD_BYTES = 16 * 1024;
 
 /** Everything known about a finished call. */
 export interface CallRecord {
@@ -29,6 +41,21 @@ export interface CallRecord {
    * `tool.*` event, the `logs/tools.jsonl` record and the `logs/errors.jsonl` line when present.
    */
   provider?: ProviderCallOrigin;
+  /**
+   * Who let the call run and how; null when nobody did (denied, or an ask nobody answered).
+   * @default null
+   */
+  approval?: CallApproval | null;
+}
+
+/** Where {@linkcode record} keeps texts too long to sit inline in `logs/tools.jsonl`. */
+export interface RecordKeeping {
+  /** The run's artifact store; without one every text stays inline. */
+  artifacts: ArtifactStore;
+  /** Redacts the arguments text before it is stored (outputs are redacted when shaped). */
+  redactor: Redactor;
+  /** Largest text kept inline, in UTF-8 bytes. @default INLINE_RECORD_BYTES */
+  inlineBytes?: number;
 }
 
 /** The event type of a finished call: denied by lookup, policy, or approval; failed; completed. */
@@ -42,8 +69,24 @@ export function eventTypeOf(result: ToolResult): "tool.completed" | "tool.failed
   return denied ? "tool.denied" : "tool.failed";
 }
 
-/** Writes the three audit records of one call (the recorder redacts). */
-export async function record(recorder: AuditRecorder, entry: CallRecord): Promise<void> {
+/**
+ * Writes the three audit records of one call (the recorder redacts). The `logs/tools.jsonl`
+ * record holds:
+ *
+ * - `arguments`: the arguments text as the model sent it, or null and `arguments_artifact`
+ *   (`{ref, sha256, bytes, media_type}`) when longer than the inline size;
+ * - `result.output`: the output as the model received it, or null and `result.output_artifact`;
+ * - `approval`: `{by: "rule" | "grant" | "session_grant" | "terminal", scope, ...}` or null;
+ * - `exit_code` and `signal`, for a command (a result whose data carries `exit_code`).
+ *
+ * @param keeping Where long texts go; without it every text stays inline.
+ * @throws Whatever the audit writers or the artifact store throw.
+ */
+export async function record(
+  recorder: AuditRecorder,
+  entry: CallRecord,
+  keeping: RecordKeeping | null = null,
+): Promise<void> {
   const { result, decision } = entry;
   const policy = decision === null ? null : {
     decision: decision.decision,
@@ -64,6 +107,13 @@ export async function record(recorder: AuditRecorder, entry: CallRecord): Promis
     policy,
     artifacts: result.artifacts.map((artifact) => artifact.ref),
   });
+  const argumentsText = keeping === null
+    ? entry.arguments_text
+    : keeping.redactor.redactText(entry.arguments_text);
+  const [keptArguments, keptOutput] = [
+    await keep(argumentsText, keeping, "application/json"),
+    await keep(result.output, keeping, "text/plain; charset=utf-8"),
+  ];
   await recorder.toolRecord({
     tool: result.tool,
     tool_call_id: result.tool_call_id,
@@ -73,12 +123,18 @@ export async function record(recorder: AuditRecorder, entry: CallRecord): Promis
     ts_end: entry.ended.toISOString(),
     duration_ms: result.duration_ms,
     params: summariseValue(entry.params),
+    arguments: keptArguments.text,
+    arguments_artifact: keptArguments.artifact,
     result: {
       ok: result.ok,
       summary: result.summary,
       error_type: result.error?.type ?? null,
       artifacts: result.artifacts,
+      output: keptOutput.text,
+      output_artifact: keptOutput.artifact,
     },
+    ...commandStatus(result.data),
+    approval: entry.approval ?? null,
     policy,
     hashes: {
       arguments_sha256: sha256(entry.arguments_text),
@@ -97,6 +153,44 @@ export async function record(recorder: AuditRecorder, entry: CallRecord): Promis
       policy,
     });
   }
+}
+
+/** A text inline, or (above the inline size, with a store) the artifact holding it. */
+async function keep(
+  text: string,
+  keeping: RecordKeeping | null,
+  mediaType: string,
+): Promise<{ text: string | null; artifact: ArtifactRef | null }> {
+  const limit = keeping?.inlineBytes ?? INLINE_RECORD_BYTES;
+  if (keeping === null || new TextEncoder().encode(text).byteLength <= limit) {
+    return { text, artifact: null };
+  }
+  // An arguments text that is not JSON (a model's broken call) is still kept, as text.
+  const stored = await keeping.artifacts.store(
+    text,
+    mediaType === "application/json" && !isJson(text) ? "text/plain; charset=utf-8" : mediaType,
+  );
+  const { ref, sha256, bytes, media_type } = stored;
+  return { text: null, artifact: { ref, sha256, bytes, media_type } };
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `exit_code` and `signal` of a command's result data; nothing for other tools. */
+function commandStatus(data: unknown): { exit_code?: number | null; signal?: string | null } {
+  if (typeof data !== "object" || data === null || !("exit_code" in data)) return {};
+  const { exit_code: exitCode, signal } = data as { exit_code: unknown; signal?: unknown };
+  return {
+    exit_code: typeof exitCode === "number" ? exitCode : null,
+    signal: typeof signal === "string" ? signal : null,
+  };
 }
 
 function sha256(text: string): string {

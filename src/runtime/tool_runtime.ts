@@ -22,7 +22,7 @@ import type { ToolWorker } from "../sandbox/tool_worker.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import { failure, type ToolOutcome, type ToolResult } from "../tools/tool_result.ts";
 import { approve } from "./approve.ts";
-import type { ApprovalGate } from "../approval/approval_gate.ts";
+import type { ApprovalGate, CallApproval } from "../approval/approval_gate.ts";
 import { type CommandResolutionContext, decide } from "./decide.ts";
 import { type ArgumentLimits, parseArguments } from "./parse_arguments.ts";
 import { record } from "./record.ts";
@@ -64,6 +64,8 @@ interface StepsOutcome {
   params?: Record<string, unknown>;
   /** The resolved targets, when the call got that far. */
   scope?: TargetScope;
+  /** Who let the call run (the policy's rule, a grant, the approver), when it was let run. */
+  approval?: CallApproval | null;
 }
 
 /** Runs tool calls through the whole pipeline. */
@@ -176,7 +178,8 @@ export class ToolRuntime {
       arguments_text: call.arguments,
       decision,
       ...(call.provider === undefined ? {} : { provider: call.provider }),
-    });
+      approval: steps?.approval ?? null,
+    }, { artifacts: this.#options.artifacts, redactor: this.#options.redactor });
     // 9. PostToolUse hooks: observe only, for calls whose arguments parsed; never rejects.
     if (this.#options.hooks != null && steps?.params !== undefined) {
       await this.#options.hooks.afterCall({
@@ -287,6 +290,9 @@ export class ToolRuntime {
           : null,
       });
     if (refusal !== null) return { outcome: refusal, decision, params: args, scope };
+    const approval: CallApproval | null = decision.decision === "ask"
+      ? gate?.takeApproval(call.id) ?? null
+      : { by: "rule", rule: decision.rule, scope: gate?.scopeOf(scope) ?? [] };
     // 6. Execute in the Worker; then nothing the command started may outlive the call.
     const outcome = await worker.execute(call.name, call.id, args, signal);
     const sweep = this.#options.sweep ?? null;
@@ -299,6 +305,6 @@ export class ToolRuntime {
         });
       }
     }
-    return { outcome, decision, params: args, scope };
+    return { outcome, decision, params: args, scope, approval };
   }
 }
