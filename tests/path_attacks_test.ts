@@ -1284,7 +1284,7 @@ Deno.test("fs.write_file and fs.edit_file replace a hard link instead of writing
   assert.equal(await Deno.readTextFile(`${run.sandbox.outside}/shared.txt`), "outside original\n");
 });
 
-Deno.test("fs.edit_file applies a diff whose headers name a file outside to the requested file only", async () => {
+Deno.test("fs.edit_file refuses a diff whose headers name a file outside and changes neither file", async () => {
   await using run = await openTestRun({
     permissions: ALLOW_ALL,
     prepare: async (sandbox) => {
@@ -1302,8 +1302,16 @@ Deno.test("fs.edit_file applies a diff whose headers name a file outside to the 
     "path_outside_sandbox",
     PATH_GUARD,
   );
-  // The headers never choose the file: the diff goes to the requested path, inside.
-  assertWorked(await run.call("fs.edit_file", { path: "a.txt", unified_diff: outsideDiff }));
+  // The headers never choose the file, and a diff made for another file is never applied to the
+  // requested one (issue 11): it is refused, with the header named, and nothing is written.
+  const refused = await run.call("fs.edit_file", { path: "a.txt", unified_diff: outsideDiff });
+  assert.equal(refused.error?.type, "patch_apply_failed", refused.summary);
+  assert.equal(refused.error?.details.header, `${run.sandbox.outside}/secret.txt`);
+  assert.equal(await Deno.readTextFile(`${run.sandbox.workspace}/a.txt`), "same\n");
+  assert.equal(await Deno.readTextFile(`${run.sandbox.outside}/secret.txt`), "same\n");
+  // Near miss: the same hunk with headers naming the requested file applies to it.
+  const own = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-same\n+owned\n";
+  assertWorked(await run.call("fs.edit_file", { path: "a.txt", unified_diff: own }));
   assert.equal(await Deno.readTextFile(`${run.sandbox.workspace}/a.txt`), "owned\n");
   assert.equal(await Deno.readTextFile(`${run.sandbox.outside}/secret.txt`), "same\n");
 });

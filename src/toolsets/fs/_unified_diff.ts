@@ -5,6 +5,7 @@
  * @module
  */
 
+import * as nodePath from "node:path";
 import { applyPatch, parsePatch, type StructuredPatch } from "diff";
 import { failure, type ToolOutcome } from "../../tools/tool_result.ts";
 
@@ -20,12 +21,34 @@ const UNSUPPORTED_HEADER =
 const BINARY_PATCH = /^(Binary files .* differ|GIT binary patch)/m;
 
 /**
+ * The names a file goes by, to compare with a diff's headers: relative to the workspace
+ * (`src/a.ts`) and absolute (its real path and its path as spelled).
+ */
+export interface FileNames {
+  relative: readonly string[];
+  absolute: readonly string[];
+}
+
+/**
  * Applies a single-file unified diff to `text` with no fuzz (context lines must match exactly;
  * CRLF files accept LF diffs). Refused, as `patch_apply_failed`: binary patches, several files,
- * renames, creations and deletions (`/dev/null`), mode changes, unparsable diffs, diffs without
- * hunks, and hunks that do not apply (details `hunk`, 1-based, and its `header`).
+ * renames, creations and deletions (`/dev/null`), mode changes, headers (`---`, `+++`,
+ * `diff --git`, `Index:`) that name another file than the one edited (details `header`: the
+ * diff is never applied to a file it does not name), unparsable diffs, diffs without hunks, and
+ * hunks that do not apply (details `hunk`, 1-based, and its `header`).
+ *
+ * @param text The file's current text.
+ * @param diff The unified diff.
+ * @param display The file as shown in messages (relative to the workspace).
+ * @param names The names the file goes by; a header must name one of them (git's `a/` and `b/`
+ *   prefixes and `./` are ignored). A diff without headers applies to the file edited.
  */
-export function applyUnifiedDiff(text: string, diff: string, display: string): DiffResult {
+export function applyUnifiedDiff(
+  text: string,
+  diff: string,
+  display: string,
+  names: FileNames = { relative: [display], absolute: [] },
+): DiffResult {
   const refuse = (reason: string, details: Record<string, unknown> = {}): DiffResult => ({
     ok: false,
     outcome: failure("patch_apply_failed", `Cannot apply the diff to "${display}": ${reason}`, {
@@ -72,6 +95,16 @@ export function applyUnifiedDiff(text: string, diff: string, display: string): D
   ) {
     return refuse(`it renames "${oldName}" to "${newName}"; renames are not supported`);
   }
+  for (const header of headerNames(diff, patch)) {
+    if (!namesFile(header.name, names)) {
+      return refuse(
+        `its header "${header.line}" names another file ("${header.name}"); a diff is applied ` +
+          `only to the file its headers name: send a diff of "${display}", or edit the file ` +
+          "the diff names",
+        { header: header.name },
+      );
+    }
+  }
 
   let patched: string | false;
   try {
@@ -93,6 +126,42 @@ export function applyUnifiedDiff(text: string, diff: string, display: string): D
     );
   }
   return { ok: true, text: patched, hunks: patch.hunks.length };
+}
+
+/** The file names a diff's headers give: `---`, `+++`, `diff --git a/x b/x`, `Index: x`. */
+function headerNames(diff: string, patch: StructuredPatch): { line: string; name: string }[] {
+  const found: { line: string; name: string }[] = [];
+  const add = (line: string, name: string | undefined) => {
+    if (name !== undefined && name.trim() !== "") found.push({ line, name: unquote(name.trim()) });
+  };
+  add(`--- ${patch.oldFileName}`, patch.oldFileName);
+  add(`+++ ${patch.newFileName}`, patch.newFileName);
+  add(`Index: ${patch.index}`, patch.index);
+  for (const match of diff.matchAll(/^diff --git (\S+) (\S+)\r?$/gm)) {
+    add(match[0].trimEnd(), match[1]);
+    add(match[0].trimEnd(), match[2]);
+  }
+  return found;
+}
+
+/** `"a/x y.ts"` → `a/x y.ts` (git quotes names with unusual characters). */
+function unquote(name: string): string {
+  return name.length >= 2 && name.startsWith('"') && name.endsWith('"') ? name.slice(1, -1) : name;
+}
+
+/**
+ * Tells whether a header's name is one of the file's names: an absolute one equal to its real or
+ * spelled path, a relative one equal to its path relative to the workspace, each with or without
+ * git's `a/` or `b/` prefix and after `./` and `..` are normalised.
+ */
+function namesFile(name: string, names: FileNames): boolean {
+  const relative = new Set(names.relative.map((entry) => nodePath.posix.normalize(entry)));
+  const absolute = new Set(names.absolute.map((entry) => nodePath.posix.normalize(entry)));
+  const candidates = [name, ...(/^[ab]\//.test(name) ? [name.slice(2)] : [])];
+  return candidates.some((candidate) => {
+    const normal = nodePath.posix.normalize(candidate);
+    return nodePath.posix.isAbsolute(normal) ? absolute.has(normal) : relative.has(normal);
+  });
 }
 
 /** `a/src/x.ts` and `b/src/x.ts` name the same file. */

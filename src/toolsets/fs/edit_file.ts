@@ -8,7 +8,13 @@ import { createTwoFilesPatch, FILE_HEADERS_ONLY } from "diff";
 import { z } from "zod";
 import { defineTool } from "../../tools/tool_definition.ts";
 import { failure, success, type ToolOutcome } from "../../tools/tool_result.ts";
-import { printable, type ResolvedPath } from "../../sandbox/path_guard.ts";
+import * as nodePath from "node:path";
+import {
+  isWithin,
+  type PathGuard,
+  printable,
+  type ResolvedPath,
+} from "../../sandbox/path_guard.ts";
 import { ioFailure, openVerifiedForRead } from "../../sandbox/safe_file.ts";
 import { writeFileAtomic } from "../../sandbox/atomic_write.ts";
 import { applyEdits } from "./_apply_edits.ts";
@@ -17,7 +23,7 @@ import { guessMediaType } from "./_binary.ts";
 import { formatBytes, MAX_FILE_BYTES } from "./_limits.ts";
 import { readAllBounded } from "./_read_bounded.ts";
 import { plural } from "./_text.ts";
-import { applyUnifiedDiff } from "./_unified_diff.ts";
+import { applyUnifiedDiff, type FileNames } from "./_unified_diff.ts";
 
 /** Most edits in one call. */
 export const MAX_EDITS = 100;
@@ -67,7 +73,8 @@ export interface EditFileData {
  *
  * Errors: `invalid_arguments` (both or neither of edits and unified_diff, an empty old), the
  * guard's refusals, `file_not_found`, `not_a_regular_file`, `file_too_large` (over 10 MiB),
- * `binary_file`, `text_not_found`, `ambiguous_edit`, `patch_apply_failed`, `io_error`,
+ * `binary_file`, `text_not_found`, `ambiguous_edit`, `patch_apply_failed` (also for a diff whose
+ * headers name another file than `path`: it is refused, never applied to `path`), `io_error`,
  * `sandbox_violation`.
  */
 export const editFileTool = defineTool({
@@ -117,7 +124,7 @@ export const editFileTool = defineTool({
     const before = read.text;
     const result = edits !== undefined
       ? applyEdits(before, edits, args.replace_all ?? false, path.display)
-      : applyUnifiedDiff(before, diff as string, path.display);
+      : applyUnifiedDiff(before, diff as string, path.display, fileNames(path, context.guard));
     if (!result.ok) return result.outcome;
     const after = result.text;
     const bytesAfter = new TextEncoder().encode(after).byteLength;
@@ -156,6 +163,20 @@ export const editFileTool = defineTool({
     );
   },
 });
+
+/** The names a diff's headers may give the edited file: as requested, relative, real, spelled. */
+function fileNames(path: ResolvedPath, guard: Pick<PathGuard, "workspace">): FileNames {
+  const relative = [path.requested, path.display].filter((name) => !nodePath.isAbsolute(name));
+  for (const absolute of [path.real, path.spelled]) {
+    if (isWithin(absolute, guard.workspace)) {
+      relative.push(nodePath.relative(guard.workspace, absolute));
+    }
+  }
+  return {
+    relative,
+    absolute: [path.real, path.spelled, ...[path.requested].filter(nodePath.isAbsolute)],
+  };
+}
 
 async function createFile(path: ResolvedPath, content: string): Promise<ToolOutcome> {
   const bytes = new TextEncoder().encode(content);
