@@ -53,7 +53,9 @@ Deno.test("agent loop answers every tool call by id, denials and bad arguments i
       ["ok", "ok"],
       ["bad-json", "invalid_arguments"],
       ["unknown", "tool_not_available"],
-      ["outside", "skipped"], /* a denial (the unknown tool) stops the rest of the turn */
+      // An unknown tool is a readonly failure (issue 11): the read after it still runs (and
+      // the guard denies it), where a denial would have skipped it.
+      ["outside", "path_outside_sandbox"],
     ],
   );
   // The second request carries one tool message per call, paired by id.
@@ -67,8 +69,8 @@ Deno.test("agent loop answers every tool call by id, denials and bad arguments i
   assert.doesNotMatch(JSON.stringify(second.messages), /root:x:0:0/);
   // Only the effective tool set is offered: fs.delete_file is off.
   assert.ok(!second.tools.some((tool) => tool.name === "fs.delete_file"));
-  // The skipped call is counted apart from the real failure (the malformed arguments).
-  assert.deepEqual(countResults(outcome.results), { calls: 4, denied: 1, failed: 1, skipped: 1 });
+  // The unknown tool and the outside read are denials; the malformed arguments a failure.
+  assert.deepEqual(countResults(outcome.results), { calls: 4, denied: 2, failed: 1, skipped: 0 });
 });
 
 Deno.test("agent loop stops at max_turns", async () => {

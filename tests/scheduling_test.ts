@@ -37,6 +37,35 @@ async function agentRun(
   return { run, provider, outcome };
 }
 
+Deno.test("a turn still runs both reads when a call between them names an unknown tool", async () => {
+  const { run, outcome } = await agentRun(
+    {
+      prepare: async (sandbox) => {
+        await Deno.writeTextFile(`${sandbox.workspace}/a.txt`, "alpha\n");
+        await Deno.writeTextFile(`${sandbox.workspace}/b.txt`, "beta\n");
+      },
+    },
+    [
+      {
+        tool_calls: [
+          { id: "read-a", name: "fs.read_file", arguments: { path: "a.txt" } },
+          { id: "ghost", name: "fs.teleport", arguments: { path: "a.txt" } },
+          { id: "read-b", name: "fs.read_file", arguments: { path: "b.txt" } },
+        ],
+      },
+      { content: "done" },
+    ],
+  );
+  await using _ = run;
+  assert.deepEqual(
+    outcome.results.map((result) => [result.tool_call_id, result.error?.type ?? "ok"]),
+    [["read-a", "ok"], ["ghost", "tool_not_available"], ["read-b", "ok"]],
+  );
+  assert.match(outcome.results[2]?.output ?? "", /beta/);
+  const events = await run.readLog("events");
+  assert.ok(!events.some((event) => event.type === "tool.skipped"), "nothing was skipped");
+});
+
 /** 40 folders of 50 files each, so that a grep takes measurable time. */
 async function bigTree(workspace: string): Promise<void> {
   const line = "lorem ipsum dolor sit amet needle consectetur adipiscing elit\n".repeat(40);

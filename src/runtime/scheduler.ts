@@ -42,9 +42,11 @@ interface Stop {
  *
  * Calls are grouped in the model's order: a run of consecutive readonly calls forms one group whose
  * calls run in parallel (at most `concurrency` at once); any other call forms a group of its own.
- * Groups run one after the other. A readonly call that fails does not stop the others. A
- * non-readonly call that fails, or any call that is denied (`tool.denied`: unknown tool, policy,
- * approval, hook, path), stops the turn: every call not yet started is answered `skipped` with
+ * Groups run one after the other. A readonly call that fails does not stop the others, and
+ * neither does a call to an unknown tool (`tool_not_available`: not registered, or not in the
+ * run's tool set): it ran nothing, so it is a readonly failure. A non-readonly call that fails, or
+ * any other denial (`tool.denied`: policy, approval, hook, path), stops the turn: every call not
+ * yet started is answered `skipped` with
  * `details.skipped_because` naming the stopping call, and recorded as a `tool.skipped` event and
  * an `errors.jsonl` line. When `signal` aborts, running calls are aborted by the runtime and calls
  * not yet started are answered `aborted` (`details: { aborted: true, partial: false,
@@ -103,9 +105,7 @@ export async function runTurn(
           const call = group.calls[next++] as ToolCall;
           if (await answerUnrun(index, call)) continue;
           const result = await options.runtime.call(call, options.signal);
-          if (stop === null && eventTypeOf(result) === "tool.denied") {
-            stop = { call, verb: "was denied" };
-          }
+          if (stop === null && stops(result) === "was denied") stop = { call, verb: "was denied" };
           settle(index, result);
         }
       };
@@ -115,9 +115,8 @@ export async function runTurn(
       const call = group.calls[0] as ToolCall;
       if (await answerUnrun(group.start, call)) continue;
       const result = await options.runtime.call(call, options.signal);
-      const type = eventTypeOf(result);
-      if (type === "tool.denied") stop = { call, verb: "was denied" };
-      else if (type === "tool.failed") stop = { call, verb: "failed" };
+      const verb = stops(result);
+      if (verb !== null) stop = { call, verb };
       settle(group.start, result);
     }
   }
@@ -126,6 +125,17 @@ export async function runTurn(
     if (result === undefined) throw new Error(`Bug: no result for call "${call.id}"`);
     return result;
   });
+}
+
+/**
+ * Whether a finished call stops the rest of its turn, and how it is said: a denial does, a
+ * failure does (readonly groups ignore it); a call to an unknown tool never does, since nothing
+ * of it ran.
+ */
+function stops(result: ToolResult): Stop["verb"] | null {
+  if (result.error?.type === "tool_not_available") return null;
+  const type = eventTypeOf(result);
+  return type === "tool.denied" ? "was denied" : type === "tool.failed" ? "failed" : null;
 }
 
 interface Group {

@@ -4,7 +4,10 @@ import { runTurn, type RunTurnOptions } from "./scheduler.ts";
 import type { ToolCall } from "./tool_call.ts";
 
 /** What the fake runtime returns for a call: ok, or a failure of this type. */
-type Script = Record<string, { delay_ms?: number; error?: "exit_nonzero" | "permission_denied" }>;
+type Script = Record<
+  string,
+  { delay_ms?: number; error?: "exit_nonzero" | "permission_denied" | "tool_not_available" }
+>;
 
 interface Span {
   id: string;
@@ -188,6 +191,38 @@ Deno.test("runTurn skips the rest of the turn when a call is denied", async () =
     'Cannot run tool "read": skipped because call "w" (write) was denied',
   );
   assert.equal(events.length, 2);
+});
+
+Deno.test("runTurn still runs the turn's reads when a call names an unknown tool", async () => {
+  const { runtime, spans } = fakeRuntime({ x: { error: "tool_not_available" } });
+  const { recorder, events } = fakeRecorder();
+  const results = await runTurn([call("a"), call("x", "fs.teleport"), call("b")], {
+    runtime,
+    recorder,
+    isReadonly,
+  });
+  assert.deepEqual(
+    results.map((result) => [result.tool_call_id, result.error?.type ?? "ok"]),
+    [["a", "ok"], ["x", "tool_not_available"], ["b", "ok"]],
+  );
+  assert.deepEqual(spans.map((entry) => entry.id).sort(), ["a", "b", "x"]);
+  assert.equal(events.length, 0, "nothing skipped");
+});
+
+Deno.test("runTurn skips the reads after a policy denial (near miss of the unknown tool)", async () => {
+  const { runtime, spans } = fakeRuntime({ x: { error: "permission_denied" } });
+  const { recorder } = fakeRecorder();
+  const results = await runTurn([call("a"), call("x", "write"), call("b")], {
+    runtime,
+    recorder,
+    isReadonly,
+  });
+  assert.deepEqual(results.map((result) => result.error?.type ?? "ok"), [
+    "ok",
+    "permission_denied",
+    "skipped",
+  ]);
+  assert.deepEqual(spans.map((entry) => entry.id), ["a", "x"]);
 });
 
 Deno.test("runTurn pairs results by id in the model's order when they finish out of order", async () => {
