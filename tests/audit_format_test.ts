@@ -66,11 +66,13 @@ Deno.test("a demo run leaves a complete run folder whose every log line parses",
     "approvals",
     "archive",
     "artifacts",
+    "config.json",
     "deliverables",
     "events.jsonl",
     "home",
     "logs",
     "policy.json",
+    "run.json",
     "system_prompt.md",
     "tmp",
     "workspace",
@@ -129,6 +131,8 @@ Deno.test("a demo run leaves a complete run folder whose every log line parses",
         "result",
         "policy",
         "hashes",
+        "arguments",
+        "approval",
       ]
     ) {
       assert.ok(key in record, `tools.jsonl record lacks "${key}"`);
@@ -151,6 +155,8 @@ Deno.test("a demo run leaves a complete run folder whose every log line parses",
     "ask",
     "runtime:sensitive-path",
   ]);
+  // Nobody approved the .env read: it asked, and nobody could answer.
+  assert.equal(secret.approval, null);
   const report = tools.find((record) => record.tool_call_id === "report") as Record<
     string,
     Record<string, unknown>
