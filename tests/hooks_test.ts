@@ -5,6 +5,7 @@ import { createTempSandbox } from "../src/testing/temp_sandbox.ts";
 import { openTestRun, type TestRun } from "../src/testing/run_harness.ts";
 import { writeTree } from "../src/testing/temp_sandbox.ts";
 import { exists } from "../src/testing/path_exists.ts";
+import { processesWith, survivorsAfter } from "./_attack_helpers.ts";
 
 /** Allow everything, except writes under `locked/`. */
 const PERMISSIONS = {
@@ -32,6 +33,19 @@ esac
 echo '{"decision": "allow", "arguments": {"path": "elsewhere.txt"}}'
 `,
   "observe.sh": `cat > "$(dirname "$0")/../outside/post_$$.json"\n`,
+  // Leaves a TERM-ignoring process in its own session and one in its group, then allows.
+  "stubborn.sh": `cat > /dev/null
+setsid sh -c "trap '' TERM; exec sleep $1" >/dev/null 2>&1 </dev/null &
+(trap '' TERM; exec sleep "$1") >/dev/null 2>&1 </dev/null &
+echo '{"decision": "allow"}'
+`,
+  // The same, but it keeps running (ignoring TERM itself) until it is killed.
+  "stuck.sh": `cat > /dev/null
+setsid sh -c "trap '' TERM; exec sleep $1" >/dev/null 2>&1 </dev/null &
+trap '' TERM
+sleep "$1"
+echo '{"decision": "allow"}'
+`,
 };
 
 function hook(script: string, extra: Record<string, unknown> = {}) {
@@ -278,4 +292,49 @@ for (
       return true;
     });
   });
+}
+
+Deno.test("a hook leaves no process behind when its children leave its group and ignore TERM", async () => {
+  const marker = "600.5151";
+  assert.deepEqual(await processesWith(marker), [], "a process from an earlier run is alive");
+  await using run = await openHookRun({
+    pre_tool_use: [{ command: ["../hooks/stubborn.sh", marker] }],
+  });
+  // Near miss: the hook's answer still counts, and the call runs.
+  const result = await run.call("fs.read_file", { path: "notes.txt" });
+  assert.equal(result.ok, true, JSON.stringify(result.error));
+  assert.deepEqual(await survivorsAfter(marker), [], `processes marked ${marker} survived`);
+});
+
+Deno.test("a PreToolUse hook still running when the run aborts is stopped with its children", async () => {
+  const marker = "600.5252";
+  assert.deepEqual(await processesWith(marker), [], "a process from an earlier run is alive");
+  // A deadline far beyond the test: only the abort can end the hook.
+  await using run = await openHookRun({
+    pre_tool_use: [{ command: ["../hooks/stuck.sh", marker], timeout_ms: 60_000 }],
+  });
+  const controller = new AbortController();
+  const pending = run.session.runtime.call(
+    { id: "stuck-1", name: "fs.write_file", arguments: '{"path":"late.txt","content":"x"}' },
+    controller.signal,
+  );
+  // Both sleeps run: the one in its own session and the hook's own.
+  while ((await sleepsWith(marker)) < 2) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  controller.abort("interrupted by SIGINT");
+  const result = await pending;
+  assert.equal(result.error?.type, "hook_denied");
+  assert.match(result.error?.message ?? "", /stuck\.sh" failed: the run was interrupted/);
+  assert.equal(await exists(nodePath.join(run.sandbox.workspace, "late.txt")), false);
+  assert.deepEqual(await survivorsAfter(marker), [], `processes marked ${marker} survived`);
+});
+
+/** How many `sleep <marker>` processes run (exactly that command line). */
+async function sleepsWith(marker: string): Promise<number> {
+  const { stdout } = await new Deno.Command("ps", { args: ["-eo", "args="], stdout: "piped" })
+    .output();
+  return new TextDecoder().decode(stdout).split("\n").filter((line) =>
+    line.trim() === `sleep ${marker}`
+  ).length;
 }

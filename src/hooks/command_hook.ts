@@ -3,10 +3,16 @@
  * {@linkcode runConfined} (own process group, cleared environment, deadline, capped output), the
  * answer read strictly from stdout. Anything but a clean answer is a {@linkcode HookFailure}.
  *
+ * Nothing a hook starts outlives it: its process group is killed when it ends (or at its deadline,
+ * or when the run is interrupted: TERM, a grace, KILL), and every process still carrying the
+ * hook's marker in its environment (`KAGENT_RUN_CALL=<run id>/hook-<uuid>`: one that left the
+ * group with `setsid`, a double fork) is killed after it, through {@linkcode sweepMarked}.
+ *
  * @module
  */
 
 import { runConfined } from "../exec/spawn_confined.ts";
+import { CALL_MARKER_ENV, callMarker, sweepMarked } from "../exec/process_sweep.ts";
 import {
   type HookAnswer,
   HookFailure,
@@ -23,9 +29,14 @@ export interface CommandHookEnvironment {
   setsidPath: string;
   /** Absolute path of `kill`. */
   killPath: string;
+  /** Absolute path of `ps` (procps): what a hook leaves outside its group is found through it. */
+  psPath: string;
   /** Absolute real path of the working folder (the workspace). */
   cwd: string;
-  /** The whole environment: only PATH, HOME, TMPDIR and LANG are meant to be in it. */
+  /**
+   * The whole environment: only PATH, HOME, TMPDIR and LANG are meant to be in it (each run adds
+   * its marker, `KAGENT_RUN_CALL`).
+   */
   env: Record<string, string>;
 }
 
@@ -49,9 +60,11 @@ const STDERR_LIMIT_BYTES = 4 * 1024;
 const KILL_GRACE_MS = 1000;
 
 /**
- * Runs a command hook once with `input` on stdin and answers its stdout, unparsed.
+ * Runs a command hook once with `input` on stdin and answers its stdout, unparsed. Every process
+ * the hook started is gone when this returns or throws.
  *
- * @throws {HookFailure} when it cannot start, times out, is killed, or exits non-zero.
+ * @throws {HookFailure} when it cannot start, times out, is killed, is interrupted, or exits
+ *   non-zero.
  */
 async function runCommandHook(
   spec: CommandHookSpec,
@@ -59,11 +72,26 @@ async function runCommandHook(
   input: HookInput,
   signal?: AbortSignal,
 ): Promise<string> {
+  const marker = callMarker(input.run_id, `hook-${crypto.randomUUID()}`);
+  try {
+    return await runMarkedHook(spec, environment, input, marker, signal);
+  } finally {
+    await sweepMarked(marker, { psPath: environment.psPath });
+  }
+}
+
+async function runMarkedHook(
+  spec: CommandHookSpec,
+  environment: CommandHookEnvironment,
+  input: HookInput,
+  marker: string,
+  signal: AbortSignal | undefined,
+): Promise<string> {
   const outcome = await runConfined({
     program: spec.program,
     args: spec.command.slice(1),
     cwd: environment.cwd,
-    env: environment.env,
+    env: { ...environment.env, [CALL_MARKER_ENV]: marker },
     stdin: `${JSON.stringify(input)}\n`,
     timeoutMs: spec.timeoutMs,
     killGraceMs: KILL_GRACE_MS,
@@ -100,7 +128,8 @@ async function runCommandHook(
  * const hook = commandPreToolUseHook(
  *   { command: ["/usr/local/bin/check"], program: "/usr/local/bin/check", tools: ["*"],
  *     timeoutMs: 10_000 },
- *   { setsidPath: "/usr/bin/setsid", killPath: "/usr/bin/kill", cwd: "/work", env: {} },
+ *   { setsidPath: "/usr/bin/setsid", killPath: "/usr/bin/kill", psPath: "/usr/bin/ps",
+ *     cwd: "/work", env: {} },
  * );
  * ```
  */
@@ -111,8 +140,8 @@ export function commandPreToolUseHook(
   return {
     name: spec.command[0] ?? spec.program,
     tools: spec.tools,
-    async decide(input: HookInput): Promise<HookAnswer> {
-      const parsed = parseHookAnswer(await runCommandHook(spec, environment, input));
+    async decide(input: HookInput, signal?: AbortSignal): Promise<HookAnswer> {
+      const parsed = parseHookAnswer(await runCommandHook(spec, environment, input, signal));
       if (!parsed.ok) throw new HookFailure(parsed.reason);
       return parsed.answer;
     },

@@ -43,6 +43,8 @@ export interface HookCall {
   arguments: Record<string, unknown>;
   /** The targets the path guard and the command allowlist resolved. */
   scope: TargetScope;
+  /** The run's abort signal: a PreToolUse hook still running when it aborts is stopped. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -89,7 +91,7 @@ export class HookRunner {
       const started = performance.now();
       let answer: HookAnswer;
       try {
-        const checked = checkHookAnswer(await hook.decide(structuredClone(input)));
+        const checked = checkHookAnswer(await hook.decide(structuredClone(input), call.signal));
         if (!checked.ok) throw new HookFailure(checked.reason);
         answer = checked.answer;
       } catch (error) {

@@ -66,8 +66,12 @@ export interface PreToolUseHook {
   name: string;
   /** Glob patterns over tool names. @default ["*"] */
   tools?: readonly string[];
-  /** Answers for one call. */
-  decide(input: HookInput): Promise<HookAnswer> | HookAnswer;
+  /**
+   * Answers for one call.
+   *
+   * @param signal Aborted when the run is interrupted: stop and throw (the call is then refused).
+   */
+  decide(input: HookInput, signal?: AbortSignal): Promise<HookAnswer> | HookAnswer;
 }
 
 /** A hook run after a call was recorded. It observes only: its failures never change the result. */

@@ -25,8 +25,11 @@ export interface PrepareHooksOptions {
   cwd: string;
   /** Reads an environment variable of the runtime (PATH, HOME, TMPDIR, LANG). */
   env: (name: string) => string | undefined;
-  /** `setsid` and `kill` already found by the command set-up, when commands are enabled. */
-  processTools?: { setsidPath: string; killPath: string } | null;
+  /**
+   * `setsid`, `kill` (and `ps`, under isolation none) already found by the command set-up, when
+   * commands are enabled; what is missing is looked up on PATH.
+   */
+  processTools?: { setsidPath: string; killPath: string; psPath?: string | null } | null;
 }
 
 /** The config's hooks, ready to run. */
@@ -47,7 +50,8 @@ const DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin";
  * @returns Empty lists when the config has no hooks (nothing is resolved then).
  * @throws {ConfigError} `config_invalid` naming `hooks.pre_tool_use[0].command` when a program
  *   cannot be found, is not executable, or lies inside the workspace or a write root; naming
- *   `hooks` when `setsid` or `kill` is missing.
+ *   `hooks` when `setsid`, `kill` or `ps` is missing (hooks run through the first two; the third
+ *   finds what a hook left running outside its process group).
  */
 export async function prepareHooks(
   config: LoadedConfig,
@@ -80,9 +84,12 @@ export async function prepareHooks(
       throw fail(key, reason);
     }
   };
-  const tools = options.processTools ?? await findProcessTools(searchPath, options, fail);
+  const find = (name: string) => findProcessTool(name, searchPath, options, fail);
+  const given = options.processTools ?? null;
   const environment: CommandHookEnvironment = {
-    ...tools,
+    setsidPath: given?.setsidPath ?? await find("setsid"),
+    killPath: given?.killPath ?? await find("kill"),
+    psPath: given?.psPath ?? await find("ps"),
     cwd: options.cwd,
     env: {
       PATH: searchPath,
@@ -114,22 +121,23 @@ export async function prepareHooks(
   };
 }
 
-async function findProcessTools(
+async function findProcessTool(
+  name: string,
   searchPath: string,
   options: PrepareHooksOptions,
   fail: (key: string, reason: string) => ConfigError,
-): Promise<{ setsidPath: string; killPath: string }> {
-  const find = async (name: string): Promise<string> => {
-    try {
-      const [found] = await resolveAllowlist([name], {
-        searchPath: `${searchPath}:/usr/bin:/bin`,
-        forbiddenRoots: options.forbiddenRoots,
-      });
-      if (found !== undefined) return found.path;
-    } catch (error) {
-      if (!(error instanceof AllowlistError)) throw error;
-    }
-    throw fail("hooks", `cannot be run: "${name}" was not found in PATH (hooks run through it)`);
-  };
-  return { setsidPath: await find("setsid"), killPath: await find("kill") };
+): Promise<string> {
+  try {
+    const [found] = await resolveAllowlist([name], {
+      searchPath: `${searchPath}:/usr/bin:/bin`,
+      forbiddenRoots: options.forbiddenRoots,
+    });
+    if (found !== undefined) return found.path;
+  } catch (error) {
+    if (!(error instanceof AllowlistError)) throw error;
+  }
+  const why = name === "ps"
+    ? "it finds what a hook leaves running outside its process group; install procps"
+    : "hooks run through it";
+  throw fail("hooks", `cannot be run: "${name}" was not found in PATH (${why})`);
 }

@@ -226,6 +226,7 @@ export class ToolRuntime {
         tool_call_id: call.id,
         arguments: args,
         scope,
+        ...(signal === undefined ? {} : { signal }),
       });
       if (verdict.decision === "deny") {
         const hookDecision: PolicyDecision = {
