@@ -8,6 +8,7 @@
 
 import { z } from "zod";
 import { PermissionsFileSchema } from "./permissions_schema.ts";
+import { MAX_ARGUMENT_DEPTH } from "./defaults.ts";
 
 const pathString = (description: string) => z.string().min(1).describe(description);
 
@@ -227,8 +228,8 @@ export const LimitsConfigSchema = z.strictObject({
   max_argument_bytes: z.int().min(1).optional().describe(
     "Largest tool-call argument JSON, in bytes. Default: 1048576.",
   ),
-  max_argument_depth: z.int().min(1).optional().describe(
-    "Deepest nesting of tool-call arguments. Default: 32.",
+  max_argument_depth: z.int().min(1).max(MAX_ARGUMENT_DEPTH).optional().describe(
+    `Deepest nesting of tool-call arguments, at most ${MAX_ARGUMENT_DEPTH}. Default: 32.`,
   ),
   max_output_bytes: z.int().min(1).optional().describe(
     "Largest output kept inline in a result, in bytes; above it an artifact is written. " +

@@ -33,6 +33,14 @@ export const DEFAULT_LIMITS: Readonly<{
 });
 
 /**
+ * `limits.max_argument_depth`: the highest value a config may set (256 levels). Arguments are
+ * parsed and walked without recursion, but they are also copied to the tool Worker (structured
+ * clone), redacted and summarised, which recurse: V8's structured clone overflows its stack
+ * somewhere between 1,000 and 5,000 levels, so a config cannot raise the limit near that.
+ */
+export const MAX_ARGUMENT_DEPTH = 256;
+
+/**
  * `audit.secret_env`: environment variables whose values are always redacted from logs, results and
  * artifacts. The names listed in a config file are added to these.
  */

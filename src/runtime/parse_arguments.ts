@@ -1,10 +1,14 @@
 /**
  * Pipeline step 2: arguments arrive as JSON text; cap size and depth before parsing, then check the
- * schema without coercion.
+ * schema without coercion. Nothing here recurses over the arguments (the depth is counted on the
+ * text, JSON.parse is iterative, the walk for non-finite numbers keeps its own stack), and the
+ * depth limit is capped at {@linkcode MAX_ARGUMENT_DEPTH} whatever a caller passes, so no
+ * configured limit can turn deep input into a stack overflow further down the pipeline.
  *
  * @module
  */
 
+import { MAX_ARGUMENT_DEPTH } from "../config/defaults.ts";
 import type { RegisteredTool } from "../tools/registry.ts";
 import { failure, type ToolOutcome } from "../tools/tool_result.ts";
 
@@ -12,7 +16,7 @@ import { failure, type ToolOutcome } from "../tools/tool_result.ts";
 export interface ArgumentLimits {
   /** Largest arguments text in UTF-8 bytes. @default 1_048_576 */
   maxBytes: number;
-  /** Deepest nesting of arrays and objects. @default 32 */
+  /** Deepest nesting of arrays and objects; above {@linkcode MAX_ARGUMENT_DEPTH} counts as it. @default 32 */
   maxDepth: number;
 }
 
@@ -45,11 +49,12 @@ export function parseArguments(
       });
     }
   }
+  const maxDepth = Math.min(limits.maxDepth, MAX_ARGUMENT_DEPTH);
   const depth = nestingDepth(text);
-  if (depth > limits.maxDepth) {
+  if (depth > maxDepth) {
     return refuse(
-      `arguments are nested ${depth} levels deep, more than the limit of ${limits.maxDepth}`,
-      { depth, limit: limits.maxDepth },
+      `arguments are nested ${depth} levels deep, more than the limit of ${maxDepth}`,
+      { depth, limit: maxDepth },
     );
   }
   let value: unknown;
@@ -105,13 +110,24 @@ export function nestingDepth(text: string): number {
   return deepest;
 }
 
-/** JSON.parse turns `1e309` into Infinity; find such a number and name where it is. */
-function findNonFinite(value: unknown, path = ""): string | null {
-  if (typeof value === "number") return Number.isFinite(value) ? null : path || "(top level)";
-  if (typeof value !== "object" || value === null) return null;
-  for (const [key, child] of Object.entries(value)) {
-    const found = findNonFinite(child, path ? `${path}.${key}` : key);
-    if (found !== null) return found;
+/**
+ * JSON.parse turns `1e309` into Infinity; find such a number and name where it is. Depth first, in
+ * document order, with an explicit stack: no recursion, whatever the nesting.
+ */
+function findNonFinite(value: unknown): string | null {
+  const stack: { value: unknown; path: string }[] = [{ value, path: "" }];
+  while (stack.length > 0) {
+    const { value: current, path } = stack.pop() as { value: unknown; path: string };
+    if (typeof current === "number") {
+      if (!Number.isFinite(current)) return path || "(top level)";
+      continue;
+    }
+    if (typeof current !== "object" || current === null) continue;
+    const entries = Object.entries(current);
+    for (let index = entries.length - 1; index >= 0; index -= 1) {
+      const [key, child] = entries[index] as [string, unknown];
+      stack.push({ value: child, path: path ? `${path}.${key}` : key });
+    }
   }
   return null;
 }

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { ToolRegistry } from "../tools/registry.ts";
+import { type RegisteredTool, ToolRegistry } from "../tools/registry.ts";
 import { defineTool } from "../tools/tool_definition.ts";
+import { MAX_ARGUMENT_DEPTH } from "../config/defaults.ts";
 import { nestingDepth, parseArguments } from "./parse_arguments.ts";
 
 const registry = new ToolRegistry();
@@ -19,6 +20,17 @@ registry.register(defineTool({
   handler: () => "",
 }));
 const tool = registry.get("demo.read")!;
+/** A tool whose schema takes any value (the schema subset has none: only this test needs one). */
+const anyTool = {
+  definition: { name: "demo.any" },
+  validate: Object.assign(() => true, { errors: null }),
+} as unknown as RegisteredTool;
+
+/** `{"value": [[…[1e309]…]]}` with `levels` levels of nesting in all. */
+function nested(levels: number, leaf = "1"): string {
+  const arrays = levels - 1;
+  return `{"value":${"[".repeat(arrays)}${leaf}${"]".repeat(arrays)}}`;
+}
 const limits = { maxBytes: 1024, maxDepth: 4 };
 
 function errorOf(text: string): string {
@@ -77,4 +89,32 @@ Deno.test("nestingDepth counts brackets outside strings, with escapes", () => {
   assert.equal(nestingDepth("{}"), 1);
   assert.equal(nestingDepth('{"a":[{"b":1}]}'), 3);
   assert.equal(nestingDepth('{"a":"\\"[[["}'), 1);
+});
+
+Deno.test("parseArguments refuses input deeper than a limit raised past the maximum, without a stack overflow", () => {
+  // A caller (or a config that slipped past its schema) asking for far more than the maximum gets
+  // the maximum: the deep input is invalid_arguments, never a RangeError.
+  const limits = { maxBytes: 16 * 1024 * 1024, maxDepth: 1_000_000 };
+  for (const levels of [MAX_ARGUMENT_DEPTH + 1, 100_000]) {
+    const parsed = parseArguments(anyTool, nested(levels), limits);
+    assert.ok("failure" in parsed, `depth ${levels} was accepted`);
+    assert.equal(parsed.failure.error?.type, "invalid_arguments");
+    assert.match(
+      parsed.failure.error?.message ?? "",
+      new RegExp(`nested ${levels} levels deep, more than the limit of ${MAX_ARGUMENT_DEPTH}`),
+    );
+  }
+});
+
+Deno.test("parseArguments walks input at the maximum depth without recursion (near miss: it passes)", () => {
+  const limits = { maxBytes: 1_048_576, maxDepth: MAX_ARGUMENT_DEPTH };
+  const parsed = parseArguments(anyTool, nested(MAX_ARGUMENT_DEPTH), limits);
+  assert.ok("arguments" in parsed, JSON.stringify(parsed));
+  // The walk for non-finite numbers reaches the deepest leaf and names it.
+  const infinite = parseArguments(anyTool, nested(MAX_ARGUMENT_DEPTH, "1e309"), limits);
+  assert.ok("failure" in infinite);
+  assert.match(
+    infinite.failure.error?.message ?? "",
+    /argument "value(\.0)+" must be a finite number/,
+  );
 });
