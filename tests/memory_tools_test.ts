@@ -58,10 +58,14 @@ Deno.test("external mode writes to the file store and recall ranks it; scopes ne
     const refused = await run.call("memory.write_memory", { content: "x", scope });
     assert.equal(refused.error?.type, "invalid_arguments", `${scope}: ${refused.output}`);
   }
-  const files = [...Deno.readDirSync(nodePath.join(run.sandbox.root, "memory"))].map((entry) =>
+  const memory = nodePath.join(run.sandbox.root, "memory");
+  const files = [...Deno.readDirSync(memory)].map((entry) => entry.name);
+  assert.deepEqual(files, ["projects"], "nothing written outside the scope files");
+  const projects = [...Deno.readDirSync(nodePath.join(memory, "projects"))].map((entry) =>
     entry.name
   );
-  assert.deepEqual(files, ["project.jsonl"], "nothing written outside the scope files");
+  assert.deepEqual(projects, [`${run.session.memory?.project?.key}.jsonl`]);
+  assert.match(projects[0] ?? "", /^[0-9a-f]{32}\.jsonl$/);
 });
 
 Deno.test("write_memory asks by default like any write tool", async () => {
@@ -95,11 +99,13 @@ Deno.test("the HTTP provider reaches its host through the main thread, with the 
   const folder = await Deno.makeTempDir();
   const store = new FileMemoryProvider({ folder });
   const seen: string[] = [];
+  const projects: unknown[] = [];
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen: () => {} },
     async (request) => {
       seen.push(request.headers.get("authorization") ?? "");
       const body = await request.json();
+      projects.push(body.project);
       if (new URL(request.url).pathname === "/write") {
         return Response.json({ record: await store.write(body.content, body.scope, body.tags) });
       }
@@ -136,9 +142,110 @@ Deno.test("the HTTP provider reaches its host through the main thread, with the 
     });
     assert.match(recalled.output, /loopback memory service/);
     assert.ok(seen.length >= 2 && seen.every((header) => header === "Bearer token-for-memory-123"));
+    // Every request names the workspace's project, so the service can keep projects apart.
+    const key = run.session.memory?.project?.key;
+    assert.match(key ?? "", /^[0-9a-f]{32}$/);
+    assert.ok(projects.every((project) => project === key), JSON.stringify(projects));
   } finally {
     Deno.env.delete("KAGENT_MEMORY_TOKEN");
     await server.shutdown();
+    await Deno.remove(folder, { recursive: true });
+  }
+});
+
+/** A run in a fresh workspace over a shared memory folder, external writes allowed. */
+function projectRun(
+  folder: string,
+  memory: Record<string, unknown> = {},
+  origin: string | null = null,
+) {
+  return openTestRun({
+    permissions: ALLOW_MEMORY,
+    config: { memory: { folder, write_mode: "external", provider: { kind: "file" }, ...memory } },
+    prepare: async (sandbox) => {
+      if (origin === null) return;
+      await Deno.mkdir(nodePath.join(sandbox.workspace, ".git"));
+      await Deno.writeTextFile(
+        nodePath.join(sandbox.workspace, ".git", "config"),
+        `[core]\n\tbare = false\n[remote "origin"]\n\turl = ${origin}\n\tfetch = +refs/heads/*\n`,
+      );
+    },
+  });
+}
+
+async function recallCount(run: Awaited<ReturnType<typeof projectRun>>, query: string) {
+  const recalled = await run.call("memory.recall_memory", { query, scope: "project" });
+  assert.equal(recalled.ok, true, recalled.output);
+  return (recalled.data as { records: unknown[] }).records.length;
+}
+
+Deno.test("project memories stay with their workspace when two workspaces share a memory folder", async () => {
+  const folder = await Deno.makeTempDir({ prefix: "kagent-memory-" });
+  try {
+    {
+      await using first = await projectRun(folder);
+      const written = await first.call("memory.write_memory", {
+        content: "The alpha service deploys on Fridays",
+        scope: "project",
+      });
+      assert.equal(written.ok, true, written.output);
+      await first.call("memory.write_memory", { content: "alpha is my editor", scope: "user" });
+      assert.equal(await recallCount(first, "alpha deploys"), 1);
+    }
+    // Another workspace (another project) sees none of it, though it shares the folder.
+    await using second = await projectRun(folder);
+    assert.equal(await recallCount(second, "alpha deploys"), 0);
+    // The near miss: the user scope is shared on purpose.
+    const user = await second.call("memory.recall_memory", { query: "alpha", scope: "user" });
+    assert.equal((user.data as { records: unknown[] }).records.length, 1);
+    // Nothing landed in the old machine-wide project file.
+    assert.equal(await exists(nodePath.join(folder, "project.jsonl")), false);
+  } finally {
+    await Deno.remove(folder, { recursive: true });
+  }
+});
+
+Deno.test("project memories are shared when two checkouts have one origin or one configured id", async () => {
+  const folder = await Deno.makeTempDir({ prefix: "kagent-memory-" });
+  try {
+    {
+      await using ssh = await projectRun(folder, {}, "git@github.com:acme/api.git");
+      assert.equal(ssh.session.memory?.project?.source, "git_origin");
+      assert.equal(ssh.session.memory?.project?.value, "github.com/acme/api");
+      const written = await ssh.call("memory.write_memory", {
+        content: "The api checkout runs its tests with deno task test",
+        scope: "project",
+      });
+      assert.equal(written.ok, true, written.output);
+    }
+    // Another checkout of the same repository, at another path, cloned over https with a token.
+    {
+      await using https = await projectRun(
+        folder,
+        {},
+        "https://x-access-token:ghs_notarealtoken@github.com/acme/api",
+      );
+      assert.equal(await recallCount(https, "api tests"), 1);
+    }
+    // A fork (another origin) is another project.
+    {
+      await using fork = await projectRun(folder, {}, "git@github.com:someone/api.git");
+      assert.equal(await recallCount(fork, "api tests"), 0);
+    }
+    // A configured id pins the identity: two unrelated workspaces with one id share.
+    {
+      await using pinned = await projectRun(folder, { project_id: "acme-platform" });
+      assert.equal(pinned.session.memory?.project?.source, "config");
+      await pinned.call("memory.write_memory", {
+        content: "Platform releases are tagged vYYYY.MM",
+        scope: "project",
+      });
+    }
+    await using samePin = await projectRun(folder, { project_id: "acme-platform" });
+    assert.equal(await recallCount(samePin, "platform releases"), 1);
+    await using otherPin = await projectRun(folder, { project_id: "acme-website" });
+    assert.equal(await recallCount(otherPin, "platform releases"), 0);
+  } finally {
     await Deno.remove(folder, { recursive: true });
   }
 });

@@ -113,6 +113,12 @@ export const MemoryConfigSchema = z.strictObject({
   scopes: z.array(z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/)).min(1).optional().describe(
     'Scopes memories may use. Default: ["run", "project", "user"].',
   ),
+  project_id: z.string().min(1).max(256).optional().describe(
+    'The identity of the workspace\'s project, which keys the "project" scope: workspaces with ' +
+      "the same id share project memories, others never see them. Default: the normalised URL " +
+      "of the git remote origin (no credentials, scheme or .git), else the real path of the git " +
+      "repository's top folder, else the workspace's real path.",
+  ),
   provider: z.discriminatedUnion("kind", [
     z.strictObject({ kind: z.literal("file") }),
     z.strictObject({

@@ -137,6 +137,8 @@ export interface LoadedConfig {
      */
     folder: string | null;
     scopes: string[];
+    /** `memory.project_id`: the project identity keying the `project` scope; null: derived. */
+    project_id: string | null;
     provider:
       | { kind: "file" }
       | {
@@ -413,6 +415,7 @@ export async function loadConfig(
       write_mode: file.memory?.write_mode ?? "candidate",
       folder: memoryFolder,
       scopes: [...(file.memory?.scopes ?? ["run", "project", "user"])],
+      project_id: file.memory?.project_id ?? null,
       provider: file.memory?.provider ?? { kind: "file" },
     },
     limits: {

@@ -84,6 +84,7 @@ Deno.test("loadConfig fills every default when the file sets only the workspace"
       write_mode: "candidate",
       folder: "/home/tester/.kagent/memory",
       scopes: ["run", "project", "user"],
+      project_id: null,
       provider: { kind: "file" },
     },
   });

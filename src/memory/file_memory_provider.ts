@@ -1,6 +1,7 @@
 /**
  * A {@linkcode MemoryProvider} over JSON Lines files: one file a scope, `<folder>/<scope>.jsonl`,
- * ranked recall with BM25.
+ * except `project`, kept per project in `<folder>/projects/<key>.jsonl` (see
+ * `project_identity.ts`); ranked recall with BM25.
  *
  * @module
  */
@@ -33,6 +34,12 @@ export interface FileMemoryProviderOptions {
   now?: () => Date;
   /** Makes record ids. @default crypto.randomUUID */
   newId?: () => string;
+  /**
+   * The key of the workspace's project (`ProjectIdentity.key`): the `project` scope is kept in
+   * `<folder>/projects/<key>.jsonl`, so workspaces of other projects never see it. `null` keeps
+   * it in `<folder>/project.jsonl`, shared by every workspace using the folder. @default null
+   */
+  projectKey?: string | null;
 }
 
 /**
@@ -62,6 +69,7 @@ export class FileMemoryProvider implements MemoryProvider {
   readonly #scopes: readonly string[];
   readonly #now: () => Date;
   readonly #newId: () => string;
+  readonly #projectKey: string | null;
   #queue: Promise<unknown> = Promise.resolve();
 
   /** @param options See {@linkcode FileMemoryProviderOptions}. */
@@ -73,11 +81,25 @@ export class FileMemoryProvider implements MemoryProvider {
     this.#scopes = options.scopes ?? DEFAULT_MEMORY_SCOPES;
     this.#now = options.now ?? (() => new Date());
     this.#newId = options.newId ?? (() => crypto.randomUUID());
+    const key = options.projectKey ?? null;
+    if (key !== null && !/^[0-9a-f]{8,64}$/.test(key)) {
+      throw new TypeError(
+        `Cannot use project key "${key}": it is not 8 to 64 lower-case hex digits`,
+      );
+    }
+    this.#projectKey = key;
   }
 
-  /** The file of a scope (validated), e.g. `<folder>/project.jsonl`. */
+  /**
+   * The file of a scope (validated), e.g. `<folder>/user.jsonl`, or `<folder>/projects/<key>.jsonl`
+   * for `project` with a project key.
+   */
   fileOf(scope: string): string {
-    return nodePath.join(this.#folder, `${validateScope(scope, this.#scopes)}.jsonl`);
+    const name = validateScope(scope, this.#scopes);
+    if (name === "project" && this.#projectKey !== null) {
+      return nodePath.join(this.#folder, "projects", `${this.#projectKey}.jsonl`);
+    }
+    return nodePath.join(this.#folder, `${name}.jsonl`);
   }
 
   /** See {@linkcode MemoryProvider.recall}. */
@@ -101,7 +123,7 @@ export class FileMemoryProvider implements MemoryProvider {
     };
     return await this.#enqueue(async () => {
       try {
-        await Deno.mkdir(this.#folder, { recursive: true, mode: 0o700 });
+        await Deno.mkdir(nodePath.dirname(file), { recursive: true, mode: 0o700 });
         await Deno.writeTextFile(file, JSON.stringify(record) + "\n", {
           append: true,
           create: true,

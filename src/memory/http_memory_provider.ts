@@ -8,6 +8,9 @@
  * - `{base_url}/write` with `{"content": string, "scope": string, "tags": string[]}` answers
  *   `{"record": MemoryRecord}`.
  *
+ * With a project key (`ProjectIdentity.key`, see `project_identity.ts`) both requests also carry
+ * `"project": "<key>"`: the service keeps the `project` scope apart per project.
+ *
  * Answers are validated strictly (unknown keys refused); any status other than 2xx is a failure.
  *
  * @module
@@ -52,6 +55,8 @@ export interface HttpMemoryProviderOptions {
   scopes?: readonly string[];
   /** The fetch function (tests). @default globalThis.fetch */
   fetch?: typeof fetch;
+  /** The workspace's project key, sent as `project` with every request. @default null (not sent) */
+  project?: string | null;
 }
 
 /**
@@ -81,6 +86,7 @@ export class HttpMemoryProvider implements MemoryProvider {
   readonly #timeoutMs: number;
   readonly #scopes: readonly string[];
   readonly #fetch: typeof fetch;
+  readonly #project: { project: string } | Record<never, never>;
 
   /** @param options See {@linkcode HttpMemoryProviderOptions}. */
   constructor(options: HttpMemoryProviderOptions) {
@@ -113,6 +119,7 @@ export class HttpMemoryProvider implements MemoryProvider {
     this.#timeoutMs = options.timeout_ms ?? DEFAULT_MEMORY_TIMEOUT_MS;
     this.#scopes = options.scopes ?? DEFAULT_MEMORY_SCOPES;
     this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.#project = options.project == null ? {} : { project: options.project };
   }
 
   /** See {@linkcode MemoryProvider.recall}. */
@@ -121,7 +128,12 @@ export class HttpMemoryProvider implements MemoryProvider {
     validateScope(scope, this.#scopes);
     validateLimit(limit);
     const url = `${this.#baseUrl}/recall`;
-    const body = await this.#post("recall memory from", url, { query, scope, limit });
+    const body = await this.#post("recall memory from", url, {
+      query,
+      scope,
+      limit,
+      ...this.#project,
+    });
     const parsed = recallResponseSchema.safeParse(body);
     if (!parsed.success) throw invalidResponse("recall memory from", url, parsed.error);
     checkScopes("recall memory from", url, parsed.data.records, scope);
@@ -134,7 +146,12 @@ export class HttpMemoryProvider implements MemoryProvider {
     validateScope(scope, this.#scopes);
     const checkedTags = validateTags(tags);
     const url = `${this.#baseUrl}/write`;
-    const body = await this.#post("write memory to", url, { content, scope, tags: checkedTags });
+    const body = await this.#post("write memory to", url, {
+      content,
+      scope,
+      tags: checkedTags,
+      ...this.#project,
+    });
     const parsed = writeResponseSchema.safeParse(body);
     if (!parsed.success) throw invalidResponse("write memory to", url, parsed.error);
     checkScopes("write memory to", url, [parsed.data.record], scope);

@@ -11,6 +11,7 @@ import { createMemoryTools, type MemoryWriteMode } from "../toolsets/memory/mod.
 import { FileMemoryProvider } from "./file_memory_provider.ts";
 import { HttpMemoryProvider } from "./http_memory_provider.ts";
 import type { MemoryProvider } from "./memory_provider.ts";
+import type { ProjectIdentity } from "./project_identity.ts";
 
 /** What the Worker needs to build the memory tools. JSON-compatible. */
 export interface MemorySettings {
@@ -30,6 +31,11 @@ export interface MemorySettings {
   candidates_file: string;
   /** Values redacted from memory content (secret environment values). */
   secrets: string[];
+  /**
+   * The workspace's project identity, which keys the `project` scope (`projects/<key>.jsonl` in
+   * the file store, `project` in HTTP requests). @default null: one `project` scope for all
+   */
+  project?: ProjectIdentity | null;
 }
 
 /**
@@ -43,7 +49,11 @@ export function memoryProvider(
   fetch?: typeof globalThis.fetch,
 ): MemoryProvider {
   if (settings.provider.kind === "file") {
-    return new FileMemoryProvider({ folder: settings.folder, scopes: settings.scopes });
+    return new FileMemoryProvider({
+      folder: settings.folder,
+      scopes: settings.scopes,
+      projectKey: settings.project?.key ?? null,
+    });
   }
   return new HttpMemoryProvider({
     base_url: settings.provider.base_url,
@@ -54,6 +64,7 @@ export function memoryProvider(
       ? {}
       : { timeout_ms: settings.provider.timeout_ms }),
     scopes: settings.scopes,
+    project: settings.project?.key ?? null,
   });
 }
 

@@ -23,6 +23,7 @@ import { describeTool, type ToolDefinition } from "../tools/tool_definition.ts";
 import { builtinTools, commandTools } from "../toolsets/mod.ts";
 import { createSkillTools, discoverSkills } from "../skills/mod.ts";
 import { type MemorySettings, memoryToolsFor } from "../memory/memory_settings.ts";
+import { type ProjectIdentity, projectIdentity } from "../memory/project_identity.ts";
 import { declarativeTool } from "../toolsets/declarative/declarative_tool.ts";
 import { type CommandSetup, prepareCommands } from "../exec/command_setup.ts";
 import type { BubblewrapProbe } from "../exec/bubblewrap.ts";
@@ -193,6 +194,7 @@ export async function preparePolicy(
     config,
     runArtifacts === null ? null : nodePath.dirname(runArtifacts),
     options,
+    await projectIdentity(guard.workspace, config.memory.project_id),
   );
   if (memory !== null) {
     for (const tool of memoryToolsFor(memory)) {
@@ -291,15 +293,18 @@ export async function preparePolicy(
 
 /**
  * The memory settings of a run: the write mode and provider from the config, candidates in the
- * run's archive/, and the secret values to redact from memory content. Recall is always there;
- * `write_mode: "disabled"` leaves out memory.write_memory.
+ * run's archive/, the secret values to redact from memory content, and the workspace's project
+ * identity (which keys the `project` scope). Recall is always there; `write_mode: "disabled"`
+ * leaves out memory.write_memory.
  */
 function memorySettings(
   config: LoadedConfig,
   runDir: string | null,
   options: SessionOptions,
+  project: ProjectIdentity,
 ): MemorySettings {
   return {
+    project,
     mode: config.memory.write_mode,
     folder: config.memory.folder ?? "/nonexistent-memory",
     scopes: config.memory.scopes,
@@ -437,6 +442,7 @@ async function openSessionIn(
     config_path: config.configPath,
     config_sha256: await fileSha256(config.configPath),
     workspace: prepared.guard.workspace,
+    extra: { memory_project: prepared.memory?.project ?? null },
   }, config);
   await recorder.event("run.started", {
     task: options.task ?? null,
