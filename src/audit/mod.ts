@@ -33,4 +33,13 @@ export {
   type RedactorOptions,
 } from "./redactor.ts";
 export { RunFolder, type RunFolderOptions, type RunFolderPaths } from "./run_folder.ts";
+export {
+  CONFIG_COPY_FILE,
+  fileSha256,
+  modelInfo,
+  RUN_INFO_FILE,
+  type RunInfo,
+  type RunModelInfo,
+  writeRunInfo,
+} from "./run_info.ts";
 export { MAX_SUMMARY_ITEMS, type SummariseOptions, summariseValue } from "./summarise_value.ts";

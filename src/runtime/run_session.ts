@@ -6,8 +6,15 @@
  */
 
 import * as nodePath from "node:path";
-import { ArtifactStore, AuditRecorder, Redactor, type RunFolder } from "../audit/mod.ts";
-import { fileSha256, modelInfo, writeRunInfo } from "../audit/run_info.ts";
+import {
+  ArtifactStore,
+  AuditRecorder,
+  fileSha256,
+  modelInfo,
+  Redactor,
+  type RunFolder,
+  writeRunInfo,
+} from "../audit/mod.ts";
 import { ConfigError, type LoadedConfig } from "../config/mod.ts";
 import { ApprovalGate, type Approver, type Grant } from "../approval/mod.ts";
 import { type AgentType, EffectivePolicy, type SkillRequest } from "../policy/effective_policy.ts";
