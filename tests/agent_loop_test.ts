@@ -1,8 +1,17 @@
 // The agent loop over the real pipeline: every call answered by id, max_turns, denials fed back,
-// the tool set checked against the provider before the first request, raw provider names kept.
+// the tool set checked against the provider before the first request, raw provider names kept,
+// ids unique across the run, a cut-off turn never completed (and retried once when asked).
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
-import { countResults, type ModelProvider, runAgent, ScriptProvider } from "../src/agent/mod.ts";
+import {
+  type AgentOptions,
+  countResults,
+  type ModelProvider,
+  type ModelRequest,
+  type ModelTurn,
+  runAgent,
+  ScriptProvider,
+} from "../src/agent/mod.ts";
 import { OpenAiProvider } from "../src/agent/providers/openai_provider.ts";
 import { openTestRun, type TestRun } from "../src/testing/run_harness.ts";
 import { describeTool } from "../src/tools/tool_definition.ts";
@@ -101,7 +110,12 @@ function chatServer(replies: Record<string, unknown>[]) {
 
 /** Runs the loop over `run` with `provider` and the run's effective tool set. */
 function runWith(run: TestRun, provider: ModelProvider) {
-  return runAgent({
+  return runAgent(agentOptions(run, provider));
+}
+
+/** The loop's options over `run` with `provider` and the run's effective tool set. */
+function agentOptions(run: TestRun, provider: ModelProvider): AgentOptions {
+  return {
     provider,
     runtime: run.session.runtime,
     recorder: run.session.recorder,
@@ -117,7 +131,7 @@ function runWith(run: TestRun, provider: ModelProvider) {
       scratch: run.session.folder.paths.workspace,
     },
     maxTurns: 5,
-  });
+  };
 }
 
 /** A run with one declarative tool whose `when` property has the given string format. */
@@ -266,4 +280,92 @@ Deno.test("agent loop keeps the model's raw tool names and ids in the audit", as
   } finally {
     await chat.server.shutdown();
   }
+});
+
+Deno.test("agent loop makes ids a plan repeats unique, keeps the plan's id, and templates the latest", async () => {
+  const { run, provider, outcome } = await agentRun([
+    {
+      tool_calls: [
+        { id: "a", name: "fs.read_file", arguments: { path: "a.txt" } },
+        { id: "a", name: "fs.list_files", arguments: { path: "." } },
+      ],
+    },
+    { tool_calls: [{ id: "a", name: "fs.read_file", arguments: { path: "a.txt" } }] },
+    { content: "last: {{a.summary}}" },
+  ]);
+  await using _ = run;
+  assert.equal(outcome.end_reason, "completed", outcome.error ?? "");
+  assert.deepEqual(outcome.results.map((result) => result.tool_call_id), ["a", "a-2", "a-3"]);
+  // tools.jsonl is in completion order: the first turn's two readonly calls ran in parallel.
+  const tools = (await run.readLog("tools")).sort((one, other) =>
+    String(one.tool_call_id).localeCompare(String(other.tool_call_id))
+  );
+  assert.deepEqual(tools.map((line) => [line.tool_call_id, line.provider]), [
+    ["a", undefined],
+    ["a-2", { name: "fs.list_files", id: "a" }],
+    ["a-3", { name: "fs.read_file", id: "a" }],
+  ]);
+  // Every result pairs with exactly one call on the conversation too.
+  const last = provider.requests[2]?.messages ?? [];
+  assert.deepEqual(
+    last.flatMap((message) => message.role === "tool" ? [message.tool_call_id] : []),
+    ["a", "a-2", "a-3"],
+  );
+  assert.match(outcome.final_text ?? "", /^last: Read/);
+});
+
+/** A provider that answers with prepared turns and records the limits it was asked for. */
+class PreparedProvider implements ModelProvider {
+  readonly name = "prepared";
+  readonly limits: (number | undefined)[] = [];
+  readonly #turns: ModelTurn[];
+  constructor(turns: ModelTurn[]) {
+    this.#turns = turns;
+  }
+  checkTools(): string[] {
+    return [];
+  }
+  complete(request: ModelRequest): Promise<ModelTurn> {
+    this.limits.push(request.max_tokens);
+    const turn = this.#turns.shift();
+    return turn === undefined ? Promise.reject(new Error("no more turns")) : Promise.resolve(turn);
+  }
+}
+
+const cutText = (usage: ModelTurn["usage"]): ModelTurn => ({
+  text: "The answer is forty-",
+  tool_calls: [],
+  usage,
+  stop: { reason: "truncated", provider: { finish_reason: "length" }, max_tokens: null },
+});
+
+Deno.test("agent loop ends a text answer cut off at the output limit truncated, never completed", async () => {
+  await using run = await openTestRun();
+  const provider = new PreparedProvider([cutText(null)]);
+  const outcome = await runWith(run, provider);
+  assert.equal(outcome.end_reason, "model_error");
+  assert.equal(outcome.error_code, "truncated");
+  assert.equal(outcome.final_text, null);
+  assert.deepEqual(outcome.error_details?.not_executed, []);
+});
+
+Deno.test("agent loop retries a cut-off turn at twice its output tokens when no limit was sent", async () => {
+  await using run = await openTestRun();
+  const provider = new PreparedProvider([
+    cutText({ input_tokens: 10, output_tokens: 300 }),
+    { text: "The answer is forty-two.", tool_calls: [], usage: null },
+  ]);
+  const outcome = await runAgent({ ...agentOptions(run, provider), retryTruncated: true });
+  assert.equal(outcome.end_reason, "completed", outcome.error ?? "");
+  assert.equal(outcome.final_text, "The answer is forty-two.");
+  assert.deepEqual(provider.limits, [undefined, 600]);
+  assert.equal(outcome.turns, 1, "a retry is the same turn");
+});
+
+Deno.test("agent loop ends truncated without a retry when no limit is known", async () => {
+  await using run = await openTestRun();
+  const provider = new PreparedProvider([cutText(null), cutText(null)]);
+  const outcome = await runAgent({ ...agentOptions(run, provider), retryTruncated: true });
+  assert.equal(outcome.error_code, "truncated");
+  assert.deepEqual(provider.limits, [undefined]);
 });

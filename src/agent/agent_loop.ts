@@ -12,12 +12,23 @@ import { runTurn } from "../runtime/scheduler.ts";
 import type { Permission, ToolDescriptor } from "../tools/tool_definition.ts";
 import type { ToolResult } from "../tools/tool_result.ts";
 import { eventTypeOf } from "../runtime/record.ts";
+import type { ToolCall } from "../runtime/tool_call.ts";
 import {
   ModelError,
   type ModelMessage,
   type ModelProvider,
+  type ModelTurn,
   type RunContext,
+  type TurnStop,
 } from "./model_provider.ts";
+import { UniqueCallIds } from "./unique_call_ids.ts";
+import {
+  describeUnusableTurn,
+  isUnusable,
+  recordNotExecuted,
+  truncatedRetryLimit,
+  unusableTurnDetails,
+} from "./unusable_turn.ts";
 
 /**
  * Why a run ended. `completed` is the only success. `aborted`: the signal aborted before (or
@@ -41,8 +52,14 @@ export interface AgentOptions {
   system: string;
   task: string;
   run: RunContext;
-  /** Model turns before the run stops with `max_turns`. */
+  /** Model turns before the run stops with `max_turns` (a paused turn's continuation counts). */
   maxTurns: number;
+  /**
+   * Retry a turn cut off at the output limit once, at twice the limit
+   * ({@linkcode truncatedRetryLimit}), instead of ending the run (`model.retry_truncated`).
+   * @default false
+   */
+  retryTruncated?: boolean;
   /** Aborts the run: running tools are aborted, calls not yet started are answered `aborted`. */
   signal?: AbortSignal;
   /** Called after each tool call (progress lines), in completion order. */
@@ -65,11 +82,26 @@ export interface AgentOutcome {
   /** The model's final message, or null. */
   final_text: string | null;
   turns: number;
+  /** Every call answered, those of an unusable turn (not executed, `skipped`) included. */
   results: ToolResult[];
   /** The model error message when `end_reason` is `model_error`. */
   error: string | null;
+  /**
+   * Why the model failed when `end_reason` is `model_error`: the {@linkcode ModelError} code —
+   * `truncated`, `refused`, `context_window_exceeded` for a turn that ended badly,
+   * `provider_failed`, `tools_unsupported`, `script_invalid`, `script_exhausted` otherwise.
+   */
+  error_code: ModelError["code"] | null;
+  /**
+   * The details of that error, as in `logs/errors.jsonl`: for a turn that ended badly `turn`,
+   * `stop` (the provider's stop fields), `refusal` (the refusal text), `max_tokens`,
+   * `not_executed` (the ids of its calls); HTTP `status` and `attempts` for provider failures.
+   */
+  error_details: Record<string, unknown> | null;
   duration_ms: number;
 }
+
+const NORMAL_END: TurnStop = { reason: "end", provider: {} };
 
 /**
  * Runs the loop. Never rejects for model or tool failures; they end the run with a reason.
@@ -78,6 +110,15 @@ export interface AgentOutcome {
  * ({@linkcode ModelProvider.checkTools}); any problem ends the run with `model_error` before any
  * request is sent, with one `logs/errors.jsonl` line (`code: "tools_unsupported"`, every problem
  * in `problems`) and `error` naming the first problem.
+ *
+ * A turn is acted on only when it ended normally ({@linkcode TurnStop} `end`). A turn cut off at
+ * the output limit, refused, or out of context window ends the run `model_error` (`error_code`
+ * `truncated`, `refused`, `context_window_exceeded`) without running any of its calls: each is
+ * recorded as not executed ({@linkcode recordNotExecuted}), and the error line holds the
+ * provider's stop fields and the refusal text. With `retryTruncated`, a truncated turn is asked
+ * again once at twice the limit first. A paused turn (Anthropic `pause_turn`) without tool calls
+ * is sent back as it is and the model continues; each continuation counts as a turn. Tool call ids
+ * are made unique across the run ({@linkcode UniqueCallIds}).
  */
 export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   const now = options.now ?? (() => new Date());
@@ -86,19 +127,34 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   const results: ToolResult[] = [];
   const permissions = new Map(options.tools.map((tool) => [tool.name, tool.permission]));
   const toolPermission = options.toolPermission ?? ((name: string) => permissions.get(name));
+  const callIds = new UniqueCallIds();
+  const provider = options.provider.name;
   let turns = 0;
+  /** Texts of the paused turns the current turn continues; the final message joins them. */
+  let pausedTexts: string[] = [];
   const finish = (
     end_reason: EndReason,
-    final_text: string | null,
-    error: string | null,
+    final_text: string | null = null,
+    error: { message: string; code: ModelError["code"]; details: Record<string, unknown> } | null =
+      null,
   ): AgentOutcome => ({
     end_reason,
     final_text,
     turns,
     results,
-    error,
+    error: error?.message ?? null,
+    error_code: error?.code ?? null,
+    error_details: error === null ? null : error.details,
     duration_ms: now().getTime() - started.getTime(),
   });
+  const modelError = async (
+    code: ModelError["code"],
+    message: string,
+    details: Record<string, unknown>,
+  ): Promise<AgentOutcome> => {
+    await options.recorder.error({ source: "model", provider, code, message, ...details });
+    return finish("model_error", null, { message, code, details });
+  };
 
   const problems = checkTools(options.provider, options.currentTools?.() ?? options.tools);
   if (problems.length > 0) {
@@ -106,55 +162,92 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     const message = problems.length === 1
       ? first
       : `${first} (and ${problems.length - 1} more: see logs/errors.jsonl)`;
-    await options.recorder.error({
-      source: "model",
-      provider: options.provider.name,
-      code: "tools_unsupported",
-      message,
-      problems,
-    });
-    return finish("model_error", null, message);
+    return await modelError("tools_unsupported", message, { problems });
   }
 
   while (turns < options.maxTurns) {
-    if (options.signal?.aborted) return finish("aborted", null, null);
+    if (options.signal?.aborted) return finish("aborted");
     turns += 1;
-    let turn;
-    try {
-      turn = await options.provider.complete(
-        {
-          system: options.system,
-          messages,
-          tools: options.currentTools?.() ?? options.tools,
-          run: options.run,
-        },
-        options.signal,
-      );
-    } catch (error) {
-      if (options.signal?.aborted) return finish("aborted", null, null);
-      const message = error instanceof Error ? error.message : String(error);
-      await options.recorder.error({
-        source: "model",
-        provider: options.provider.name,
-        code: error instanceof ModelError ? error.code : "provider_failed",
-        message,
+    let retriedAt: number | null = null;
+    let turn: ModelTurn;
+    let calls: ToolCall[];
+    let stop: TurnStop;
+    for (;;) {
+      try {
+        turn = await options.provider.complete(
+          {
+            system: options.system,
+            messages,
+            tools: options.currentTools?.() ?? options.tools,
+            run: options.run,
+            ...(retriedAt === null ? {} : { max_tokens: retriedAt }),
+          },
+          options.signal,
+        );
+      } catch (error) {
+        if (options.signal?.aborted) return finish("aborted");
+        const message = error instanceof Error ? error.message : String(error);
+        const model = error instanceof ModelError ? error : null;
+        return await modelError(model?.code ?? "provider_failed", message, model?.details ?? {});
+      }
+      stop = turn.stop ?? NORMAL_END;
+      calls = callIds.claim(turn.tool_calls);
+      await options.recorder.event("model.turn", {
+        turn: turns,
+        provider,
+        tool_calls: calls.map((call) => ({
+          id: call.id,
+          name: call.name,
+          ...(call.provider === undefined ? {} : { provider: { ...call.provider } }),
+        })),
+        text: turn.text,
+        usage: turn.usage,
+        stop: { reason: stop.reason, ...stop.provider },
+        ...(retriedAt === null ? {} : { max_tokens: retriedAt }),
       });
-      return finish("model_error", null, message);
+      if (!isUnusable(stop)) break;
+      const notExecuted = await recordNotExecuted(options.recorder, turns, stop, calls, now);
+      for (const result of notExecuted) {
+        results.push(result);
+        options.onToolResult?.(result);
+      }
+      const limit: number | null = stop.reason === "truncated" && options.retryTruncated === true &&
+          retriedAt === null
+        ? truncatedRetryLimit(stop, turn.usage?.output_tokens ?? null)
+        : null;
+      if (limit !== null) {
+        await options.recorder.event("model.retry", {
+          turn: turns,
+          provider,
+          reason: "truncated",
+          max_tokens: limit,
+        });
+        retriedAt = limit;
+        continue;
+      }
+      return await modelError(
+        stop.reason,
+        describeUnusableTurn(provider, turns, stop, calls, retriedAt),
+        unusableTurnDetails(turns, stop, calls),
+      );
     }
-    await options.recorder.event("model.turn", {
-      turn: turns,
-      provider: options.provider.name,
-      tool_calls: turn.tool_calls.map((call) => ({
-        id: call.id,
-        name: call.name,
-        ...(call.provider === undefined ? {} : { provider: { ...call.provider } }),
-      })),
-      text: turn.text,
-      usage: turn.usage,
-    });
-    messages.push({ role: "assistant", content: turn.text, tool_calls: turn.tool_calls });
-    if (turn.tool_calls.length === 0) return finish("completed", turn.text, null);
-    const turnResults = await runTurn(turn.tool_calls, {
+    if (stop.reason === "paused" && calls.length === 0) {
+      messages.push({
+        role: "assistant",
+        content: turn.text,
+        tool_calls: [],
+        provider_content: turn.provider_content,
+      });
+      if (turn.text !== null) pausedTexts.push(turn.text);
+      continue;
+    }
+    messages.push({ role: "assistant", content: turn.text, tool_calls: calls });
+    if (calls.length === 0) {
+      const text = [...pausedTexts, ...(turn.text === null ? [] : [turn.text])].join("");
+      return finish("completed", text === "" ? null : text);
+    }
+    pausedTexts = [];
+    const turnResults = await runTurn(calls, {
       runtime: options.runtime,
       recorder: options.recorder,
       isReadonly: (name) => toolPermission(name) === "readonly",
@@ -162,7 +255,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(options.onToolResult === undefined ? {} : { onResult: options.onToolResult }),
     });
-    turn.tool_calls.forEach((call, index) => {
+    calls.forEach((call, index) => {
       const result = turnResults[index] as ToolResult;
       results.push(result);
       messages.push({
@@ -173,9 +266,9 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
         result,
       });
     });
-    if (options.signal?.aborted) return finish("aborted_tools", null, null);
+    if (options.signal?.aborted) return finish("aborted_tools");
   }
-  return finish("max_turns", null, null);
+  return finish("max_turns", null);
 }
 
 /** The provider's problems with a tool set; a throwing check is a problem too (fail closed). */

@@ -12,7 +12,17 @@ import type { ToolResult } from "../tools/tool_result.ts";
 /** One message of the conversation, provider-neutral. */
 export type ModelMessage =
   | { role: "user"; content: string }
-  | { role: "assistant"; content: string | null; tool_calls: ToolCall[] }
+  | {
+    role: "assistant";
+    content: string | null;
+    tool_calls: ToolCall[];
+    /**
+     * The provider's own content of a paused turn ({@linkcode TurnStop} `paused`), sent back
+     * exactly as received so that the model continues it (Anthropic `pause_turn`). Absent on
+     * every other turn: those are rebuilt from `content` and `tool_calls`.
+     */
+    provider_content?: unknown;
+  }
   | { role: "tool"; tool_call_id: string; name: string; content: string; result: ToolResult };
 
 /** Where the run keeps its files; the system prompt names them, the script model templates them. */
@@ -33,6 +43,12 @@ export interface ModelRequest {
   /** Only the run's effective tool set. */
   tools: ToolDescriptor[];
   run: RunContext;
+  /**
+   * The output limit (tokens) for this request only, above the provider's configured
+   * `max_tokens`: set by the loop when it retries a truncated turn (`model.retry_truncated`).
+   * Providers without a limit (script) ignore it. @default the provider's configured limit
+   */
+  max_tokens?: number;
 }
 
 /** Token counts of one response, when the provider reports them. */
@@ -41,11 +57,44 @@ export interface TokenUsage {
   output_tokens: number;
 }
 
+/**
+ * How a turn ended, read from the provider's stop field. Only `end` is a turn the loop acts on:
+ *
+ * - `end`: the model finished its turn (a final message, or tool calls to run).
+ * - `truncated`: cut off at the output limit (OpenAI `finish_reason: "length"`, Anthropic
+ *   `stop_reason: "max_tokens"`); its tool calls are never run, their input may be cut mid-value.
+ * - `refused`: the model or the provider's filter declined (OpenAI `message.refusal` or
+ *   `finish_reason: "content_filter"`, Anthropic `stop_reason: "refusal"`).
+ * - `context_window_exceeded`: the conversation no longer fits the model (Anthropic
+ *   `stop_reason: "model_context_window_exceeded"`).
+ * - `paused`: the provider paused a long turn and expects it back to continue (Anthropic
+ *   `stop_reason: "pause_turn"`); `provider_content` holds the turn to send back.
+ */
+export type TurnStopReason = "end" | "truncated" | "refused" | "context_window_exceeded" | "paused";
+
+/** Why a turn ended, with the provider's own fields kept for the audit. */
+export interface TurnStop {
+  reason: TurnStopReason;
+  /**
+   * The provider's stop fields exactly as it sent them, e.g. `{finish_reason: "length"}` or
+   * `{stop_reason: "refusal"}` (`null` when the field was missing).
+   */
+  provider: Record<string, unknown>;
+  /** `refused`: the refusal text the provider sent (or the turn's text), when there is one. */
+  refusal?: string;
+  /** `truncated`: the output limit the request carried, `null` when it sent none. */
+  max_tokens?: number | null;
+}
+
 /** One assistant turn: tool calls to run, or a final message when there are none. */
 export interface ModelTurn {
   text: string | null;
   tool_calls: ToolCall[];
   usage: TokenUsage | null;
+  /** How the turn ended. @default {reason: "end", provider: {}} (the script provider) */
+  stop?: TurnStop;
+  /** A paused turn's content as the provider sent it, to send back unchanged. */
+  provider_content?: unknown;
 }
 
 /** A model provider. `complete` may reject with {@linkcode ModelError}; the loop ends the run then. */
@@ -67,13 +116,23 @@ export interface ModelProvider {
 /**
  * Why the model could not answer: the run ends with end_reason `model_error`.
  *
- * - `script_exhausted`, `script_invalid`: the script provider's plan ran out or is malformed.
- * - `provider_failed`: the HTTP request failed, or the answer was empty or truncated.
+ * - `script_exhausted`, `script_invalid`: the script provider's plan ran out or is malformed
+ *   (the message names the file and the line).
+ * - `provider_failed`: the HTTP request failed, or the answer was empty or unreadable.
  * - `tools_unsupported`: a tool's schema cannot be sent in the provider's mode
  *   (`details.problems` lists every problem); no request was sent.
+ * - `truncated`, `refused`, `context_window_exceeded`: the loop's codes for a turn that ended
+ *   that way ({@linkcode TurnStop}); the turn's tool calls were not run.
  */
 export class ModelError extends Error {
-  readonly code: "script_exhausted" | "script_invalid" | "provider_failed" | "tools_unsupported";
+  readonly code:
+    | "script_exhausted"
+    | "script_invalid"
+    | "provider_failed"
+    | "tools_unsupported"
+    | "truncated"
+    | "refused"
+    | "context_window_exceeded";
   readonly details: Record<string, unknown>;
   constructor(code: ModelError["code"], message: string, details: Record<string, unknown> = {}) {
     super(message);

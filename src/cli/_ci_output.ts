@@ -35,6 +35,8 @@ export function reportJson(report: RunReport): string {
     end_reason: report.outcome.end_reason,
     final_text: report.outcome.final_text,
     error: report.outcome.error,
+    error_code: report.outcome.error_code,
+    error_details: report.outcome.error_details,
     turns: report.outcome.turns,
     ...report.counts,
     duration_ms: report.outcome.duration_ms,

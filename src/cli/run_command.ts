@@ -221,6 +221,7 @@ async function runWithNetwork(
       end_reason: outcome.end_reason,
       turns: outcome.turns,
       ...counts,
+      retryTruncated: model.provider !== "script" && model.retry_truncated === true,
       duration_ms: outcome.duration_ms,
       final_text: outcome.final_text,
       error: outcome.error,
@@ -247,6 +248,8 @@ async function runWithNetwork(
       counts,
       deliverables: await listDeliverables(session.folder.paths.deliverables),
       pending: session.approvals.pending,
+      error_code: outcome.error_code,
+      error_details: outcome.error_details,
       redactor,
     };
     if (values.output === "json") io.stdout(`${reportJson(report)}\n`);

@@ -19,8 +19,8 @@ export interface ProviderCallOrigin {
   name: string;
   /**
    * The call id as the model sent it, or `null` when it sent none and kagent-run generated
-   * {@linkcode ToolCall.id}. When it differs from `ToolCall.id`, the model repeated an id within
-   * one turn and kagent-run replaced the repeat.
+   * {@linkcode ToolCall.id}. When it differs from `ToolCall.id`, the model repeated an id (within
+   * one turn, or one used earlier in the run) and kagent-run replaced the repeat.
    */
   id: string | null;
   /**
@@ -45,7 +45,8 @@ export interface ToolCall {
   arguments: string;
   /**
    * The raw name and id from a model provider (`openai`, `anthropic`). Absent for script plans,
-   * `kagent-run call` and other callers whose names are already canonical.
+   * `kagent-run call` and other callers whose names are already canonical, except on a script
+   * call whose repeated id the loop made unique (then it holds the plan's id).
    */
   provider?: ProviderCallOrigin;
 }

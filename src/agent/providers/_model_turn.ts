@@ -1,40 +1,43 @@
 /**
- * The last step every provider adapter shares: refuse an answer that was cut off before any tool
- * call, or that carries neither text nor tool calls; otherwise return it as a turn.
+ * The last step every provider adapter shares: refuse an answer that carries nothing (no text, no
+ * tool calls) although it claims a normal end; otherwise return it as a turn with its
+ * {@linkcode TurnStop}. A turn that ended badly (truncated, refused, context window exceeded) is
+ * returned, never thrown: the loop records its tool calls as not executed and ends the run.
  *
  * @module
  */
 
-import { ModelError, type ModelTurn, type TokenUsage } from "../model_provider.ts";
+import { ModelError, type ModelTurn, type TokenUsage, type TurnStop } from "../model_provider.ts";
 import type { ToolCall } from "../../runtime/tool_call.ts";
 
 /**
- * Builds the turn, or throws `ModelError("provider_failed")`.
+ * Builds the turn, or throws `ModelError("provider_failed")` for an empty answer that ended
+ * normally ("empty response" is never said of a refusal or a cut-off answer).
  *
  * @param model The configured model name, for messages.
- * @param stop The provider's stop field (`finish_reason` or `stop_reason`) and whether its value
- *   means "cut off at the token limit".
+ * @param stop How the turn ended, read by the adapter from the provider's stop field.
+ * @param providerContent A paused turn's raw content, kept to send back.
  */
 export function finishTurn(
   model: string,
   text: string | null,
   toolCalls: ToolCall[],
   usage: TokenUsage | null,
-  stop: { field: string; value: unknown; truncated: boolean },
+  stop: TurnStop,
+  providerContent?: unknown,
 ): ModelTurn {
-  if (stop.truncated && toolCalls.length === 0) {
-    throw new ModelError(
-      "provider_failed",
-      `Cannot use model answer from "${model}": truncated at max_tokens`,
-      { [stop.field]: stop.value },
-    );
-  }
-  if (text === null && toolCalls.length === 0) {
+  if (stop.reason === "end" && text === null && toolCalls.length === 0) {
     throw new ModelError(
       "provider_failed",
       `Cannot use model answer from "${model}": empty response (no text, no tool calls)`,
-      { [stop.field]: typeof stop.value === "string" ? stop.value : null },
+      { ...stop.provider },
     );
   }
-  return { text, tool_calls: toolCalls, usage };
+  return {
+    text,
+    tool_calls: toolCalls,
+    usage,
+    stop,
+    ...(providerContent === undefined ? {} : { provider_content: providerContent }),
+  };
 }

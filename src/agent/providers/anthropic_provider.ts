@@ -8,12 +8,12 @@
  * @module
  */
 
-import {
-  ModelError,
-  type ModelMessage,
-  type ModelProvider,
-  type ModelRequest,
-  type ModelTurn,
+import type {
+  ModelMessage,
+  ModelProvider,
+  ModelRequest,
+  ModelTurn,
+  TurnStop,
 } from "../model_provider.ts";
 import type { ToolCall } from "../../runtime/tool_call.ts";
 import type { ToolDescriptor } from "../../tools/tool_definition.ts";
@@ -89,13 +89,20 @@ export class AnthropicProvider implements ModelProvider {
     );
   }
 
-  /** @throws {ModelError} `provider_failed` on HTTP failure, an empty or truncated answer. */
+  /**
+   * A turn cut off at `max_tokens`, refused (`stop_reason: "refusal"`), out of context window
+   * (`"model_context_window_exceeded"`) or paused (`"pause_turn"`, its content kept to send back)
+   * is returned with its {@linkcode TurnStop}; the loop decides.
+   *
+   * @throws {ModelError} `provider_failed` on HTTP failure or an empty answer.
+   */
   async complete(request: ModelRequest, signal?: AbortSignal): Promise<ModelTurn> {
     const options = this.#options;
     const names = new ToolNameMap(request.tools.map((tool) => tool.name));
+    const maxTokens = request.max_tokens ?? options.max_tokens ?? 4096;
     const body: Record<string, unknown> = {
       model: options.model,
-      max_tokens: options.max_tokens ?? 4096,
+      max_tokens: maxTokens,
       system: request.system,
       messages: toWireMessages(request.messages, names),
     };
@@ -123,20 +130,13 @@ export class AnthropicProvider implements ModelProvider {
       ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
       ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
     });
-    return this.#toTurn(response, names);
+    return this.#toTurn(response, names, maxTokens);
   }
 
-  #toTurn(response: unknown, names: ToolNameMap): ModelTurn {
+  /** @param maxTokens The output limit the request carried. */
+  #toTurn(response: unknown, names: ToolNameMap, maxTokens: number): ModelTurn {
     const record = asRecord(response);
     const blocks = Array.isArray(record?.content) ? record.content : [];
-    const stopReason = record?.stop_reason;
-    if (blocks.length === 0) {
-      throw new ModelError(
-        "provider_failed",
-        `Cannot read model answer from "${this.#options.model}": empty response (no content blocks)`,
-        { stop_reason: typeof stopReason === "string" ? stopReason : null },
-      );
-    }
     const texts: string[] = [];
     const toolCalls: ToolCall[] = [];
     const seen = new Set<string>();
@@ -160,11 +160,15 @@ export class AnthropicProvider implements ModelProvider {
     }
     const joined = texts.join("");
     const text = joined === "" ? null : joined;
-    return finishTurn(this.#options.model, text, toolCalls, readUsage(record?.usage), {
-      field: "stop_reason",
-      value: stopReason,
-      truncated: stopReason === "max_tokens",
-    });
+    const stop = readStop(record?.stop_reason, text, maxTokens);
+    return finishTurn(
+      this.#options.model,
+      text,
+      toolCalls,
+      readUsage(record?.usage),
+      stop,
+      stop.reason === "paused" ? blocks : undefined,
+    );
   }
 
   #newId(): string {
@@ -174,8 +178,31 @@ export class AnthropicProvider implements ModelProvider {
 }
 
 /**
+ * How a Messages API turn ended: `max_tokens` a cut-off, `refusal` a refusal (its text is the
+ * turn's text, when any), `model_context_window_exceeded`, `pause_turn` a paused turn to send
+ * back; anything else (`end_turn`, `tool_use`, `stop_sequence`) a normal end.
+ */
+function readStop(stopReason: unknown, text: string | null, maxTokens: number): TurnStop {
+  const provider = { stop_reason: stopReason ?? null };
+  switch (stopReason) {
+    case "max_tokens":
+      return { reason: "truncated", provider, max_tokens: maxTokens };
+    case "refusal":
+      return { reason: "refused", provider, ...(text === null ? {} : { refusal: text }) };
+    case "model_context_window_exceeded":
+      return { reason: "context_window_exceeded", provider };
+    case "pause_turn":
+      return { reason: "paused", provider };
+    default:
+      return { reason: "end", provider };
+  }
+}
+
+/**
  * Maps the conversation to Messages API turns. Tool results become `tool_result` blocks at the
- * start of one user message; consecutive user-side messages are merged so roles alternate.
+ * start of one user message; consecutive user-side messages are merged so roles alternate. A
+ * paused turn is sent back as the provider's own content, and the turn that continued it is
+ * merged into the same assistant message (one turn, as the API sees it).
  */
 function toWireMessages(messages: ModelMessage[], names: ToolNameMap): WireMessage[] {
   const wire: WireMessage[] = [];
@@ -200,18 +227,25 @@ function toWireMessages(messages: ModelMessage[], names: ToolNameMap): WireMessa
       }
       case "assistant": {
         const content: ContentBlock[] = [];
-        if (message.content !== null && message.content !== "") {
-          content.push({ type: "text", text: message.content });
+        if (Array.isArray(message.provider_content)) {
+          content.push(...message.provider_content as ContentBlock[]);
+        } else {
+          if (message.content !== null && message.content !== "") {
+            content.push({ type: "text", text: message.content });
+          }
+          for (const call of message.tool_calls) {
+            content.push({
+              type: "tool_use",
+              id: call.id,
+              name: names.toProvider(call.name),
+              input: parseInput(call.arguments),
+            });
+          }
         }
-        for (const call of message.tool_calls) {
-          content.push({
-            type: "tool_use",
-            id: call.id,
-            name: names.toProvider(call.name),
-            input: parseInput(call.arguments),
-          });
-        }
-        wire.push({ role: "assistant", content });
+        const last = wire.at(-1);
+        if (last?.role === "assistant" && Array.isArray(last.content)) {
+          last.content.push(...content);
+        } else wire.push({ role: "assistant", content });
         break;
       }
       case "tool":

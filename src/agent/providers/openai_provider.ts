@@ -19,6 +19,7 @@ import {
   type ModelProvider,
   type ModelRequest,
   type ModelTurn,
+  type TurnStop,
 } from "../model_provider.ts";
 import type { ToolCall } from "../../runtime/tool_call.ts";
 import type { JsonSchema, ToolDescriptor } from "../../tools/tool_definition.ts";
@@ -108,7 +109,11 @@ export class OpenAiProvider implements ModelProvider {
   }
 
   /**
-   * @throws {ModelError} `provider_failed` on HTTP failure, an empty or truncated answer;
+   * A turn cut off at `max_tokens` (`finish_reason: "length"`) or refused (`message.refusal`,
+   * `finish_reason: "content_filter"`) is returned with its {@linkcode TurnStop}; the loop never
+   * runs its calls.
+   *
+   * @throws {ModelError} `provider_failed` on HTTP failure or an empty answer;
    *   `tools_unsupported` (before any request) when strict mode cannot express a tool's schema.
    */
   async complete(request: ModelRequest, signal?: AbortSignal): Promise<ModelTurn> {
@@ -134,7 +139,8 @@ export class OpenAiProvider implements ModelProvider {
       }));
     }
     if (options.temperature !== undefined) body.temperature = options.temperature;
-    if (options.max_tokens !== undefined) body.max_tokens = options.max_tokens;
+    const maxTokens = request.max_tokens ?? options.max_tokens;
+    if (maxTokens !== undefined) body.max_tokens = maxTokens;
 
     const headers: Record<string, string> = {};
     if (options.api_key !== null) headers.authorization = `Bearer ${options.api_key}`;
@@ -148,7 +154,7 @@ export class OpenAiProvider implements ModelProvider {
       ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
     });
     const schemas = new Map(request.tools.map((tool) => [tool.name, tool.input_schema]));
-    return this.#toTurn(response, names, strict ? schemas : null);
+    return this.#toTurn(response, names, strict ? schemas : null, maxTokens ?? null);
   }
 
   /** The strict form of a tool's schema; fails closed when strict mode cannot express it. */
@@ -166,11 +172,13 @@ export class OpenAiProvider implements ModelProvider {
   /**
    * @param strictSchemas In strict mode, the original schema of each tool by canonical name, to
    *   remove the nulls of omitted optional properties; `null` otherwise.
+   * @param maxTokens The output limit the request carried, `null` when it sent none.
    */
   #toTurn(
     response: unknown,
     names: ToolNameMap,
     strictSchemas: Map<string, JsonSchema> | null,
+    maxTokens: number | null,
   ): ModelTurn {
     const record = asRecord(response);
     const choices = record?.choices;
@@ -214,18 +222,37 @@ export class OpenAiProvider implements ModelProvider {
         },
       };
     });
-    const finishReason = choice?.finish_reason;
-    return finishTurn(this.#options.model, text, toolCalls, readUsage(record?.usage), {
-      field: "finish_reason",
-      value: finishReason,
-      truncated: finishReason === "length",
-    });
+    return finishTurn(
+      this.#options.model,
+      text,
+      toolCalls,
+      readUsage(record?.usage),
+      readStop(choice?.finish_reason, message.refusal, maxTokens),
+    );
   }
 
   #newId(): string {
     this.#generatedIds += 1;
     return `call-${this.#generatedIds}`;
   }
+}
+
+/**
+ * How a Chat Completions turn ended: a `refusal` text or `finish_reason: "content_filter"` is a
+ * refusal (whatever else the message holds), `"length"` a cut-off, anything else a normal end.
+ */
+function readStop(finishReason: unknown, refusal: unknown, maxTokens: number | null): TurnStop {
+  const provider = { finish_reason: finishReason ?? null };
+  const refusalText = typeof refusal === "string" && refusal !== "" ? refusal : null;
+  if (refusalText !== null || finishReason === "content_filter") {
+    return {
+      reason: "refused",
+      provider,
+      ...(refusalText === null ? {} : { refusal: refusalText }),
+    };
+  }
+  if (finishReason === "length") return { reason: "truncated", provider, max_tokens: maxTokens };
+  return { reason: "end", provider };
 }
 
 function toWireMessage(message: ModelMessage, names: ToolNameMap): Record<string, unknown> {
