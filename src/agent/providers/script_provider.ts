@@ -8,7 +8,9 @@
  * {"content": "Done: see {{run.deliverables}}/report.md"}
  * ```
  * `arguments` is an object, or a string passed to the runtime as the raw JSON text (to test
- * malformed arguments). `id` defaults to `script-<line>-<index>`. String values in object
+ * malformed arguments). `id` defaults to `script-<line>-<index>`; an id the plan repeats is made
+ * unique by the loop (`<id>-2`, the plan's id kept in `provider.id`), and a template names the
+ * latest call with that id. A malformed plan is refused with the file and the line. String values in object
  * arguments and `content` may use templates filled from the conversation so far:
  * `{{<tool_call_id>.output}}`, `{{<tool_call_id>.summary}}`, `{{run.id}}`, `{{run.workspace}}`,
  * `{{run.deliverables}}`, `{{run.scratch}}`. An unknown template is an error (the plan is wrong).
@@ -110,8 +112,16 @@ export class ScriptProvider implements ModelProvider {
         if (typeof name !== "string" || name === "") {
           throw invalid(`tool_calls[${callIndex}].name must be a tool name`);
         }
-        if (id !== undefined && typeof id !== "string") {
-          throw invalid(`tool_calls[${callIndex}].id must be a string`);
+        if (id !== undefined && (typeof id !== "string" || id === "")) {
+          throw invalid(`tool_calls[${callIndex}].id must be a non-empty string`);
+        }
+        if (
+          args !== undefined && args !== null && typeof args !== "string" &&
+          (typeof args !== "object" || Array.isArray(args))
+        ) {
+          throw invalid(
+            `tool_calls[${callIndex}].arguments must be an object, or a string of raw JSON text`,
+          );
         }
         return { ...(id === undefined ? {} : { id }), name, arguments: args ?? {} };
       });
@@ -137,10 +147,14 @@ export class ScriptProvider implements ModelProvider {
     this.requests.push(structuredClone(request));
     const turn = this.#turns[this.#next];
     if (turn === undefined) {
+      const last = this.#turns.at(-1)?.line;
       return Promise.reject(
         new ModelError(
           "script_exhausted",
-          `Cannot continue script "${this.#source}": it has no more turns and gave no final message`,
+          `Cannot continue script "${this.#source}": it has no more turns after ${
+            last === undefined ? "its start" : `line ${last}`
+          } and gave no final message; end it with a {"content": …} line`,
+          last === undefined ? {} : { line: last },
         ),
       );
     }
@@ -165,15 +179,34 @@ export class ScriptProvider implements ModelProvider {
   }
 }
 
+/**
+ * A copy of a parsed JSON value with every string passed through `fill`. Iterative (an explicit
+ * stack), so arguments nested as deep as JSON.parse accepts cannot overflow the call stack; the
+ * runtime's own depth cap then answers `invalid_arguments`.
+ */
 function mapStrings(value: unknown, fill: (text: string) => string): unknown {
-  if (typeof value === "string") return fill(value);
-  if (Array.isArray(value)) return value.map((item) => mapStrings(item, fill));
-  if (typeof value === "object" && value !== null) {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, mapStrings(item, fill)]),
-    );
+  const copy = (item: unknown, pending: [object, Record<string, unknown>][]): unknown => {
+    if (typeof item === "string") return fill(item);
+    if (typeof item !== "object" || item === null) return item;
+    const target = (Array.isArray(item) ? [] : {}) as Record<string, unknown>;
+    pending.push([item, target]);
+    return target;
+  };
+  const pending: [object, Record<string, unknown>][] = [];
+  const root = copy(value, pending);
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [source, target] = next;
+    for (const [key, item] of Object.entries(source)) {
+      // defineProperty: a "__proto__" key from JSON.parse stays an own property.
+      Object.defineProperty(target, key, {
+        value: copy(item, pending),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
   }
-  return value;
+  return root;
 }
 
 function fillTemplates(text: string, request: ModelRequest, line: number, source: string): string {
@@ -203,11 +236,21 @@ function fillTemplates(text: string, request: ModelRequest, line: number, source
   );
 }
 
+/**
+ * The result of the latest call the plan named `id`. The loop makes repeated ids unique (`a`,
+ * `a-2`) and keeps the plan's id in `provider.id`, so a template names the call it follows.
+ */
 function findToolMessage(
   messages: ModelMessage[],
   id: string,
 ): Extract<ModelMessage, { role: "tool" }> | undefined {
-  return messages.find((message): message is Extract<ModelMessage, { role: "tool" }> =>
-    message.role === "tool" && message.tool_call_id === id
+  const planIds = new Map<string, string>();
+  for (const message of messages) {
+    if (message.role !== "assistant") continue;
+    for (const call of message.tool_calls) planIds.set(call.id, call.provider?.id ?? call.id);
+  }
+  return messages.findLast((message): message is Extract<ModelMessage, { role: "tool" }> =>
+    message.role === "tool" &&
+    (message.tool_call_id === id || planIds.get(message.tool_call_id) === id)
   );
 }

@@ -63,6 +63,11 @@ Deno.test("script provider refuses malformed scripts naming the line", () => {
       ['\n{"tool_calls": [{"name": ""}]}', /line 2: tool_calls\[0\]\.name must be a tool name/],
       ["{}", /needs "content" or "tool_calls"/],
       ["[1]", /must be a JSON object/],
+      [
+        '// one\n\n{"tool_calls": [{"name": "fs.read_file", "arguments": [1]}]}',
+        /line 3: tool_calls\[0\]\.arguments must be an object, or a string of raw JSON text/,
+      ],
+      ['{"tool_calls": [{"id": "", "name": "x"}]}', /line 1: tool_calls\[0\]\.id must be/],
     ] as const
   ) {
     assert.throws(
@@ -77,4 +82,99 @@ Deno.test("script provider refuses malformed scripts naming the line", () => {
 Deno.test("script provider fails a turn whose template names a call that has no result", async () => {
   const script = ScriptProvider.fromText(JSON.stringify({ content: "{{missing.output}}" }));
   await assert.rejects(script.complete(request()), /Cannot fill "\{\{missing\.output\}\}"/);
+});
+
+Deno.test("script provider names the file and the line of a malformed plan read from disk", async () => {
+  const folder = await Deno.makeTempDir();
+  try {
+    const path = `${folder}/plan.jsonl`;
+    await Deno.writeTextFile(path, '{"content": "ok"}\n{"tool_calls": [{"name": 5}]}\n');
+    const error = await ScriptProvider.fromFile(path).then(() => null, (error) => error);
+    assert.ok(error instanceof ModelError && error.code === "script_invalid");
+    assert.equal(
+      error.message,
+      `Cannot load script "${path}": line 2: tool_calls[0].name must be a tool name`,
+    );
+    assert.deepEqual(error.details, { line: 2 });
+    // Near miss: the same plan with a name loads.
+    await Deno.writeTextFile(path, '{"content": "ok"}\n{"tool_calls": [{"name": "fs.x"}]}\n');
+    assert.equal((await ScriptProvider.fromFile(path)).remaining, 2);
+  } finally {
+    await Deno.remove(folder, { recursive: true });
+  }
+});
+
+Deno.test("script provider fills arguments nested deeper than the call stack without overflowing", async () => {
+  const depth = 200_000;
+  const nested = `${"[".repeat(depth)}"{{run.id}}"${"]".repeat(depth)}`;
+  const script = ScriptProvider.fromText(
+    `{"tool_calls": [{"id": "deep", "name": "fs.read_file", "arguments": {"path": ${nested}}}]}`,
+  );
+  const [call] = (await script.complete(request())).tool_calls;
+  assert.ok(call);
+  // The template deep inside is filled; the runtime's depth cap then answers invalid_arguments.
+  assert.ok(call.arguments.endsWith(`"r1"${"]".repeat(depth)}}`));
+  assert.ok(call.arguments.startsWith(`{"path":${"[".repeat(10)}`));
+});
+
+Deno.test("script provider keeps a __proto__ key of the plan as a plain property", async () => {
+  const script = ScriptProvider.fromText(
+    '{"tool_calls": [{"name": "x.y", "arguments": {"__proto__": {"path": "a"}}}]}',
+  );
+  const [call] = (await script.complete(request())).tool_calls;
+  assert.equal(call?.arguments, '{"__proto__":{"path":"a"}}');
+});
+
+Deno.test("script provider fills a repeated id's template from the latest call with that id", async () => {
+  const script = ScriptProvider.fromText(
+    JSON.stringify({ content: "{{a.output}}" }),
+    "plan.jsonl",
+  );
+  const result = (output: string) => ({
+    tool_call_id: "",
+    tool: "fs.read_file",
+    ok: true,
+    summary: output,
+    output,
+    data: null,
+    artifacts: [],
+    error: null,
+    duration_ms: 1,
+  });
+  const call = (id: string) => ({ id, name: "fs.read_file", arguments: "{}" });
+  // The loop renamed the plan's second "a" to "a-2" and kept "a" as its raw id.
+  const turn = await script.complete(request([
+    { role: "assistant", content: null, tool_calls: [call("a")] },
+    {
+      role: "tool",
+      tool_call_id: "a",
+      name: "fs.read_file",
+      content: "first",
+      result: result("first"),
+    },
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ ...call("a-2"), provider: { name: "fs.read_file", id: "a" } }],
+    },
+    {
+      role: "tool",
+      tool_call_id: "a-2",
+      name: "fs.read_file",
+      content: "second",
+      result: result("second"),
+    },
+  ]));
+  assert.equal(turn.text, "second");
+});
+
+Deno.test("script provider names the last line when the plan runs out", async () => {
+  const script = ScriptProvider.fromText('{"tool_calls": [{"name": "x.y"}]}\n// end', "plan.jsonl");
+  await script.complete(request());
+  const error = await script.complete(request()).then(() => null, (error) => error);
+  assert.ok(error instanceof ModelError && error.code === "script_exhausted");
+  assert.match(
+    error.message,
+    /^Cannot continue script "plan\.jsonl": it has no more turns after line 1/,
+  );
 });
