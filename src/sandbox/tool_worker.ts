@@ -14,6 +14,7 @@ import type { DeclarativeToolFile } from "../toolsets/declarative/declarative_to
 import { failure, type ToolOutcome } from "../tools/tool_result.ts";
 import { FetchResponder } from "../network/message_fetch.ts";
 import { hostPermission } from "../network/host_permission.ts";
+import { DEFAULT_KILL_GRACE_MS } from "../exec/spawn_confined.ts";
 
 /**
  * The Deno permissions of the tool Worker. Paths are absolute and canonical. Everything that is not
@@ -120,7 +121,12 @@ export interface ToolWorkerOptions {
   declarativeTools?: DeclarativeToolFile[];
   /** The Worker's entry module. @default src/sandbox/worker_main.ts (the built-in tools) */
   entry?: URL;
-  /** How long a handler may take to stop after an abort, in ms, before the Worker is replaced. @default 2000 */
+  /**
+   * How long a handler may take to stop after an abort, in ms, before the Worker is replaced.
+   * Longer than a command's own stop (TERM, its kill grace, KILL, the drain), so that the handler
+   * kills a group that ignores TERM before its Worker goes.
+   * @default DEFAULT_ABORT_GRACE_MS
+   */
   abortGraceMs?: number;
   /**
    * Longest a handler may run, in ms; then the call ends with `timeout` and the Worker is replaced
@@ -132,6 +138,14 @@ export interface ToolWorkerOptions {
 
 /** Default of {@linkcode ToolWorkerOptions.handlerTimeoutMs}: 120 s, the default command timeout too. */
 export const DEFAULT_HANDLER_TIMEOUT_MS = 120_000;
+
+/**
+ * Default of {@linkcode ToolWorkerOptions.abortGraceMs}: a command's kill grace
+ * (`DEFAULT_KILL_GRACE_MS`, 2 s) plus 3 s for sending the signals and draining the pipes (at most
+ * 1.5 s). Were it equal to the kill grace, the Worker would be replaced at the very moment the
+ * handler sends KILL, and a process that ignores TERM would outlive the run.
+ */
+export const DEFAULT_ABORT_GRACE_MS = DEFAULT_KILL_GRACE_MS + 3000;
 
 interface Pending {
   resolve: (outcome: ToolOutcome) => void;
@@ -171,7 +185,8 @@ export class ToolWorker {
    * Runs one handler. Never rejects: failures are outcomes.
    *
    * @param signal Aborts the call: the handler is told, and after the grace period the outcome is
-   * `aborted` whatever the handler does (the Worker is then replaced).
+   * `aborted` whatever the handler does (the Worker is then replaced). A signal aborted before the
+   * call starts it not at all.
    */
   async execute(
     tool: string,
@@ -186,6 +201,14 @@ export class ToolWorker {
         "internal_error",
         `Cannot run tool "${tool}": the tool Worker did not start (${String(error)})`,
       );
+    }
+    if (signal?.aborted) {
+      const reason = String(signal.reason ?? "aborted");
+      return failure("aborted", `Cannot run tool "${tool}": the run was aborted (${reason})`, {
+        aborted: true,
+        partial: false,
+        abort_reason: reason,
+      });
     }
     const worker = this.#worker as Worker;
     const id = this.#nextId++;
@@ -223,7 +246,7 @@ export class ToolWorker {
             }),
           );
           this.#replace();
-        }, this.#options.abortGraceMs ?? 2000);
+        }, this.#options.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS);
       };
       this.#pending.set(id, { resolve: finish, tool });
       if (signal?.aborted) onAbort();
