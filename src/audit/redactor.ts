@@ -107,21 +107,28 @@ interface TokenPattern {
 }
 
 /**
- * Built-in token patterns, in order: a match is replaced before the next pattern runs (Anthropic
- * keys before OpenAI's, whose pattern they also match). The look-behinds keep a pattern from
- * starting inside a longer word (`risk-assessment-...` is not an `sk-` key). Every pattern matches
- * at most {@linkcode MAX_TOKEN_MATCH_CHARS} code units; an unterminated PEM block is redacted to
- * the end of the text or that bound, whichever comes first.
+ * PEM private key blocks, found first (a block's lines are full of token characters). An
+ * unterminated block is redacted to the end of the text or {@linkcode MAX_TOKEN_MATCH_CHARS},
+ * whichever comes first.
+ */
+const PRIVATE_KEY_PATTERN: TokenPattern = {
+  kind: "private_key",
+  pattern: new RegExp(
+    `-----BEGIN [A-Z0-9 ]{0,64}PRIVATE KEY(?: BLOCK)?-----(?:[\\s\\S]{0,${BODY}}?-----END ` +
+      `[A-Z0-9 ]{0,64}PRIVATE KEY(?: BLOCK)?-----|[\\s\\S]{0,${BODY}})`,
+    "g",
+  ),
+};
+
+/**
+ * Built-in token patterns, in order of preference where two match at the same place (Anthropic
+ * keys before OpenAI's, whose pattern they also match). They run as one alternation (one pass over
+ * the text, the leftmost match winning; see {@linkcode tokenStage}). The look-behinds keep a
+ * pattern from starting inside a longer word (`risk-assessment-...` is not an `sk-` key). Every
+ * pattern matches at most {@linkcode MAX_TOKEN_MATCH_CHARS} code units. No pattern may hold a
+ * capturing group.
  */
 const TOKEN_PATTERNS: readonly TokenPattern[] = [
-  {
-    kind: "private_key",
-    pattern: new RegExp(
-      `-----BEGIN [A-Z0-9 ]{0,64}PRIVATE KEY(?: BLOCK)?-----(?:[\\s\\S]{0,${BODY}}?-----END ` +
-        `[A-Z0-9 ]{0,64}PRIVATE KEY(?: BLOCK)?-----|[\\s\\S]{0,${BODY}})`,
-      "g",
-    ),
-  },
   {
     kind: "anthropic_key",
     pattern: new RegExp(`(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,${BODY}}`, "g"),
@@ -263,7 +270,8 @@ export class Redactor {
       ...(secretPattern === null
         ? []
         : [{ kind: "secret_env" as const, pattern: secretPattern, keep: none }]),
-      ...TOKEN_PATTERNS.map(({ kind, pattern }) => ({ kind, pattern, keep: none })),
+      { ...PRIVATE_KEY_PATTERN, keep: none },
+      tokenStage(TOKEN_PATTERNS),
       {
         kind: "bearer_token",
         pattern: BEARER_PATTERN,
@@ -332,13 +340,15 @@ export class Redactor {
   spans(text: string): RedactionSpan[] {
     const found: StageSpan[] = [];
     let masked = text;
-    for (const [stage, { kind, pattern, keep }] of this.#stages.entries()) {
+    for (const [index, stage] of this.#stages.entries()) {
+      const { kind, pattern, keep } = stage;
       const spans: StageSpan[] = [];
       for (const match of masked.matchAll(pattern)) {
         // A kept prefix (`Bearer `) is part of the span, so that no cut falls between the two.
         const kept = match[0].slice(0, keep(match));
         const end = match.index + match[0].length;
-        spans.push({ start: match.index, end, replacement: kept + marker(kind), stage });
+        const found = stage.kindOf?.(match) ?? kind;
+        spans.push({ start: match.index, end, replacement: kept + marker(found), stage: index });
       }
       if (spans.length === 0) continue;
       for (const span of spans) found.push(span);
@@ -414,6 +424,8 @@ export class Redactor {
 
 interface Stage {
   kind: RedactionKind;
+  /** The kind of a match, when the stage finds several (default: `kind`). */
+  kindOf?: (match: RegExpExecArray) => RedactionKind;
   pattern: RegExp;
   /** Code units at the start of a match that are not replaced. */
   keep: (match: RegExpExecArray) => number;
@@ -422,6 +434,26 @@ interface Stage {
 interface StageSpan extends RedactionSpan {
   /** Index of the stage that found it: a later stage swallowed what it overlaps. */
   stage: number;
+}
+
+/**
+ * One stage for many token patterns: an alternation of them, each in a named group (`t0`, `t1`…)
+ * that tells the match's kind. At one place the earlier pattern wins, as the regular expression
+ * tries alternatives in order; a pass finds the leftmost match, so a token is never searched for
+ * inside another one.
+ */
+function tokenStage(patterns: readonly TokenPattern[]): Stage {
+  const source = patterns.map(({ pattern }, index) => `(?<t${index}>${pattern.source})`).join("|");
+  return {
+    kind: patterns[0]?.kind ?? "secret_env",
+    pattern: new RegExp(source, "g"),
+    keep: () => 0,
+    kindOf: (match) => {
+      const groups = match.groups ?? {};
+      const index = patterns.findIndex((_, position) => groups[`t${position}`] !== undefined);
+      return patterns[index]?.kind ?? "secret_env";
+    },
+  };
 }
 
 /**

@@ -171,6 +171,11 @@ Deno.test("Redactor.redactText removes every private key block kind when it is P
   const pgp = "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQdGBF4\n=abcd\n" +
     "-----END PGP PRIVATE KEY BLOCK-----";
   assert.equal(redactor.redactText(`${pgp}\nrest`), "[REDACTED:private_key]\nrest");
+  // A key glued to a token: the block is found first, the token on what is left.
+  const glued = `sk-${
+    "a".repeat(24)
+  }-----BEGIN PRIVATE KEY-----\nMIIEvQ\n-----END PRIVATE KEY-----`;
+  assert.equal(redactor.redactText(glued), "[REDACTED:openai_key][REDACTED:private_key]");
   // The near miss: public halves and certificates are not secrets.
   for (
     const kept of [
