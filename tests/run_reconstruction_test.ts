@@ -33,7 +33,10 @@ function toolCall(id: string, name: string, args: Record<string, unknown>) {
   return { id, type: "function", function: { name, arguments: JSON.stringify(args) } };
 }
 
-/** The model's plan: two parallel reads (30 KiB and 100 KiB), a failing command, an escape. */
+/**
+ * The model's plan: three parallel reads (small, 30 KiB, 100 KiB), a failing command, a write
+ * outside the workspace (denied) and a read after it (skipped, never run).
+ */
 const TURNS = [
   [
     toolCall("call_small", "fs__read_file", { path: "README.md" }),
@@ -41,7 +44,10 @@ const TURNS = [
     toolCall("call_huge", "fs__read_file", { path: "huge.txt", max_lines: 1000 }),
   ],
   [toolCall("call_ls", "exec__run_command", { argv: ["ls", "no-such-folder"] })],
-  [toolCall("call_escape", "fs__read_file", { path: "../outside/secret.txt" })],
+  [
+    toolCall("call_escape", "fs__write_file", { path: "../outside/planted.txt", content: "x" }),
+    toolCall("call_after", "fs__read_file", { path: "README.md" }),
+  ],
 ];
 
 const SECRET = "canary-secret-value-123";
@@ -98,7 +104,6 @@ Deno.test("the run folder alone gives back every tool result the model received,
       Array.from({ length: 1000 }, (_, index) => index === 7 ? `key ${SECRET}` : line(index))
         .join("\n"),
     );
-    await Deno.writeTextFile(nodePath.join(project.sandbox.outside, "secret.txt"), "no\n");
     const { stderr } = await runCli(["--config", project.configPath], {
       env: {
         KAGENT_TEST_OPENAI_KEY: "sk-test-key-not-real-1234567890",
@@ -116,6 +121,7 @@ Deno.test("the run folder alone gives back every tool result the model received,
       "call_huge",
       "call_ls",
       "call_escape",
+      "call_after",
     ]);
 
     // Reconstructed from the run folder only: tools.jsonl, and artifacts/ for long outputs.
@@ -167,11 +173,17 @@ Deno.test("the run folder alone gives back every tool result the model received,
       call_huge: "rule",
       call_ls: "rule",
       call_escape: null,
+      call_after: null,
     });
     const ls = byWireId.get("call_ls") as ToolLine;
     assert.equal(ls.approval?.rule, "ls-anything");
     assert.equal(ls.exit_code, 2);
     assert.equal((byWireId.get("call_escape") as ToolLine).approval, null);
+    // The denied write left nothing; the call after it never ran, and its record says so.
+    await assert.rejects(Deno.stat(nodePath.join(project.sandbox.outside, "planted.txt")));
+    const after = byWireId.get("call_after") as ToolLine;
+    assert.deepEqual([after.executed, after.result.error_type], [false, "skipped"]);
+    assert.equal("executed" in small, false);
     assert.equal("exit_code" in small, false);
 
     // The task, the model and its parameters, the config as loaded (redacted).
@@ -295,6 +307,7 @@ interface ToolLine {
     choice?: string;
   } | null;
   exit_code?: number | null;
+  executed?: boolean;
 }
 
 /** Reads an artifact named by a record, checking its size and sha256 against the record. */

@@ -107,6 +107,68 @@ export async function record(
     policy,
     artifacts: result.artifacts.map((artifact) => artifact.ref),
   });
+  await recorder.toolRecord(await toolLine(entry, policy, keeping));
+  if (!result.ok && result.error !== null) {
+    await recorder.error({
+      source: "tool",
+      tool: result.tool,
+      tool_call_id: result.tool_call_id,
+      ...origin,
+      error_type: result.error.type,
+      message: result.error.message,
+      details: result.error.details,
+      policy,
+    });
+  }
+}
+
+/**
+ * Writes the `logs/tools.jsonl` record of a call that never reached the runtime (skipped after a
+ * denial or a failed write, or aborted before it started), with `executed: false`: the model
+ * still received its result, so the record keeps the arguments and the output like any other.
+ * The caller writes its event and error line.
+ *
+ * @param call The call as the model sent it.
+ * @param result The result the model received.
+ * @param at When the call was answered. @default new Date()
+ */
+export async function recordNotRun(
+  recorder: Pick<AuditRecorder, "toolRecord">,
+  call: { arguments: string; provider?: ProviderCallOrigin },
+  result: ToolResult,
+  at: Date = new Date(),
+): Promise<void> {
+  let params: unknown = call.arguments;
+  try {
+    params = JSON.parse(call.arguments);
+  } catch {
+    // Kept as the text the model sent.
+  }
+  const line = await toolLine(
+    {
+      result,
+      risk_level: null,
+      started: at,
+      ended: at,
+      params,
+      arguments_text: call.arguments,
+      decision: null,
+      ...(call.provider === undefined ? {} : { provider: call.provider }),
+    },
+    null,
+    null,
+  );
+  await recorder.toolRecord({ ...line, executed: false });
+}
+
+/** The `logs/tools.jsonl` record of a call; see {@linkcode record}. */
+async function toolLine(
+  entry: CallRecord,
+  policy: Record<string, unknown> | null,
+  keeping: RecordKeeping | null,
+): Promise<Record<string, unknown>> {
+  const { result } = entry;
+  const origin = entry.provider === undefined ? {} : { provider: { ...entry.provider } };
   const argumentsText = keeping === null
     ? entry.arguments_text
     : keeping.redactor.redactText(entry.arguments_text);
@@ -114,7 +176,7 @@ export async function record(
     await keep(argumentsText, keeping, "application/json"),
     await keep(result.output, keeping, "text/plain; charset=utf-8"),
   ];
-  await recorder.toolRecord({
+  return {
     tool: result.tool,
     tool_call_id: result.tool_call_id,
     ...origin,
@@ -140,19 +202,7 @@ export async function record(
       arguments_sha256: sha256(entry.arguments_text),
       output_sha256: sha256(result.output),
     },
-  });
-  if (!result.ok && result.error !== null) {
-    await recorder.error({
-      source: "tool",
-      tool: result.tool,
-      tool_call_id: result.tool_call_id,
-      ...origin,
-      error_type: result.error.type,
-      message: result.error.message,
-      details: result.error.details,
-      policy,
-    });
-  }
+  };
 }
 
 /** A text inline, or (above the inline size, with a store) the artifact holding it. */

@@ -8,7 +8,7 @@
 
 import type { AuditRecorder } from "../audit/mod.ts";
 import { failure, type ToolResult } from "../tools/tool_result.ts";
-import { eventTypeOf } from "./record.ts";
+import { eventTypeOf, recordNotRun } from "./record.ts";
 import type { ToolCall } from "./tool_call.ts";
 import type { ToolRuntime } from "./tool_runtime.ts";
 
@@ -86,11 +86,11 @@ export async function runTurn(
   /** Answers a call that will not run, or returns false when it may run. */
   const answerUnrun = async (index: number, call: ToolCall): Promise<boolean> => {
     if (options.signal?.aborted) {
-      settle(index, await recordUnrun(options.recorder, abortedResult(call, options.signal)));
+      settle(index, await recordUnrun(options.recorder, abortedResult(call, options.signal), call));
       return true;
     }
     if (stop !== null) {
-      settle(index, await recordUnrun(options.recorder, skippedResult(call, stop)));
+      settle(index, await recordUnrun(options.recorder, skippedResult(call, stop), call));
       return true;
     }
     return false;
@@ -193,10 +193,14 @@ function abortedResult(call: ToolCall, signal: AbortSignal): ToolResult {
   );
 }
 
-/** Records a call that never reached the runtime: a `tool.skipped` event and an error line. */
+/**
+ * Records a call that never reached the runtime: a `tool.skipped` event, an error line and (with a
+ * recorder that keeps them) its `logs/tools.jsonl` record, `executed: false`.
+ */
 async function recordUnrun(
   recorder: Pick<AuditRecorder, "event" | "error">,
   result: ToolResult,
+  call: ToolCall,
 ): Promise<ToolResult> {
   const error = result.error;
   await recorder.event("tool.skipped", {
@@ -217,5 +221,7 @@ async function recordUnrun(
     details: error?.details ?? {},
     policy: null,
   });
+  // The model receives this result too: its arguments and output belong in tools.jsonl.
+  if ("toolRecord" in recorder) await recordNotRun(recorder as AuditRecorder, call, result);
   return result;
 }
