@@ -15,11 +15,14 @@ export const CANARY = "KAGENT-CANARY-41c7e9";
 export const PASSWD_MARK = "root:x:0:0";
 export const SECRETS = [CANARY, PASSWD_MARK] as const;
 
-/** Every tool allowed; `fs.delete_file` (destructive) needs its own exact rule. */
+/**
+ * Every tool allowed; `fs.delete_file` (destructive) needs its own exact rule, which must also
+ * narrow it to run without asking: here to text files.
+ */
 export const ALLOW_ALL = {
   rules: [
     { id: "allow-all", tools: ["*"], decision: "allow" },
-    { id: "allow-delete", tools: ["fs.delete_file"], decision: "allow" },
+    { id: "allow-delete", tools: ["fs.delete_file"], paths: ["**/*.txt"], decision: "allow" },
   ],
 };
 export const PATH_GUARD = { rule: "sandbox:path-guard", layer: "sandbox" } as const;

@@ -674,13 +674,18 @@ Deno.test("a path-scoped deny rule naming a symlinked folder denies calls spelle
 const COMMAND_PROGRAMS = ["tar", "dd", "curl", "git", "sort", "cat"];
 
 /**
- * A run with the programs allowlisted and run_command allowed by a rule naming it, under
- * bubblewrap (under "none" every command call would ask besides).
+ * A run with the programs allowlisted and run_command allowed by a rule naming it and its
+ * programs, under bubblewrap (under "none" every command call would ask besides).
  */
 function openCommandRun(prepare: (sandbox: TestRun["sandbox"]) => Promise<void>) {
   return openTestRun({
     permissions: {
-      rules: [{ id: "allow-run-command", tools: ["exec.run_command"], decision: "allow" }],
+      rules: [{
+        id: "allow-run-command",
+        tools: ["exec.run_command"],
+        commands: COMMAND_PROGRAMS,
+        decision: "allow",
+      }],
     },
     config: { commands: COMMAND_PROGRAMS, sandbox: { command_isolation: "bwrap" } },
     prepare,

@@ -294,3 +294,47 @@ Deno.test("kagent-run tools --agent-type worker lists the minimal readonly set",
   assert.equal(wrong.code, 2);
   assert.match(wrong.stderr, /must be one of main, sub, fork, worker/);
 });
+
+Deno.test("a scope-less allow of exec.run_command asks, and kagent-run policy says why", async () => {
+  await using project = await createProject({
+    config: { commands: ["git"], sandbox: { command_isolation: "bwrap" } },
+    permissions: { rules: [{ id: "run", tools: ["exec.run_command"], decision: "allow" }] },
+  });
+  const call = await runCli([
+    "call",
+    "exec.run_command",
+    '{"argv": ["git", "--version"]}',
+    "--config",
+    project.configPath,
+    "--non-interactive",
+  ]);
+  assert.equal(call.code, 3, call.stderr);
+  const result = JSON.parse(call.stdout);
+  assert.equal(result.error.type, "approval_required");
+  assert.equal(result.error.details.rule, "runtime:high-risk-unscoped");
+  assert.doesNotMatch(result.output, /git version/);
+  const policy = await runCli(["policy", "--config", project.configPath]);
+  assert.match(
+    policy.stdout,
+    /exec\.run_command\s+ask\s+runtime\s+runtime:high-risk-unscoped\s+-\s+rule "run" allows the dangerous tool "exec\.run_command" without narrowing it/,
+  );
+});
+
+Deno.test("an allow of exec.run_command narrowed to git runs git without asking (near miss)", async () => {
+  await using project = await createProject({
+    config: { commands: ["git"], sandbox: { command_isolation: "bwrap" } },
+    permissions: {
+      rules: [{ id: "git", tools: ["exec.run_command"], commands: ["git"], decision: "allow" }],
+    },
+  });
+  const call = await runCli([
+    "call",
+    "exec.run_command",
+    '{"argv": ["git", "--version"]}',
+    "--config",
+    project.configPath,
+    "--non-interactive",
+  ]);
+  assert.equal(call.code, 0, call.stdout);
+  assert.match(JSON.parse(call.stdout).output, /git version/);
+});

@@ -35,13 +35,21 @@ const UNRESTRICTED = { rule: "runtime:unrestricted-execution", layer: "runtime" 
 const CODE_EXECUTING = "runtime:code-executing-arguments";
 const UNCHECKED = "runtime:unchecked-arguments";
 
-/** exec.run_command is dangerous: only a rule naming it exactly turns it on. */
-const ALLOW_RUN_COMMAND = {
-  rules: [{ id: "allow-run-command", tools: ["exec.run_command"], decision: "allow" }],
-};
-
 const HAS_RG = (await programOnPath("rg")) !== null;
 const PROGRAMS = ["echo", "printenv", "pwd", "git", "yes", "seq", "ls", ...(HAS_RG ? ["rg"] : [])];
+
+/**
+ * exec.run_command is dangerous: only a rule naming it exactly turns it on, and only a rule that
+ * also narrows it (here to the programs these tests allowlist) lets calls run without asking.
+ */
+const ALLOW_RUN_COMMAND = {
+  rules: [{
+    id: "allow-run-command",
+    tools: ["exec.run_command"],
+    commands: [...PROGRAMS, "rg", "cp", "sh", "env"],
+    decision: "allow",
+  }],
+};
 
 /** The API key canary: never in a child's environment, an output or a log. */
 const CANARY_ENV = "canary-123-kagent";

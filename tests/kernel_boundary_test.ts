@@ -33,7 +33,12 @@ const APPROVE_ALL: Approver = {
 };
 
 const ALLOW_RUN_COMMAND = {
-  rules: [{ id: "allow-run-command", tools: ["exec.run_command"], decision: "allow" }],
+  rules: [{
+    id: "allow-run-command",
+    tools: ["exec.run_command"],
+    commands: [...PROGRAMS, "tar", "python3"],
+    decision: "allow",
+  }],
 };
 
 function openConfined(

@@ -174,7 +174,9 @@ Deno.test("an abort while a command runs ends the run aborted_tools and kills th
   })();
   const { run, outcome } = await agentRun(
     {
-      permissions: { rules: [{ tools: ["exec.run_command"], decision: "allow" }] },
+      permissions: {
+        rules: [{ tools: ["exec.run_command"], commands: ["sleep"], decision: "allow" }],
+      },
       config: { commands: ["sleep"], sandbox: { command_isolation: "bwrap" } },
     },
     [
@@ -221,7 +223,9 @@ Deno.test("kagent-run on SIGINT while a command runs records aborted_tools and e
   const marker = "30.4822";
   await using project = await createProject({
     config: { commands: ["sleep"], sandbox: { command_isolation: "bwrap" } },
-    permissions: { rules: [{ tools: ["exec.run_command"], decision: "allow" }] },
+    permissions: {
+      rules: [{ tools: ["exec.run_command"], commands: ["sleep"], decision: "allow" }],
+    },
     plan: [
       JSON.stringify({
         tool_calls: [{

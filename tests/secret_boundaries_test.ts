@@ -183,7 +183,9 @@ Deno.test("runConfined keeps multi-byte text intact around the edges (near miss)
 Deno.test("exec.run_command never shows a secret_env value split across a stream edge", async () => {
   const secretEnv = "KAGENT_BOUNDARY_SECRET";
   await using run = await openTestRun({
-    permissions: { rules: [{ tools: ["exec.run_command"], decision: "allow" }] },
+    permissions: {
+      rules: [{ tools: ["exec.run_command"], commands: ["cat"], decision: "allow" }],
+    },
     config: {
       commands: ["cat"],
       sandbox: { command_isolation: "none" },

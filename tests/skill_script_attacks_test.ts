@@ -38,7 +38,13 @@ const HAS_PYTHON = await exists(PYTHON);
 
 /** skills.run_script is dangerous: only a rule naming it exactly turns it on. */
 const ALLOW_RUN_SCRIPT = {
-  rules: [{ id: "allow-run-script", tools: ["skills.run_script"], decision: "allow" }],
+  rules: [{
+    id: "allow-run-script",
+    tools: ["skills.run_script"],
+    // Narrowed to the interpreters the tests use (a scope-less allow of a dangerous tool asks).
+    commands: ["sh", "bash", "python3", PYTHON],
+    decision: "allow",
+  }],
 };
 const SCRIPT_IN_WRITE_ROOT = { rule: "sandbox:script-in-write-root", layer: "sandbox" } as const;
 
@@ -221,8 +227,13 @@ for (const isolation of ["none", "bwrap"] as const) {
       permissions: {
         rules: [
           { id: "write", tools: ["fs.write_file"], paths: ["**"], decision: "allow" },
-          { id: "commands", tools: ["exec.run_command"], decision: "allow" },
-          { id: "scripts", tools: ["skills.run_script"], decision: "allow" },
+          {
+            id: "commands",
+            tools: ["exec.run_command"],
+            commands: ["sh", "cp", "git"],
+            decision: "allow",
+          },
+          { id: "scripts", tools: ["skills.run_script"], commands: ["sh"], decision: "allow" },
         ],
       },
       prepare: async (sandbox) => {

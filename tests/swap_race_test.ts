@@ -160,7 +160,8 @@ async function openSwapRun(): Promise<TestRun> {
     permissions: {
       rules: [
         { id: "allow-all", tools: ["*"], decision: "allow" },
-        { id: "allow-delete", tools: ["fs.delete_file"], decision: "allow" },
+        // Narrowed, or every delete would ask (a destructive tool needs a narrowed allow).
+        { id: "allow-delete", tools: ["fs.delete_file"], paths: ["d/**"], decision: "allow" },
         {
           id: "allow-writes",
           tools: ["fs.write_file", "fs.edit_file"],

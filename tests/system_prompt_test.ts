@@ -33,7 +33,9 @@ Deno.test("the system prompt sent to the model is recorded in system_prompt.md w
         agent: { instructions: "instructions.md" },
         commands: ["git"],
       },
-      permissions: { rules: [{ tools: ["exec.run_command"], decision: "allow" }] },
+      permissions: {
+        rules: [{ tools: ["exec.run_command"], commands: ["git"], decision: "allow" }],
+      },
     });
     await Deno.writeTextFile(
       nodePath.join(project.configDir, "instructions.md"),

@@ -11,7 +11,10 @@
  *
  * Runtime rules kagent-run always has: sensitive paths ask; tools with `requires_confirmation` ask;
  * destructive or `dangerous`-tagged tools are off (deny) unless a config rule names them exactly
- * (no wildcard) with allow or ask — `fs.*: allow` never turns on `fs.delete_file`.
+ * (no wildcard) with allow or ask — `fs.*: allow` never turns on `fs.delete_file`; and such a tool
+ * is allowed without asking only by an allow rule that names it exactly AND narrows it (`paths`,
+ * `commands` or `arguments`, not a pattern made only of `*` and `/`): a wildcard or scope-less
+ * allow of it asks instead (`runtime:high-risk-unscoped`, its reason naming the rule).
  * A skill rule can only ask or deny (its allow counts as ask), and a skill's `allowed_tools`
  * narrows the tool set; neither can widen anything.
  *
@@ -144,6 +147,7 @@ export const RUNTIME_RULES = {
   commandIsolation: "sandbox:command-isolation",
   unconfinedCommand: "runtime:unconfined-command",
   hardLink: "runtime:hard-link",
+  highRiskUnscoped: "runtime:high-risk-unscoped",
 } as const;
 
 const LAYER_ORDER: PolicyLayer[] = ["runtime", "sandbox", "skill", "config", "default"];
@@ -340,15 +344,42 @@ export class EffectivePolicy {
         error_type: null,
       });
     }
-    // 3. Skill and config rules.
+    // 3. Skill and config rules. A high-risk tool is allowed only by a rule that names it exactly
+    // and narrows it; a wider allow that matches asks instead, unless a narrow one covers the call.
+    const highRisk = this.#isDestructive(tool);
+    const wideAllows: PolicyRule[] = [];
+    let narrowAllow = false;
     for (const rule of this.rules) {
       if (!matchesCall(rule, tool, scope, this.#inputs.workspace)) continue;
+      if (highRisk && rule.decision === "allow") {
+        if (!narrowsExactly(rule, tool)) {
+          wideAllows.push(rule);
+          continue;
+        }
+        narrowAllow = true;
+      }
       candidates.push({
         decision: rule.decision,
         rule: rule.id,
         layer: rule.layer,
         reason: rule.reason ?? `rule "${rule.id}" (${rule.layer}) says ${rule.decision}`,
         error_type: rule.decision === "deny" ? "permission_denied" : null,
+      });
+    }
+    const wide = wideAllows[0];
+    if (wide !== undefined && !narrowAllow) {
+      candidates.push({
+        decision: "ask",
+        rule: RUNTIME_RULES.highRiskUnscoped,
+        layer: "runtime",
+        reason:
+          `rule "${wide.id}" allows the ${
+            tool.annotations.destructive ? "destructive" : "dangerous"
+          } tool "${tool.name}" ${
+            wide.tools.includes(tool.name) ? "without narrowing it" : "through a wildcard"
+          }, so each call asks; to allow calls without asking, name "${tool.name}" exactly in ` +
+          `"tools" and narrow the rule with "paths", "commands" or "arguments"`,
+        error_type: null,
       });
     }
     if (candidates.length > 0) return strongest(candidates);
@@ -474,6 +505,19 @@ export class EffectivePolicy {
       rule.decision !== "deny" && rule.tools.includes(tool.name)
     );
   }
+}
+
+/**
+ * Tells whether an allow rule may let a high-risk tool run without asking: it names the tool
+ * exactly (no wildcard) and narrows it with `paths`, `commands` or `arguments` of which no pattern
+ * matches everything (one made only of `*` and `/`, after a leading `./`).
+ */
+function narrowsExactly(rule: PolicyRule, tool: ToolDescriptor): boolean {
+  if (!rule.tools.includes(tool.name)) return false;
+  const narrows = (patterns: readonly string[] | undefined) =>
+    patterns !== undefined && patterns.length > 0 &&
+    !patterns.some((pattern) => /^(\.\/)?[/*]+$/.test(pattern));
+  return narrows(rule.paths) || narrows(rule.commands) || narrows(rule.arguments);
 }
 
 /**

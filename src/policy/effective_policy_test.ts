@@ -107,9 +107,53 @@ Deno.test("policy: a wildcard allow never enables a destructive tool; naming it 
     policy([{ id: "fs", tools: ["fs.*"], decision: "allow" }]).isAvailable("fs.delete_file"),
     false,
   );
+  // Naming it turns it on, but without narrowing every call asks (issue 11).
   const enabled = policy([{ id: "rm", tools: ["fs.delete_file"], decision: "allow" }]);
-  assert.deepEqual(pick(enabled.decide(remove, scope(path("a")))), ["allow", "config", "rm"]);
+  assert.deepEqual(pick(enabled.decide(remove, scope(path("a")))), [
+    "ask",
+    "runtime",
+    RUNTIME_RULES.highRiskUnscoped,
+  ]);
   assert.equal(enabled.isAvailable("fs.delete_file"), true);
+  const narrowed = policy([
+    { id: "rm", tools: ["fs.delete_file"], paths: ["tmp/**"], decision: "allow" },
+  ]);
+  assert.deepEqual(pick(narrowed.decide(remove, scope(path("tmp/a")))), ["allow", "config", "rm"]);
+});
+
+Deno.test("policy: a scope-less, wildcard or match-all allow of a high-risk tool asks and says why", () => {
+  const asks = (rules: ConfigRule[]) => policy(rules).decide(remove, scope(path("tmp/a")));
+  for (
+    const rules of [
+      [{ id: "rm", tools: ["fs.delete_file"], decision: "allow" as const }],
+      [{ id: "rm", tools: ["fs.delete_file"], paths: ["**"], decision: "allow" as const }],
+      [{
+        id: "rm",
+        tools: ["fs.delete_file"],
+        paths: ["./**", "tmp/**"],
+        decision: "allow" as const,
+      }],
+      [
+        { id: "on", tools: ["fs.delete_file"], decision: "ask" as const },
+        { id: "rm", tools: ["fs.*"], paths: ["tmp/**"], decision: "allow" as const },
+      ],
+    ]
+  ) {
+    const decision = asks(rules);
+    assert.deepEqual(pick(decision).slice(0, 2), ["ask", "runtime"], JSON.stringify(rules));
+    if (decision.rule === RUNTIME_RULES.highRiskUnscoped) {
+      assert.match(decision.reason, /rule "rm" allows the destructive tool "fs\.delete_file"/);
+      assert.match(decision.reason, /"paths", "commands" or "arguments"/);
+    }
+  }
+  // Near miss: a narrow allow covers the call even beside a wide one.
+  assert.deepEqual(
+    pick(asks([
+      { id: "wide", tools: ["fs.delete_file"], decision: "allow" },
+      { id: "tmp", tools: ["fs.delete_file"], paths: ["tmp/**"], decision: "allow" },
+    ])),
+    ["allow", "config", "tmp"],
+  );
 });
 
 Deno.test("policy: deny beats ask beats allow across config rules", () => {
@@ -377,6 +421,30 @@ Deno.test("policy: command rules match the program and single arguments, never a
   ]);
   assert.deepEqual(pick(decideArgv(["ls", "status"])), ["allow", "config", "ls-status"]);
   assert.equal(effective.isAvailable("exec.run_command"), true, "named exactly: enabled");
+});
+
+Deno.test("policy: exec.run_command asks under a scope-less allow and runs git under commands [git]", () => {
+  const decideGit = (rules: ConfigRule[]) =>
+    EffectivePolicy.compute({
+      tools: [...TOOLS, runCommand],
+      workspace: WORKSPACE,
+      configSource: "test",
+      sandbox: {},
+      configRules: rules,
+    }).decide(runCommand, { paths: [path(".")], commands: [command(["git", "status"])] });
+  const scopeless = decideGit([{ id: "all", tools: ["exec.run_command"], decision: "allow" }]);
+  assert.deepEqual(pick(scopeless), ["ask", "runtime", RUNTIME_RULES.highRiskUnscoped]);
+  assert.match(scopeless.reason, /"exec\.run_command" without narrowing it/);
+  const everyProgram = decideGit([
+    { id: "any", tools: ["exec.run_command"], commands: ["*"], decision: "allow" },
+  ]);
+  assert.equal(everyProgram.decision, "ask");
+  assert.deepEqual(
+    pick(
+      decideGit([{ id: "git", tools: ["exec.run_command"], commands: ["git"], decision: "allow" }]),
+    ),
+    ["allow", "config", "git"],
+  );
 });
 
 Deno.test("policy: argument findings ask for interpreters and deny code-executing options even under allow", () => {
