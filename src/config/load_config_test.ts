@@ -57,6 +57,7 @@ Deno.test("loadConfig fills every default when the file sets only the workspace"
       read_roots: [],
       write_roots: [],
       sensitive_paths: [],
+      hide_sensitive_in_listings: false,
     },
     permissionsPath: null,
     permissions: { rules: [] },
@@ -661,5 +662,23 @@ Deno.test("loadConfig refuses a model or memory base_url that is not http(s)", a
       model: { provider: "openai", model: "llama3.1", base_url: "http://127.0.0.1:11434/v1" },
     });
     assert.equal((await loadConfig(local)).model?.provider, "openai");
+  });
+});
+
+Deno.test("loadConfig reads the search time budget and the listing switch when the file sets them", async () => {
+  await withTempDir(async (dir) => {
+    const path = await writeConfig(dir, "agent.jsonc", {
+      limits: { search_time_budget_ms: 2500 },
+      sandbox: { hide_sensitive_in_listings: true },
+    });
+    const config = await loadConfig(path);
+    assert.equal(config.limits.search_time_budget_ms, 2500);
+    assert.equal(config.sandbox.hide_sensitive_in_listings, true);
+    const defaults = await loadConfig(await writeConfig(dir, "plain.jsonc", {}));
+    assert.equal(defaults.limits.search_time_budget_ms, 10_000);
+    assert.equal(defaults.sandbox.hide_sensitive_in_listings, false);
+    const bad = await writeConfig(dir, "bad.jsonc", { limits: { search_time_budget_ms: 0 } });
+    const error = await configError(loadConfig(bad));
+    assert.deepEqual(error.issues, ['key "limits.search_time_budget_ms" must be at least 1']);
   });
 });

@@ -8,6 +8,9 @@
  * that changed under the walk is passed over and counted (`changed`); the start folder changing
  * ends the walk with an error that `ioFailure` (`safe_file.ts`) reports as `sandbox_violation`.
  *
+ * A walk given a {@linkcode TimeBudget} stops when the budget runs out (checked before each entry
+ * and each folder it reads) and the caller reports what it found, marked truncated.
+ *
  * @module
  */
 
@@ -19,6 +22,7 @@ import {
   isChainProblem,
   type SettleBudget,
 } from "./_folder_chain.ts";
+import type { TimeBudget } from "./time_budget.ts";
 
 /** One entry found by {@linkcode walk}. Symlinks are reported as such and never descended. */
 export interface WalkEntry {
@@ -51,6 +55,10 @@ export interface WalkOptions {
   signal?: AbortSignal;
   /** Filled while walking: what was passed over. */
   stats?: WalkStats;
+  /**
+   * Stops the walk once it runs out (its `ranOut` then tells the caller). @default no time limit
+   */
+  budget?: TimeBudget;
 }
 
 /** What a walk passed over, for `truncated` flags and summaries. */
@@ -103,7 +111,7 @@ export async function* walk(start: ResolvedPath, options: WalkOptions): AsyncGen
   if (start.type !== "directory") {
     throw new TypeError(`Cannot walk "${start.display}": it is not a folder`);
   }
-  const { guard, recursive = false, maxDepth = 64, signal } = options;
+  const { guard, recursive = false, maxDepth = 64, signal, budget: time } = options;
   const stats = options.stats ?? emptyWalkStats();
   const budget: SettleBudget = { remainingMs: DEFAULT_SETTLE_BUDGET_MS };
   const hold = signal === undefined ? { budget } : { budget, signal };
@@ -127,6 +135,7 @@ export async function* walk(start: ResolvedPath, options: WalkOptions): AsyncGen
       stack.pop();
       continue;
     }
+    if (time?.exhausted()) return;
     yield entry;
     if (entry.type !== "directory" || !recursive) continue;
     if (guard.excludedFromWalks(entry.path)) {
@@ -137,6 +146,7 @@ export async function* walk(start: ResolvedPath, options: WalkOptions): AsyncGen
       stats.depth_limited += 1;
       continue;
     }
+    if (time?.exhausted()) return;
     const settled = await frame.chain.settle(hold);
     if (isChainProblem(settled)) {
       stats.changed += 1;

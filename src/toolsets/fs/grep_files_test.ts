@@ -5,7 +5,9 @@ import {
   createFifo,
   createTestContext,
   withTimeout,
+  writeTree,
 } from "../../testing/mod.ts";
+import { openTestRun } from "../../testing/run_harness.ts";
 import { CANARY, openFixture } from "./_fixture.ts";
 import { type GrepFilesData, grepFilesTool } from "./grep_files.ts";
 
@@ -32,7 +34,7 @@ Deno.test("fs.grep_files succeeds with no matches when nothing matches", async (
   await using fixture = await openFixture({ "a.txt": "alpha\n" });
   const outcome = await fixture.call(grepFilesTool, { pattern: "omega" });
   assert.equal(outcome.ok, true);
-  assert.equal(outcome.output, "");
+  assert.equal(outcome.output, 'Found no matches for "omega" in "." (scanned 1 file)');
   assert.equal(outcome.summary, 'Found no matches for "omega" in "." (scanned 1 file)');
 });
 
@@ -128,7 +130,7 @@ Deno.test("fs.grep_files rejects the pattern when it is not a valid regular expr
   assert.equal(outcome.error?.type, "invalid_arguments");
   assert.match(
     outcome.error?.message ?? "",
-    /^Cannot search for "\(": it is not a valid regular expression \(/,
+    /^Cannot search for "\(": it is not a valid RE2 regular expression \(missing closing \)/,
   );
   const escaped = await fixture.call(grepFilesTool, { pattern: "\\(" });
   assert.equal(escaped.output, "a.txt:1:(");
@@ -173,7 +175,13 @@ Deno.test("fs.grep_files skips binary and oversized files and counts them", asyn
   assert.deepEqual(data.matches, [{ path: "text.txt", line: 1, text: "hit" }]);
   assert.equal(data.skipped.binary, 1);
   assert.equal(data.skipped.too_large, 1);
-  assert.match(outcome.output, /\[skipped: 1 binary, 1 over 10 MiB\]/);
+  assert.match(outcome.output, /^\[skipped 1 file over 10 MiB: big\.log\]$/m);
+  assert.match(outcome.output, /^\[skipped 1 binary file: bin\.dat\]$/m);
+  assert.equal(
+    outcome.summary,
+    'Found 1 match in 1 file of "." (scanned 1 file; skipped 1 file over 10 MiB: big.log; ' +
+      "skipped 1 binary file: bin.dat)",
+  );
 });
 
 Deno.test("fs.grep_files never returns lines of sensitive files while it matches normal ones", async () => {
@@ -189,6 +197,10 @@ Deno.test("fs.grep_files never returns lines of sensitive files while it matches
   const data = outcome.data as GrepFilesData;
   assert.deepEqual(data.matches, [{ path: "notes.txt", line: 1, text: "TOKEN=placeholder" }]);
   assert.equal(data.skipped.sensitive, 4);
+  assert.match(
+    outcome.summary,
+    /; skipped 4 sensitive files: \.env, certs\/server\.pem, config\/\.env\.local and 1 more\)$/,
+  );
 });
 
 Deno.test("fs.grep_files never returns lines of a file outside through a symlink while it follows one inside", async () => {
@@ -218,7 +230,8 @@ Deno.test("fs.grep_files never reads a file with another hard link while it read
   const data = outcome.data as GrepFilesData;
   assert.deepEqual(data.matches, [{ path: "plain.txt", line: 1, text: "hit plain" }]);
   assert.equal(data.skipped.hard_links, 1);
-  assert.match(outcome.output, /\[skipped: 1 with other hard links\]/);
+  assert.match(outcome.output, /\[skipped 1 file with other hard links: linked\.txt\]/);
+  assert.deepEqual(data.skipped_files, [{ path: "linked.txt", reason: "hard_links" }]);
 });
 
 Deno.test("fs.grep_files refuses a search folder outside the workspace", async () => {
@@ -231,7 +244,7 @@ Deno.test("fs.grep_files refuses a search folder outside the workspace", async (
     assert.ok(!outcome.output.includes(CANARY));
   }
   const near = await fixture.call(grepFilesTool, { pattern: "hit" });
-  assert.equal(near.output, "a.txt:1:hit\n[skipped: 1 symlinks not followed]");
+  assert.equal(near.output, "a.txt:1:hit\n[skipped 1 symlink not followed: out]");
 });
 
 Deno.test("fs.grep_files reads neither /etc nor .git when links lead there", async () => {
@@ -324,4 +337,161 @@ Deno.test("fs.grep_files searches 5000 small files in a few seconds with results
   assert.deepEqual(paths, [...paths].sort());
   // About 1.5 s on an idle 2-CPU machine; the bound leaves room for a loaded CI runner.
   assert.ok(elapsed < 10_000, `took ${Math.round(elapsed)} ms`);
+});
+
+Deno.test("fs.grep_files answers (a+)+$ over a 41-byte file when a backtracking engine would run for minutes", async () => {
+  await using run = await openTestRun({
+    prepare: (sandbox) =>
+      writeTree(sandbox.workspace, { "evil.txt": "a".repeat(40) + "!", "plain.txt": "aaaa\n" }),
+  });
+  // A stall would keep the Worker busy for minutes: the harness timeout fails the test instead.
+  const attack = await withTimeout(
+    run.call("fs.grep_files", { pattern: "(a+)+$", path: "evil.txt" }),
+    60_000,
+    "grep (a+)+$",
+  );
+  assert.equal(attack.ok, true, attack.summary);
+  assert.deepEqual((attack.data as GrepFilesData).matches, []);
+  assert.equal((attack.data as GrepFilesData).files_scanned, 1);
+  assert.equal(attack.summary, 'Found no matches for "(a+)+$" in "evil.txt" (scanned 1 file)');
+  // Near miss: an ordinary pattern finds its match in the same file, and the same pattern finds
+  // lines that do match it.
+  const ordinary = await run.call("fs.grep_files", { pattern: "a+!$", path: "evil.txt" });
+  assert.deepEqual((ordinary.data as GrepFilesData).matches, [
+    { path: "evil.txt", line: 1, text: "a".repeat(40) + "!" },
+  ]);
+  const nested = await run.call("fs.grep_files", { pattern: "(a+)+$" });
+  assert.equal(nested.output, "plain.txt:1:aaaa");
+});
+
+Deno.test("fs.grep_files refuses backreferences and lookaround with the RE2 form to use", async () => {
+  await using fixture = await openFixture({ "a.txt": "aa\nfoo bar\n$42\ncafé\nhit\n" });
+  const refused: [string, RegExp][] = [
+    [
+      "(a)\\1",
+      /a backreference \("\\1"\) is not supported: patterns use RE2 syntax.*"\(ab\)\(ab\)"/,
+    ],
+    ["(?<n>a)\\k<n>", /a backreference \("\\k"\) is not supported/],
+    ["foo(?= bar)", /lookahead \("\(\?="\) is not supported.*"foo bar"/],
+    ["foo(?!x)", /lookahead \("\(\?!"\) is not supported/],
+    ["(?<=\\$)[0-9]+", /lookbehind .*is not supported.*"\\\$\[0-9\]\+"/],
+    ["(?<!x)y", /lookbehind .*is not supported/],
+    ["(?>a+)", /an atomic group \("\(\?>"\) is not supported/],
+    ["a++", /a possessive quantifier \("\+\+"\) is not supported.*"a\+"/],
+    ["caf\\u00e9", /a \\u escape \("\\u"\) is not supported.*"\\x\{00e9\}"/],
+  ];
+  for (const [pattern, message] of refused) {
+    const outcome = await fixture.call(grepFilesTool, { pattern });
+    assert.equal(outcome.error?.type, "invalid_arguments", pattern);
+    assert.ok(outcome.error?.message.startsWith(`Cannot search for "${pattern}": `), pattern);
+    assert.match(outcome.error?.message ?? "", message);
+    assert.equal(outcome.output.includes("a.txt:"), false);
+  }
+  // Near misses: the RE2 forms the messages suggest, and RE2 syntax a JavaScript user expects.
+  const accepted: [string, string][] = [
+    ["(a)a", "a.txt:1:aa"],
+    ["foo bar", "a.txt:2:foo bar"],
+    ["\\$[0-9]+", "a.txt:3:$42"],
+    ["caf\\x{00e9}", "a.txt:4:café"],
+    ["(?i)HIT", "a.txt:5:hit"],
+    ["(?P<word>h)(?<rest>it)\\b", "a.txt:5:hit"],
+  ];
+  for (const [pattern, output] of accepted) {
+    const outcome = await fixture.call(grepFilesTool, { pattern });
+    assert.equal(outcome.output, output, pattern);
+  }
+});
+
+Deno.test("fs.grep_files stops at the time budget and returns what it found marked truncated when the tree is big", async () => {
+  const files: Record<string, string> = {};
+  for (let folder = 0; folder < 20; folder += 1) {
+    for (let file = 0; file < 40; file += 1) {
+      files[`f${String(folder).padStart(2, "0")}/g${String(file).padStart(2, "0")}.txt`] = "hit\n";
+    }
+  }
+  await using fixture = await openFixture(files);
+  const tiny = { search_time_budget_ms: 1, hide_sensitive_in_listings: false };
+  const outcome = await callTool(grepFilesTool, { pattern: "hit", limit: 1000 }, {
+    ...fixture.context,
+    files: tiny,
+  });
+  assert.equal(outcome.ok, true, outcome.summary);
+  const data = outcome.data as GrepFilesData;
+  assert.equal(data.truncated, true);
+  assert.equal(data.truncated_reason, "time_budget");
+  assert.equal(data.time_budget_ms, 1);
+  assert.ok(data.matches.length < 800, `${data.matches.length} matches`);
+  assert.equal(data.files_scanned, data.matches.length);
+  assert.match(outcome.summary, /truncated: time budget of 1 ms ran out\)$/);
+  assert.match(
+    outcome.output,
+    /^\[truncated: stopped when the time budget of 1 ms ran out \(limits\.search_time_budget_ms\); /m,
+  );
+  // Near miss: the default budget searches the whole tree.
+  const whole = await fixture.call(grepFilesTool, { pattern: "hit", limit: 1000 });
+  assert.equal((whole.data as GrepFilesData).truncated, false);
+  assert.equal((whole.data as GrepFilesData).truncated_reason, null);
+  assert.equal((whole.data as GrepFilesData).matches.length, 800);
+  const limited = await fixture.call(grepFilesTool, { pattern: "hit", limit: 10 });
+  assert.equal((limited.data as GrepFilesData).truncated_reason, "match_limit");
+});
+
+Deno.test("fs.grep_files stops at limits.search_time_budget_ms from the config when the run sets it", async () => {
+  await using run = await openTestRun({
+    config: { limits: { search_time_budget_ms: 1 } },
+    prepare: async (sandbox) => {
+      const files: Record<string, string> = {};
+      for (let index = 0; index < 600; index += 1) files[`d${index % 20}/f${index}.txt`] = "hit\n";
+      await writeTree(sandbox.workspace, files);
+    },
+  });
+  const outcome = await run.call("fs.grep_files", { pattern: "hit", limit: 1000 });
+  assert.equal(outcome.ok, true, outcome.summary);
+  assert.equal((outcome.data as GrepFilesData).truncated_reason, "time_budget");
+  assert.equal((outcome.data as GrepFilesData).time_budget_ms, 1);
+  // Near miss: a single file is searched before the budget is first looked at.
+  const one = await run.call("fs.grep_files", { pattern: "hit", path: "d0/f0.txt" });
+  assert.equal(one.output, "d0/f0.txt:1:hit");
+});
+
+Deno.test("fs.grep_files names the skipped file in the summary when the only match is in a file over 10 MiB", async () => {
+  await using fixture = await openFixture({ "big.log": "hit\n", "small.txt": "other\n" });
+  await Deno.truncate(fixture.inWorkspace("big.log"), 11 * 1024 * 1024);
+  const outcome = await fixture.call(grepFilesTool, { pattern: "hit", glob: "*.log" });
+  assert.equal(outcome.ok, true, outcome.summary);
+  assert.equal(
+    outcome.summary,
+    'Found no matches for "hit" in "." (scanned 0 files; skipped 1 file over 10 MiB: big.log)',
+  );
+  assert.equal(
+    outcome.output,
+    'Found no matches for "hit" in "." (scanned 0 files)\n[skipped 1 file over 10 MiB: big.log]',
+  );
+  assert.deepEqual((outcome.data as GrepFilesData).skipped_files, [
+    { path: "big.log", reason: "too_large" },
+  ]);
+  // Near miss: a file under the size cap is searched.
+  await Deno.writeTextFile(fixture.inWorkspace("small.txt"), "hit\n");
+  const near = await fixture.call(grepFilesTool, { pattern: "hit", glob: "*.txt" });
+  assert.equal(near.summary, 'Found 1 match in 1 file of "." (scanned 1 file)');
+});
+
+Deno.test("fs.grep_files says why it scanned nothing when the glob or the folder leaves no file", async () => {
+  await using fixture = await openFixture({ "a.ts": "hit\n", "b.ts": "hit\n", "empty/.keep": "" });
+  await Deno.remove(fixture.inWorkspace("empty/.keep"));
+  const glob = await fixture.call(grepFilesTool, { pattern: "hit", glob: "*.rs" });
+  assert.equal(
+    glob.summary,
+    'Found no matches for "hit" in "." (scanned 0 files: none of the 2 files found matches the ' +
+      'glob "*.rs")',
+  );
+  assert.match(glob.output, /none of the 2 files found matches the glob "\*\.rs"/);
+  const empty = await fixture.call(grepFilesTool, { pattern: "hit", path: "empty" });
+  assert.equal(
+    empty.summary,
+    'Found no matches for "hit" in "empty" (scanned 0 files: there are no files to search there)',
+  );
+  // Near miss: a glob that matches searches those files.
+  const near = await fixture.call(grepFilesTool, { pattern: "hit", glob: "*.ts" });
+  assert.equal(near.summary, 'Found 2 matches in 2 files of "." (scanned 2 files)');
 });

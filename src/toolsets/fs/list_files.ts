@@ -7,6 +7,11 @@
 import { z } from "zod";
 import { defineTool } from "../../tools/tool_definition.ts";
 import { failure, success, type ToolOutcome } from "../../tools/tool_result.ts";
+import {
+  DEFAULT_SEARCH_TIME_BUDGET_MS,
+  describeBudget,
+  TimeBudget,
+} from "../../sandbox/time_budget.ts";
 import { emptyWalkStats, walk, type WalkEntry, type WalkStats } from "../../sandbox/walk.ts";
 import { inspectVerifiedFile, ioFailure } from "../../sandbox/safe_file.ts";
 import { checkPath, isOutcome } from "./_check.ts";
@@ -35,22 +40,39 @@ export interface ListedEntry {
   type: WalkEntry["type"];
   /** Bytes, for files; 0 otherwise. */
   size: number;
+  /**
+   * Present (true) when the entry's path matches a sensitive pattern (`.env`, `*.pem`,
+   * `sandbox.sensitive_paths`, …): reading it asks (`runtime:sensitive-path`) and walks never
+   * read it. Absent on every other entry.
+   */
+  sensitive?: true;
 }
+
+/** Why a listing returned less than every entry: the first reason that applies, in this order. */
+export type ListTruncatedReason = "time_budget" | "entry_limit" | "depth_limit";
 
 /** Structured result of `fs.list_files`. */
 export interface ListFilesData {
   path: string;
   entries: ListedEntry[];
-  /** The limit was hit or folders below the depth cap were not listed. */
+  /** The time budget or the limit was hit, or folders below the depth cap were not listed. */
   truncated: boolean;
+  /** Why, when truncated: the first that applies of time_budget, entry_limit, depth_limit. */
+  truncated_reason: ListTruncatedReason | null;
+  /** Sensitive entries left out (`sandbox.hide_sensitive_in_listings`); 0 otherwise. */
+  hidden_sensitive: number;
   stats: WalkStats;
 }
 
 /**
  * `fs.list_files(path = ".", recursive = false, limit = 200)`: one line per entry, folders with a
- * trailing `/`, symlinks marked ` -> symlink` (never resolved or entered), files with their size.
- * Recursive listings never follow symlinks, skip `.git` and the runs folder, and stop 64 levels
- * down (`truncated`). Every folder is re-verified as it is read (see `walk.ts`): a folder that
+ * trailing `/`, symlinks marked ` -> symlink` (never resolved or entered), files with their size,
+ * sensitive entries (`.env`, `*.pem`, …) marked ` [sensitive]` (and `sensitive: true` in the data),
+ * or left out and counted when `context.files.hide_sensitive_in_listings` is set. Recursive
+ * listings never follow symlinks, skip `.git` and the runs folder, stop 64 levels down, and stop
+ * when the time budget (`context.files.search_time_budget_ms`, default
+ * {@linkcode DEFAULT_SEARCH_TIME_BUDGET_MS}) runs out; each is marked `truncated` with its
+ * `truncated_reason`. Every folder is re-verified as it is read (see `walk.ts`): a folder that
  * changed meanwhile is not listed and is counted in `stats.changed`. A file path lists that file
  * alone.
  *
@@ -59,8 +81,9 @@ export interface ListFilesData {
 export const listFilesTool = defineTool({
   name: "fs.list_files",
   description: "List a folder's files and sub-folders (recursive optional), one per line: " +
-    "folders end with /, symlinks are marked and never followed, files show their size. " +
-    "At most limit entries (default 200).",
+    "folders end with /, symlinks are marked and never followed, files show their size, " +
+    "sensitive files (.env, *.pem, ...) are marked [sensitive]. At most limit entries " +
+    "(default 200); a recursive listing that runs past its time budget is marked truncated.",
   parameters,
   permission: "readonly",
   tags: ["filesystem", "read"],
@@ -70,9 +93,17 @@ export const listFilesTool = defineTool({
     const requested = args.path ?? ".";
     const recursive = args.recursive ?? false;
     const limit = args.limit ?? DEFAULT_LIST_LIMIT;
+    const hideSensitive = context.files?.hide_sensitive_in_listings ?? false;
     const start = await checkPath(context.guard, requested, "list", "list folder");
     if (isOutcome(start)) return start;
-    const stats = emptyWalkStats();
+    const listing: Listing = {
+      display: start.display,
+      entries: [],
+      hidden: 0,
+      limitHit: false,
+      budget: null,
+      stats: emptyWalkStats(),
+    };
 
     if (start.type === "missing") {
       return failure("file_not_found", `Cannot list "${start.display}": it does not exist`, {
@@ -83,26 +114,37 @@ export const listFilesTool = defineTool({
       // The size must come from the file the guard checked, not from one a swap led to.
       const facts = await inspectVerifiedFile(start, context.signal);
       if ("ok" in facts) return facts;
-      const entries: ListedEntry[] = [{ path: start.display, type: "file", size: facts.size }];
-      return finish(start.display, entries, false, stats);
+      const sensitive = start.sensitive !== null;
+      if (sensitive && hideSensitive) listing.hidden += 1;
+      else listing.entries.push(listed(start.display, "file", facts.size, sensitive));
+      return finish(listing);
     }
 
-    const entries: ListedEntry[] = [];
-    let truncated = false;
+    // Only a recursive listing is a walk with a time budget; one folder is read whole.
+    if (recursive) {
+      const budgetMs = context.files?.search_time_budget_ms ?? DEFAULT_SEARCH_TIME_BUDGET_MS;
+      listing.budget = TimeBudget.start(budgetMs);
+    }
     try {
       const walker = walk(start, {
         guard: context.guard,
         recursive,
         maxDepth: MAX_WALK_DEPTH,
         signal: context.signal,
-        stats,
+        stats: listing.stats,
+        ...(listing.budget === null ? {} : { budget: listing.budget }),
       });
       for await (const entry of walker) {
-        if (entries.length >= limit) {
-          truncated = true;
+        const sensitive = context.guard.sensitiveMatch(entry.path) !== null;
+        if (sensitive && hideSensitive) {
+          listing.hidden += 1;
+          continue;
+        }
+        if (listing.entries.length >= limit) {
+          listing.limitHit = true;
           break;
         }
-        entries.push({ path: entry.display, type: entry.type, size: entry.size });
+        listing.entries.push(listed(entry.display, entry.type, entry.size, sensitive));
       }
     } catch (error) {
       return ioFailure("list folder", start, error);
@@ -112,19 +154,47 @@ export const listFilesTool = defineTool({
         path: start.display,
       });
     }
-    return finish(start.display, entries, truncated || stats.depth_limited > 0, stats, truncated);
+    return finish(listing);
   },
 });
 
-function finish(
-  display: string,
-  entries: ListedEntry[],
-  truncated: boolean,
-  stats: WalkStats,
-  limitHit = false,
-): ToolOutcome {
+/** What one listing found and how it ended. */
+interface Listing {
+  display: string;
+  entries: ListedEntry[];
+  /** Sensitive entries left out. */
+  hidden: number;
+  limitHit: boolean;
+  /** The walk's budget (recursive listings only). */
+  budget: TimeBudget | null;
+  stats: WalkStats;
+}
+
+function listed(
+  path: string,
+  type: ListedEntry["type"],
+  size: number,
+  sensitive: boolean,
+): ListedEntry {
+  return sensitive ? { path, type, size, sensitive: true } : { path, type, size };
+}
+
+function finish(listing: Listing): ToolOutcome {
+  const { entries, stats } = listing;
+  const reasons: ListTruncatedReason[] = [];
+  // A limit stop ends the walk before the budget can run out, so the two never both apply.
+  if (listing.budget?.ranOut === true && !listing.limitHit) reasons.push("time_budget");
+  if (listing.limitHit) reasons.push("entry_limit");
+  if (stats.depth_limited > 0) reasons.push("depth_limit");
+
   const lines = entries.map(formatEntry);
-  if (limitHit) {
+  if (reasons.includes("time_budget") && listing.budget !== null) {
+    lines.push(
+      `[truncated: stopped when the time budget of ${describeBudget(listing.budget.limitMs)} ` +
+        `ran out (limits.search_time_budget_ms); list a sub-folder]`,
+    );
+  }
+  if (listing.limitHit) {
     lines.push(
       `[truncated: more than ${entries.length} entries; raise "limit" or list a sub-folder]`,
     );
@@ -141,21 +211,42 @@ function finish(
         `rename); list again]`,
     );
   }
+  if (listing.hidden > 0) {
+    lines.push(
+      `[${listing.hidden} sensitive ${listing.hidden === 1 ? "entry" : "entries"} hidden ` +
+        `(sandbox.hide_sensitive_in_listings)]`,
+    );
+  }
   const count = `${entries.length} ${entries.length === 1 ? "entry" : "entries"}`;
-  const summary = `Listed ${count} of "${display}"${truncated ? " (truncated)" : ""}`;
-  const data: ListFilesData = { path: display, entries, truncated, stats };
+  const notes: string[] = [];
+  if (listing.hidden > 0) notes.push(`${listing.hidden} sensitive hidden`);
+  if (reasons.length > 0) {
+    notes.push(reasons[0] === "time_budget" ? "truncated: time budget" : "truncated");
+  }
+  const summary = `Listed ${count} of "${listing.display}"${
+    notes.length > 0 ? ` (${notes.join("; ")})` : ""
+  }`;
+  const data: ListFilesData = {
+    path: listing.display,
+    entries,
+    truncated: reasons.length > 0,
+    truncated_reason: reasons[0] ?? null,
+    hidden_sensitive: listing.hidden,
+    stats,
+  };
   return success(summary, lines.join("\n"), data);
 }
 
 function formatEntry(entry: ListedEntry): string {
+  const mark = entry.sensitive === true ? " [sensitive]" : "";
   switch (entry.type) {
     case "directory":
-      return `${entry.path}/`;
+      return `${entry.path}/${mark}`;
     case "symlink":
-      return `${entry.path} -> symlink`;
+      return `${entry.path} -> symlink${mark}`;
     case "file":
-      return `${entry.path}  (${formatBytes(entry.size)})`;
+      return `${entry.path}  (${formatBytes(entry.size)})${mark}`;
     case "other":
-      return `${entry.path}  (not a regular file)`;
+      return `${entry.path}  (not a regular file)${mark}`;
   }
 }

@@ -5,7 +5,9 @@ import {
   createFifo,
   createTestContext,
   withTimeout,
+  writeTree,
 } from "../../testing/mod.ts";
+import { openTestRun } from "../../testing/run_harness.ts";
 import { CANARY, openFixture } from "./_fixture.ts";
 import { type ListFilesData, listFilesTool } from "./list_files.ts";
 
@@ -18,16 +20,20 @@ Deno.test("fs.list_files lists the workspace when path is absent", async () => {
   await Deno.symlink("b.txt", fixture.inWorkspace("c-link"));
   const outcome = await fixture.call(listFilesTool, {});
   assert.equal(outcome.ok, true, outcome.output);
-  assert.equal(outcome.output, ".env  (8 bytes)\na/\nb.txt  (5 bytes)\nc-link -> symlink");
+  assert.equal(
+    outcome.output,
+    ".env  (8 bytes) [sensitive]\na/\nb.txt  (5 bytes)\nc-link -> symlink",
+  );
   assert.equal(outcome.summary, 'Listed 4 entries of "."');
   const data = outcome.data as ListFilesData;
   assert.deepEqual(data.entries, [
-    { path: ".env", type: "file", size: 8 },
+    { path: ".env", type: "file", size: 8, sensitive: true },
     { path: "a", type: "directory", size: 0 },
     { path: "b.txt", type: "file", size: 5 },
     { path: "c-link", type: "symlink", size: 0 },
   ]);
   assert.equal(data.truncated, false);
+  assert.equal(data.truncated_reason, null);
 });
 
 Deno.test("fs.list_files descends folders in stable walk order and skips .git when recursive", async () => {
@@ -206,4 +212,121 @@ Deno.test({
     );
     assert.equal(outcome.output, "a.txt  (0 bytes)\npipe  (not a regular file)");
   },
+});
+
+Deno.test("fs.list_files marks sensitive files while ordinary files stay unchanged", async () => {
+  await using fixture = await openFixture({
+    ".env": `TOKEN=${CANARY}`,
+    "config/.env.local": "A=1",
+    "certs/server.pem": "pem",
+    "id.key": "key",
+    "notes.txt": "notes",
+    "env.txt": "near miss",
+    "pem/readme.md": "near miss",
+  });
+  const outcome = await fixture.call(listFilesTool, { recursive: true });
+  assert.equal(outcome.ok, true, outcome.summary);
+  assert.ok(!outcome.output.includes(CANARY));
+  assert.deepEqual((outcome.data as ListFilesData).entries, [
+    { path: ".env", type: "file", size: 6 + CANARY.length, sensitive: true },
+    { path: "certs", type: "directory", size: 0 },
+    { path: "certs/server.pem", type: "file", size: 3, sensitive: true },
+    { path: "config", type: "directory", size: 0 },
+    { path: "config/.env.local", type: "file", size: 3, sensitive: true },
+    { path: "env.txt", type: "file", size: 9 },
+    { path: "id.key", type: "file", size: 3, sensitive: true },
+    { path: "notes.txt", type: "file", size: 5 },
+    { path: "pem", type: "directory", size: 0 },
+    { path: "pem/readme.md", type: "file", size: 9 },
+  ]);
+  assert.match(outcome.output, /^certs\/server\.pem {2}\(3 bytes\) \[sensitive\]$/m);
+  assert.match(outcome.output, /^notes\.txt {2}\(5 bytes\)$/m);
+  assert.equal((outcome.data as ListFilesData).hidden_sensitive, 0);
+  const named = await fixture.call(listFilesTool, { path: "certs/server.pem" });
+  assert.equal(named.output, "certs/server.pem  (3 bytes) [sensitive]");
+});
+
+Deno.test("fs.list_files hides sensitive files and counts them when hide_sensitive_in_listings is set", async () => {
+  await using fixture = await openFixture({
+    ".env": "A=1",
+    "certs/server.pem": "pem",
+    "notes.txt": "notes",
+  });
+  const context = {
+    ...fixture.context,
+    files: { search_time_budget_ms: 10_000, hide_sensitive_in_listings: true },
+  };
+  const outcome = await callTool(listFilesTool, { recursive: true }, context);
+  assert.equal(outcome.ok, true, outcome.summary);
+  const data = outcome.data as ListFilesData;
+  assert.deepEqual(data.entries, [
+    { path: "certs", type: "directory", size: 0 },
+    { path: "notes.txt", type: "file", size: 5 },
+  ]);
+  assert.equal(data.hidden_sensitive, 2);
+  assert.ok(!outcome.output.includes(".env") && !outcome.output.includes("server.pem"));
+  assert.equal(
+    outcome.output,
+    "certs/\nnotes.txt  (5 bytes)\n[2 sensitive entries hidden (sandbox.hide_sensitive_in_listings)]",
+  );
+  assert.equal(outcome.summary, 'Listed 2 entries of "." (2 sensitive hidden)');
+  const named = await callTool(listFilesTool, { path: "certs/server.pem" }, context);
+  assert.equal((named.data as ListFilesData).entries.length, 0);
+  assert.equal((named.data as ListFilesData).hidden_sensitive, 1);
+  // Near miss: the limit counts listed entries only, and ordinary files are listed as before.
+  const limited = await callTool(listFilesTool, { limit: 2 }, context);
+  assert.deepEqual((limited.data as ListFilesData).entries.map((entry) => entry.path), [
+    "certs",
+    "notes.txt",
+  ]);
+  assert.equal((limited.data as ListFilesData).truncated, false);
+});
+
+Deno.test("fs.list_files hides sensitive files when the config sets sandbox.hide_sensitive_in_listings", async () => {
+  await using run = await openTestRun({
+    config: { sandbox: { hide_sensitive_in_listings: true } },
+    prepare: (sandbox) =>
+      writeTree(sandbox.workspace, { ".env": `TOKEN=${CANARY}`, "notes.txt": "notes" }),
+  });
+  const outcome = await run.call("fs.list_files", { path: "." });
+  assert.equal(outcome.ok, true, outcome.summary);
+  assert.equal(
+    outcome.output,
+    "notes.txt  (5 bytes)\n[1 sensitive entry hidden (sandbox.hide_sensitive_in_listings)]",
+  );
+  assert.ok(!JSON.stringify([outcome.summary, outcome.output, outcome.data]).includes(".env"));
+  // Near miss: without the switch the same layout is listed, the sensitive file marked.
+  await using plain = await openTestRun({
+    prepare: (sandbox) => writeTree(sandbox.workspace, { ".env": "A=1", "notes.txt": "notes" }),
+  });
+  const marked = await plain.call("fs.list_files", { path: "." });
+  assert.equal(marked.output, ".env  (3 bytes) [sensitive]\nnotes.txt  (5 bytes)");
+});
+
+Deno.test("fs.list_files stops a recursive listing at the time budget and marks it truncated when the tree is big", async () => {
+  const files: Record<string, string> = {};
+  for (let index = 0; index < 800; index += 1) files[`d${index % 20}/f${index}.txt`] = "";
+  await using fixture = await openFixture(files);
+  const context = {
+    ...fixture.context,
+    files: { search_time_budget_ms: 1, hide_sensitive_in_listings: false },
+  };
+  const outcome = await callTool(listFilesTool, { recursive: true, limit: 5000 }, context);
+  assert.equal(outcome.ok, true, outcome.summary);
+  const data = outcome.data as ListFilesData;
+  assert.equal(data.truncated, true);
+  assert.equal(data.truncated_reason, "time_budget");
+  assert.ok(data.entries.length < 820, `${data.entries.length} entries`);
+  assert.match(outcome.summary, /\(truncated: time budget\)$/);
+  assert.match(
+    outcome.output,
+    /^\[truncated: stopped when the time budget of 1 ms ran out \(limits\.search_time_budget_ms\); list a sub-folder\]$/m,
+  );
+  // Near misses: one folder is read whole whatever the budget, and the default budget lists all.
+  const flat = await callTool(listFilesTool, { path: "d0" }, context);
+  assert.equal((flat.data as ListFilesData).entries.length, 40);
+  assert.equal((flat.data as ListFilesData).truncated, false);
+  const whole = await fixture.call(listFilesTool, { recursive: true, limit: 5000 });
+  assert.equal((whole.data as ListFilesData).entries.length, 820);
+  assert.equal((whole.data as ListFilesData).truncated_reason, null);
 });

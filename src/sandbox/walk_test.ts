@@ -1,0 +1,46 @@
+import assert from "node:assert/strict";
+import { createTempSandbox, writeTree } from "../testing/mod.ts";
+import { PathGuard } from "./path_guard.ts";
+import { TimeBudget } from "./time_budget.ts";
+import { emptyWalkStats, walk, type WalkEntry } from "./walk.ts";
+
+async function walkAll(
+  workspace: string,
+  budget?: TimeBudget,
+): Promise<WalkEntry[]> {
+  const guard = await PathGuard.create({ workspace, home: null });
+  const start = await guard.check(".", "list");
+  if (!start.ok) throw new Error(start.error.message);
+  const entries: WalkEntry[] = [];
+  const options = { guard, recursive: true, stats: emptyWalkStats() };
+  for await (
+    const entry of walk(start.path, budget === undefined ? options : { ...options, budget })
+  ) {
+    entries.push(entry);
+  }
+  return entries;
+}
+
+Deno.test("walk stops when its time budget runs out and the budget says so", async () => {
+  await using sandbox = await createTempSandbox();
+  await writeTree(sandbox.workspace, { "a/1.txt": "", "a/2.txt": "", "b/3.txt": "", "c.txt": "" });
+  // A clock that moves one millisecond every time it is read: the budget runs out after 5 reads.
+  let now = 0;
+  const budget = TimeBudget.start(5, () => now++);
+  const entries = await walkAll(sandbox.workspace, budget);
+  assert.equal(budget.ranOut, true);
+  assert.ok(entries.length < 6, entries.map((entry) => entry.display).join(", "));
+  // Near miss: a budget that does not run out walks everything and is not marked.
+  const roomy = TimeBudget.start(1_000_000, () => 0);
+  const all = await walkAll(sandbox.workspace, roomy);
+  assert.deepEqual(all.map((entry) => entry.display), [
+    "a",
+    "a/1.txt",
+    "a/2.txt",
+    "b",
+    "b/3.txt",
+    "c.txt",
+  ]);
+  assert.equal(roomy.ranOut, false);
+  assert.equal((await walkAll(sandbox.workspace)).length, 6);
+});
