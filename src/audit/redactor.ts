@@ -20,6 +20,8 @@
  * - `pypi_token`: `pypi-AgE...` upload tokens (pypi.org and test.pypi.org macaroons).
  * - `google_api_key`: `AIza` and 35 letters, digits, `_` or `-`.
  * - `stripe_key`: `sk_live_`, `sk_test_`, `rk_live_`, `rk_test_` keys.
+ * - `url_credentials`: the `user:password` of a URL (`https://user:password@host/...`, as
+ *   `git remote -v` prints a CI checkout's remote).
  * - `bearer_token`: the token after `Bearer ` (the word is kept).
  * - `jwt`: a JSON Web Token, `eyJ<header>.eyJ<payload>.<signature>` (base64url).
  * - `key_name`: a string under a key named like a secret (`password`, `api_key`, `Authorization`...).
@@ -40,6 +42,7 @@ export type RedactionKind =
   | "pypi_token"
   | "google_api_key"
   | "stripe_key"
+  | "url_credentials"
   | "bearer_token"
   | "jwt"
   | "key_name";
@@ -178,6 +181,10 @@ const TOKEN_PATTERNS: readonly TokenPattern[] = [
       `(?<![A-Za-z0-9_])[sr]k_(?:live|test)_[0-9A-Za-z]{20,${BODY}}`,
       "g",
     ),
+  },
+  {
+    kind: "url_credentials",
+    pattern: /(?<=[A-Za-z][A-Za-z0-9+.-]{0,31}:\/\/)[^\s/?#@:]{1,256}:[^\s/?#@]{1,4096}(?=@)/g,
   },
 ];
 

@@ -159,6 +159,10 @@ Deno.test("Redactor.redactText replaces cloud, CI and registry tokens when they 
     [`id_token=${jwt}&state=1`, "id_token=[REDACTED:jwt]&state=1"],
     [`Authorization: Bearer ${jwt}`, "Authorization: Bearer [REDACTED:bearer_token]"],
     [`cut ${jwt.slice(0, 60)}`, "cut [REDACTED:jwt]"],
+    [
+      "origin\thttps://gitlab-ci-token:64_abcdef123@gitlab.example.com/acme/api.git (fetch)",
+      "origin\thttps://[REDACTED:url_credentials]@gitlab.example.com/acme/api.git (fetch)",
+    ],
   ];
   for (const [input, expected] of cases) assert.equal(redactor.redactText(input), expected, input);
 });
@@ -201,6 +205,8 @@ Deno.test("Redactor.redactText keeps hashes, UUIDs and token-like words when the
     "sk_live_short task_test_abcdefghijklmnopqrstuvwxyz desk_live_abcdefghijklmnopqrstuvwxyz",
     "eyJhbGciOiJIUzI1NiJ9 alone, and eyJhbGciOiJIUzI1NiJ9.notAPayload.x",
     "xoxo-kisses",
+    // URLs without a password: a user alone, a port, an address in a path.
+    "ssh://git@github.com/acme/api.git https://example.com:8443/a?b=c@d http://host/x@y",
   ];
   for (const text of nearMisses) assert.equal(redactor.redactText(text), text, text);
 });
