@@ -6,6 +6,7 @@
 
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { ArtifactRef } from "../tools/tool_result.ts";
+import { AuditWriteError } from "./audit_write_error.ts";
 
 /** Options of {@linkcode ArtifactStore}. */
 export interface ArtifactStoreOptions {
@@ -82,7 +83,8 @@ export class ArtifactStore {
    * @param mediaType IANA media type, e.g. `text/plain; charset=utf-8`; decides the extension.
    * @returns The ref (relative to the run folder, `/`-separated), the sha256 and size of the stored
    *   bytes, the media type as given, `truncated`, and `original_bytes`.
-   * @throws Whatever the file system throws.
+   * @throws {AuditWriteError} When the file system refuses the artifact (a full disk, a read-only
+   *   runs folder); no partial artifact stays.
    */
   async store(content: string | Uint8Array, mediaType: string): Promise<StoredArtifact> {
     const original = typeof content === "string" ? encoder.encode(content) : content;
@@ -97,7 +99,11 @@ export class ArtifactStore {
     const sha256 = await sha256Hex(stored);
     const name = `${sha256}${extensionFor(mediaType)}`;
     const path = join(this.#artifactsDir, name);
-    await this.#writeOnce(path, stored);
+    try {
+      await this.#writeOnce(path, stored);
+    } catch (error: unknown) {
+      throw AuditWriteError.from(path, error);
+    }
     return {
       ref: relative(this.#runDir, path).split(sep).join("/"),
       sha256,

@@ -215,19 +215,30 @@ export class AuditRecorder {
     return this.#tolerate(written);
   }
 
+  /**
+   * Takes a write of the run folder that failed outside the recorder (an artifact a record points
+   * to) the way the recorder takes its own: once failures are reported
+   * ({@linkcode AuditRecorder.reportWriteFailuresTo}), it is reported and this returns, so the
+   * caller can still write the record without it; before that, it is thrown.
+   *
+   * @param error What the write threw.
+   * @throws The error itself, unless it is an {@linkcode AuditWriteError} and failures are reported.
+   */
+  absorbWriteFailure(error: unknown): void {
+    if (!(error instanceof AuditWriteError)) throw error;
+    this.#writeFailure ??= error;
+    const handler = this.#onWriteFailure;
+    if (handler === null) throw error;
+    try {
+      handler(error);
+    } catch {
+      // A failing handler must not turn a report back into a rejection.
+    }
+  }
+
   /** Notes a refused write; reports it instead of rejecting once a handler is set. */
   #tolerate(written: Promise<void>): Promise<void> {
-    return written.catch((error: unknown) => {
-      if (!(error instanceof AuditWriteError)) throw error;
-      this.#writeFailure ??= error;
-      const handler = this.#onWriteFailure;
-      if (handler === null) throw error;
-      try {
-        handler(error);
-      } catch {
-        // A failing handler must not turn a report back into a rejection.
-      }
-    });
+    return written.catch((error: unknown) => this.absorbWriteFailure(error));
   }
 
   /**

@@ -18,6 +18,8 @@ import {
   type TerminalStreams,
 } from "../approval/mod.ts";
 import { networkChannels, NetworkGateway } from "../network/mod.ts";
+import { AuditWriteError } from "../audit/mod.ts";
+import { outputWriter } from "./_output_stream.ts";
 
 /**
  * Exit codes a pipeline can branch on. One table: {@linkcode EXIT_MEANINGS} says what each means
@@ -136,18 +138,22 @@ export interface CommandIo {
   revokeNetwork?: () => void;
 }
 
-/** The real process streams. */
+/**
+ * The real process streams. Writes never throw: once a stream's reader is gone (`… | head`) its
+ * output is dropped and the run goes on (see {@linkcode outputWriter}).
+ */
 export function processIo(): CommandIo {
-  const encoder = new TextEncoder();
+  const stdout = outputWriter(Deno.stdout);
+  const stderr = outputWriter(Deno.stderr);
   return {
-    stdout: (text) => void Deno.stdout.writeSync(encoder.encode(text)),
-    stderr: (text) => void Deno.stderr.writeSync(encoder.encode(text)),
+    stdout: (text) => stdout.write(text),
+    stderr: (text) => stderr.write(text),
     stdoutIsTerminal: Deno.stdout.isTerminal(),
     stderrIsTerminal: Deno.stderr.isTerminal(),
     revokeNetwork: () => void Deno.permissions.revokeSync({ name: "net" }),
     terminal: Deno.stdin.isTerminal() && Deno.stderr.isTerminal()
       ? {
-        write: (text) => void Deno.stderr.writeSync(encoder.encode(text)),
+        write: (text) => stderr.write(text),
         readLine: stdinLines(),
       }
       : null,
@@ -237,7 +243,8 @@ export async function loadConfigFromOptions(
 
 /**
  * Runs a command body and maps failures to exit codes: usage and config errors print their message
- * and exit 2; anything else is a bug, printed with its stack, exit 1.
+ * and exit 2; a run folder that refused a write prints which file and what to change, exit 1;
+ * anything else is a bug, printed with its stack, exit 1.
  */
 export async function guarded(io: CommandIo, body: () => Promise<number>): Promise<number> {
   try {
@@ -253,6 +260,11 @@ export async function guarded(io: CommandIo, body: () => Promise<number>): Promi
     ) {
       io.stderr(`kagent-run: ${error.message}\n`);
       return EXIT.usage;
+    }
+    // The run folder refused a write: the message names the file and what to change, no stack.
+    if (error instanceof AuditWriteError) {
+      io.stderr(`kagent-run: ${error.message}\n`);
+      return EXIT.failed;
     }
     io.stderr(
       `kagent-run: internal error: ${

@@ -34,6 +34,8 @@ import { describeTool } from "../tools/tool_definition.ts";
 import type { ToolResult } from "../tools/tool_result.ts";
 import { eventTypeOf } from "../runtime/record.ts";
 import { Redactor } from "../audit/redactor.ts";
+import { recordStartFailure } from "../runtime/start_up_failure.ts";
+import { appendStepSummary, checkStepSummary } from "./_step_summary.ts";
 import {
   APPROVAL_HELP,
   APPROVAL_OPTIONS,
@@ -151,6 +153,8 @@ async function runWithNetwork(
   // The same secrets as the run's audit: the answer, the task and summaries are redacted too.
   const redactor = Redactor.fromEnvironment(config.audit.secret_env, io.env);
 
+  // Checked before the run folder exists: a run must not work and then fail to report.
+  const summaryFile = await checkStepSummary(io.env);
   const session = await openRunSession(config, {
     env: io.env,
     approver: approverFor(values, io),
@@ -164,6 +168,9 @@ async function runWithNetwork(
     tool_worker_net: session.workerPermissions.net,
     // Measured, not assumed: "granted" only when the process kept its own net permission.
     main_thread_net: Deno.permissions.querySync({ name: "net" }).state,
+  }).catch(async (error) => {
+    await session.close();
+    throw await recordStartFailure(session.folder, config, error, io.env);
   });
   const controller = new AbortController();
   // The first signal decides the exit code (SIGINT 130, SIGTERM 143).
@@ -188,7 +195,15 @@ async function runWithNetwork(
         .map((registered) => describeTool(registered.definition))
         .filter((tool) => session.runtime.policy.isAvailable(tool.name));
     const tools = currentTools();
-    const systemPrompt = await recordSystemPrompt(session, run, config);
+    // A run folder that refuses the start-up records is a config error naming runs_dir (exit 2).
+    const systemPrompt = await recordSystemPrompt(session, run, config).catch(async (error) => {
+      throw await recordStartFailure(session.folder, config, error, io.env);
+    });
+    // Once the run is under way, a refused audit write stops it: running calls end and are
+    // recorded wherever a record still fits, and the run exits failed saying which file and why.
+    session.recorder.reportWriteFailuresTo((error) =>
+      controller.abort(`the run folder refused a write: ${error.message}`)
+    );
     if (!values.quiet) {
       io.stderr(`kagent-run: run ${session.folder.id} in ${displayRunDir(session.folder.dir)}\n`);
     }
@@ -206,25 +221,33 @@ async function runWithNetwork(
       task,
       run,
       maxTurns: config.agent.max_turns,
+      retryTruncated: model.provider !== "script" && model.retry_truncated === true,
       concurrency: config.agent.max_parallel_tools,
       toolPermission: (name) => session.registry.get(name)?.definition.permission,
       // SIGINT/SIGTERM: running tools are aborted, the turn's results are all collected and
       // recorded, and the run ends with `aborted_tools` (or `aborted` between turns): exit 130
       // (SIGINT) or 143 (SIGTERM).
       signal: controller.signal,
-      ...(values.quiet
-        ? {}
-        : { onToolResult: (result: ToolResult) => io.stderr(progressLine(result, paint)) }),
+      ...(values.quiet ? {} : {
+        onToolResult: (result: ToolResult) => {
+          try {
+            io.stderr(progressLine(result, paint));
+          } catch {
+            // Progress lines are best effort: a closed stderr must not stop the run.
+          }
+        },
+      }),
     });
     const counts = countResults(outcome.results);
     await session.recorder.event("run.completed", {
       end_reason: outcome.end_reason,
       turns: outcome.turns,
       ...counts,
-      retryTruncated: model.provider !== "script" && model.retry_truncated === true,
       duration_ms: outcome.duration_ms,
       final_text: outcome.final_text,
       error: outcome.error,
+      error_code: outcome.error_code,
+      error_details: outcome.error_details,
     });
     const seconds = (outcome.duration_ms / 1000).toFixed(2);
     const endTone: Tone = outcome.end_reason === "completed" ? "ok" : "failed";
@@ -248,8 +271,6 @@ async function runWithNetwork(
       counts,
       deliverables: await listDeliverables(session.folder.paths.deliverables),
       pending: session.approvals.pending,
-      error_code: outcome.error_code,
-      error_details: outcome.error_details,
       redactor,
     };
     if (values.output === "json") io.stdout(`${reportJson(report)}\n`);
@@ -261,9 +282,14 @@ async function runWithNetwork(
     if (io.env("GITHUB_ACTIONS") === "true" && values.output !== "json") {
       for (const line of annotations(report)) io.stdout(`${line}\n`);
     }
-    const summaryFile = io.env("GITHUB_STEP_SUMMARY");
-    if (summaryFile !== undefined && summaryFile !== "") {
-      await Deno.writeTextFile(summaryFile, stepSummary(report), { append: true });
+    if (summaryFile !== null) {
+      await appendStepSummary(summaryFile, stepSummary(report), (line) => io.stderr(`${line}\n`));
+    }
+    const auditFailure = session.recorder.writeFailure;
+    if (auditFailure !== null) {
+      await session.recorder.error({ source: "audit", message: auditFailure.message });
+      io.stderr(`kagent-run: ${paint("failed", auditFailure.message)}\n`);
+      return EXIT.failed;
     }
     return runExitCode(outcome.end_reason, session.approvals.pending.length, signalled);
   } finally {

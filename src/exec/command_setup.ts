@@ -90,7 +90,8 @@ export async function prepareCommands(
       code: "commands_invalid",
       file: config.configPath,
       key,
-      message: `Cannot enable command tools from config "${config.configPath}": ${reason}`,
+      message: `Cannot enable command tools from config "${config.configPath}": key "${key}": ` +
+        reason,
     });
   const searchPath = environment.get("PATH") ?? "/usr/local/bin:/usr/bin:/bin";
   const forbiddenRoots = guard.allWriteRoots;

@@ -107,7 +107,10 @@ export async function record(
     policy,
     artifacts: result.artifacts.map((artifact) => artifact.ref),
   });
-  await recorder.toolRecord(await toolLine(entry, policy, keeping));
+  // An artifact the disk refuses leaves the record without that text, still written (when the run
+  // reports write failures; see AuditRecorder.absorbWriteFailure).
+  const absorb = (error: unknown) => recorder.absorbWriteFailure(error);
+  await recorder.toolRecord(await toolLine(entry, policy, keeping, absorb));
   if (!result.ok && result.error !== null) {
     await recorder.error({
       source: "tool",
@@ -166,6 +169,7 @@ async function toolLine(
   entry: CallRecord,
   policy: Record<string, unknown> | null,
   keeping: RecordKeeping | null,
+  absorb?: (error: unknown) => void,
 ): Promise<Record<string, unknown>> {
   const { result } = entry;
   const origin = entry.provider === undefined ? {} : { provider: { ...entry.provider } };
@@ -173,8 +177,8 @@ async function toolLine(
     ? entry.arguments_text
     : keeping.redactor.redactText(entry.arguments_text);
   const [keptArguments, keptOutput] = [
-    await keep(argumentsText, keeping, "application/json"),
-    await keep(result.output, keeping, "text/plain; charset=utf-8"),
+    await keep(argumentsText, keeping, "application/json", absorb),
+    await keep(result.output, keeping, "text/plain; charset=utf-8", absorb),
   ];
   return {
     tool: result.tool,
@@ -210,16 +214,24 @@ async function keep(
   text: string,
   keeping: RecordKeeping | null,
   mediaType: string,
+  absorb?: (error: unknown) => void,
 ): Promise<{ text: string | null; artifact: ArtifactRef | null }> {
   const limit = keeping?.inlineBytes ?? INLINE_RECORD_BYTES;
   if (keeping === null || new TextEncoder().encode(text).byteLength <= limit) {
     return { text, artifact: null };
   }
   // An arguments text that is not JSON (a model's broken call) is still kept, as text.
-  const stored = await keeping.artifacts.store(
-    text,
-    mediaType === "application/json" && !isJson(text) ? "text/plain; charset=utf-8" : mediaType,
-  );
+  let stored;
+  try {
+    stored = await keeping.artifacts.store(
+      text,
+      mediaType === "application/json" && !isJson(text) ? "text/plain; charset=utf-8" : mediaType,
+    );
+  } catch (error: unknown) {
+    if (absorb === undefined) throw error;
+    absorb(error);
+    return { text: null, artifact: null };
+  }
   const { ref, sha256, bytes, media_type } = stored;
   return { text: null, artifact: { ref, sha256, bytes, media_type } };
 }
