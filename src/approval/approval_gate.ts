@@ -17,10 +17,18 @@
 import * as nodePath from "node:path";
 import { type AuditRecorder, JsonlWriter, type Redactor, summariseValue } from "../audit/mod.ts";
 import type { PolicyDecision, TargetScope } from "../policy/policy_rule.ts";
+import type { NamedLocation } from "../policy/named_locations.ts";
 import type { ToolDescriptor } from "../tools/tool_definition.ts";
 import { failure, type ToolOutcome } from "../tools/tool_result.ts";
 import type { ApprovalRequest, Approver } from "./approver.ts";
-import { approveArgument, formatGrant, type Grant, grantCovers, normaliseScope } from "./grant.ts";
+import {
+  approveArgument,
+  formatGrant,
+  type Grant,
+  grantCovers,
+  normaliseScope,
+  shellQuote,
+} from "./grant.ts";
 
 /** Options of {@linkcode ApprovalGate}. */
 export interface ApprovalGateOptions {
@@ -28,6 +36,11 @@ export interface ApprovalGateOptions {
   runId: string;
   /** Real path of the run folder (scopes inside it are written `<run>/…`). */
   runDir: string;
+  /**
+   * The run's named locations (`EffectivePolicy.locations`: `<run>`, the roots, `<workspace>`),
+   * from which grant scopes are written. @default the run folder only
+   */
+  locations?: readonly NamedLocation[];
   /** Grants from the command line, already checked against the policy hash. */
   grants: readonly Grant[];
   /** Null when nobody can answer (non-interactive). */
@@ -48,6 +61,11 @@ export interface ApprovalGateOptions {
 export interface PendingApproval {
   request: ApprovalRequest;
   grant: Grant;
+  /**
+   * The command line that re-runs this run with the grant (see
+   * {@linkcode ApprovalGate.setReplayCommand}), or null when the run was not started from one.
+   */
+  replay: string | null;
 }
 
 /**
@@ -91,11 +109,41 @@ export class ApprovalGate {
   readonly #approved = new Map<string, CallApproval>();
   /** Calls that ended as approval_required, in order. */
   readonly pending: PendingApproval[] = [];
+  /** The command line that started the run, without the program's own `--approve` additions. */
+  #replayCommand: readonly string[] | null = null;
 
   constructor(options: ApprovalGateOptions) {
     this.#options = options;
     this.#grantsLog = new JsonlWriter(nodePath.join(options.runDir, "grants.jsonl"));
     this.#pendingLog = new JsonlWriter(nodePath.join(options.runDir, "approvals", "pending.jsonl"));
+  }
+
+  /**
+   * Tells the gate the command line that started this run (e.g. `["kagent-run", "run",
+   * "--config", "agent.jsonc"]`), so that each pending approval carries `replay`: the exact
+   * command to re-run with its grant. Call it before the first call runs.
+   */
+  setReplayCommand(argv: readonly string[]): void {
+    this.#replayCommand = [...argv];
+  }
+
+  /**
+   * The command line that re-runs this run with `grants` added as `--approve` arguments, each
+   * word shell-quoted and the whole redacted; null when no command line was set.
+   *
+   * @example
+   * ```ts ignore
+   * gate.setReplayCommand(["kagent-run", "call", "fs.write_file", '{"path":"a"}']);
+   * gate.replayFor([grant]); // kagent-run call fs.write_file '{"path":"a"}' --approve '{…}'
+   * ```
+   */
+  replayFor(grants: readonly Grant[]): string | null {
+    if (this.#replayCommand === null) return null;
+    const line = [
+      ...this.#replayCommand.map((word) => shellQuote(word)),
+      ...grants.map((grant) => approveArgument(grant)),
+    ].join(" ");
+    return this.#options.redactor.redactText(line);
   }
 
   /** Flushes the grant and pending logs. */
@@ -104,12 +152,15 @@ export class ApprovalGate {
     await this.#pendingLog.close();
   }
 
-  /** A call's scope as grants write it (run folder `<run>`, secrets named by their hash). */
+  /**
+   * A call's scope as grants write it (paths from their named location: `<run>`, `<workspace>`,
+   * the roots; secrets named by their hash).
+   */
   scopeOf(scope: TargetScope): string[] {
     const { redactor } = this.#options;
     return normaliseScope(
       scope,
-      this.#options.runDir,
+      this.#options.locations ?? [{ name: "<run>", path: this.#options.runDir }],
       (text) => redactor.redactText(text) !== text,
     );
   }
@@ -159,9 +210,15 @@ export class ApprovalGate {
     });
     const approver = this.#options.approver;
     if (approver === null) {
-      this.pending.push({ request, grant });
+      const replay = this.replayFor([grant]);
+      this.pending.push({ request, grant, replay });
       await Deno.mkdir(nodePath.join(this.#options.runDir, "approvals"), { recursive: true });
-      await this.#pendingLog.write({ ...request, grant, approve_argument: approveArgument(grant) });
+      await this.#pendingLog.write({
+        ...request,
+        grant,
+        approve_argument: approveArgument(grant),
+        replay,
+      });
       const targets = scope.join(", ");
       return failure(
         "approval_required",
@@ -176,6 +233,7 @@ export class ApprovalGate {
           grant,
           approve_argument: approveArgument(grant),
           approvals_file_line: formatGrant(grant),
+          replay,
         },
       );
     }

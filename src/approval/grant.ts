@@ -10,8 +10,12 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { TargetScope } from "../policy/policy_rule.ts";
+import { type NamedLocation, writeArgument, writePath } from "../policy/named_locations.ts";
 
-/** A grant as JSON: `{"tool": "fs.write_file", "scope": ["write:<run>/x"], "policy": "<sha256>"}`. */
+/**
+ * A grant as JSON: `{"tool": "fs.write_file", "scope": ["write:<workspace>/x"], "policy":
+ * "<sha256>"}`.
+ */
 export const GrantSchema = z.strictObject({
   tool: z.string().min(1),
   /** Normalised targets, sorted; see {@linkcode normaliseScope}. */
@@ -24,51 +28,56 @@ export const GrantSchema = z.strictObject({
 export type Grant = z.infer<typeof GrantSchema>;
 
 /**
- * The normalised scope of a call: one string a target, sorted. Paths as `<access>:<real path>`;
- * commands as `command:<program path> <argv[1..] as JSON> in <cwd real path>` (the executable, every
- * argument and the folder). Paths inside the run folder are written `<run>/…` so that a grant
- * survives into the next run.
+ * The normalised scope of a call: one string a target, sorted, written so that it means the same
+ * in every checkout of the repository (a grant printed on one machine applies on another, at
+ * another path). Paths as `<access>:<location>`, relative to the named location that holds them
+ * (`write:<workspace>/src/a.ts`, `read:<read_root:0>/x`, `write:<run>/deliverables/r.md`; a
+ * path outside every location stays absolute); commands as `command:<program> <argv[1..] as JSON>
+ * in <folder>`, the program by its allowlisted name (`git`, or the path the config names),
+ * every argument, absolute ones written from their location too (`<workspace>/a.txt`,
+ * `--file=<workspace>/a`; an argument that starts with `<` or `\` gets a `\` in front, so that
+ * no written form stands for two calls), and the folder.
  *
  * A part that holds a secret (`holdsSecret` says so: a value of `audit.secret_env`, a token) is
- * named by its hash instead, `sha256:<hex of the part's text>`: the argv JSON (`command:<path>
- * sha256:<hex> in <cwd>`), the folder, a path. The grant then never shows the secret, and the
- * next run, computing the same hash for the same call, still recognises it.
+ * named by its hash instead, `sha256:<hex of the part's written text>`: the argv JSON
+ * (`command:<program> sha256:<hex> in <folder>`), the folder, a path. The grant then never shows
+ * the secret, and the next run, computing the same hash for the same call, still recognises it.
  *
  * @param scope The resolved targets of a call.
- * @param runDir The run folder's real path, or null.
+ * @param locations The run's named locations, most specific first (`EffectivePolicy.locations`);
+ *   none writes every path absolute.
  * @param holdsSecret Tells whether a text holds a secret, e.g. one that redaction would change.
  * @returns The sorted scope strings, without duplicates.
  * @example
  * ```ts
  * import { normaliseScope } from "./grant.ts";
+ * import { namedLocations } from "../policy/named_locations.ts";
  * const scope = normaliseScope({
  *   paths: [],
  *   commands: [{ program: "echo", path: "/usr/bin/echo", argv: ["echo", "s3cr3t-value"],
- *     cwd: { real: "/w" } }],
- * } as unknown as Parameters<typeof normaliseScope>[0], null, (text) => text.includes("s3cr3t"));
- * console.assert(/^command:\/usr\/bin\/echo sha256:[0-9a-f]{64} in \/w$/.test(scope[0] ?? ""));
+ *     cwd: { real: "/w/sub" } }],
+ * } as unknown as Parameters<typeof normaliseScope>[0], namedLocations({ workspace: "/w" }),
+ *   (text) => text.includes("s3cr3t"));
+ * console.assert(/^command:echo sha256:[0-9a-f]{64} in <workspace>\/sub$/.test(scope[0] ?? ""));
  * ```
  */
 export function normaliseScope(
   scope: TargetScope,
-  runDir: string | null,
+  locations: readonly NamedLocation[],
   holdsSecret: (text: string) => boolean,
 ): string[] {
-  const stable = (path: string) =>
-    runDir !== null && (path === runDir || path.startsWith(runDir + "/"))
-      ? "<run>" + path.slice(runDir.length)
-      : path;
   const shown = (text: string) => holdsSecret(text) ? hashed(text) : text;
   const commandFolders = new Set((scope.commands ?? []).map((command) => command.cwd));
   const entries = [
     ...scope.paths.filter((path) => !commandFolders.has(path)).map((path) =>
-      `${path.access}:${shown(stable(path.real))}`
+      `${path.access}:${shown(writePath(path.real, locations))}`
     ),
-    ...(scope.commands ?? []).map((command) =>
-      `command:${command.path} ${shown(JSON.stringify(command.argv.slice(1)))} in ${
-        shown(stable(command.cwd.real))
-      }`
-    ),
+    ...(scope.commands ?? []).map((command) => {
+      const argv = command.argv.slice(1).map((argument) => writeArgument(argument, locations));
+      return `command:${command.program} ${shown(JSON.stringify(argv))} in ${
+        shown(writePath(command.cwd.real, locations))
+      }`;
+    }),
   ];
   return [...new Set(entries)].sort();
 }
@@ -114,5 +123,23 @@ export function formatGrant(grant: Grant): string {
 
 /** A shell-quoted `--approve '<grant>'` argument. */
 export function approveArgument(grant: Grant): string {
-  return `--approve '${formatGrant(grant).replaceAll("'", `'\\''`)}'`;
+  return `--approve ${shellQuote(formatGrant(grant), true)}`;
+}
+
+/**
+ * One word for a POSIX shell: as it is when it holds only characters no shell reads specially,
+ * otherwise in single quotes (a `'` inside written `'\''`).
+ *
+ * @param word The word.
+ * @param always Quote even a plain word. @default false
+ * @example
+ * ```ts
+ * import { shellQuote } from "./grant.ts";
+ * console.assert(shellQuote("agent.jsonc") === "agent.jsonc");
+ * console.assert(shellQuote("it's done") === "'it'\\''s done'");
+ * ```
+ */
+export function shellQuote(word: string, always = false): string {
+  if (!always && /^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
+  return `'${word.replaceAll("'", `'\\''`)}'`;
 }

@@ -23,6 +23,8 @@ export interface RunReport {
   counts: { calls: number; denied: number; failed: number };
   deliverables: string[];
   pending: readonly PendingApproval[];
+  /** The command that re-runs the run with every pending grant, or null (none pending). */
+  replay: string | null;
   /** The run's redactor (config `audit.secret_env` and token patterns), applied to every output. */
   redactor: Redactor;
 }
@@ -42,6 +44,7 @@ export function reportJson(report: RunReport): string {
     duration_ms: report.outcome.duration_ms,
     deliverables: report.deliverables,
     approvals_needed: report.pending.map((entry) => entry.grant),
+    replay: report.replay,
   }));
 }
 
@@ -113,6 +116,9 @@ export function stepSummary(report: RunReport): string {
   if (report.pending.length > 0) {
     lines.push("", "**Approvals needed** (re-run with these to allow exactly these calls):", "");
     for (const entry of report.pending) lines.push(`- \`${approveArgument(entry.grant)}\``);
+    if (report.replay !== null) {
+      lines.push("", "The whole command, with every grant:", "", "```sh", report.replay, "```");
+    }
   }
   if (report.deliverables.length > 0) {
     lines.push("", "**Deliverables:**", "", ...report.deliverables.map((path) => `- \`${path}\``));

@@ -342,15 +342,25 @@ export function approverFor(
   return io.terminal === null ? null : new TerminalApprover(io.terminal);
 }
 
-/** Prints the grants that would let the pending calls through next time. */
-export function printPendingGrants(pending: readonly PendingApproval[], io: CommandIo): void {
+/**
+ * Prints the grants that would let the pending calls through next time: as `--approve`
+ * arguments, as lines for an `--approvals` file, and (when `replay` gives one) the whole command
+ * to re-run with every grant.
+ */
+export function printPendingGrants(
+  pending: readonly PendingApproval[],
+  io: CommandIo,
+  replay: ((grants: readonly Grant[]) => string | null) | null = null,
+): void {
   if (pending.length === 0) return;
+  const command = replay?.(pending.map((entry) => entry.grant)) ?? null;
   const lines = [
     `kagent-run: ${pending.length} call(s) needed an approval nobody could give here. To allow exactly ` +
     "these calls next time, re-run with:",
     ...pending.map((entry) => `  ${approveArgument(entry.grant)}`),
     "or put these lines in a file and pass --approvals FILE:",
     ...pending.map((entry) => `  ${formatGrant(entry.grant)}`),
+    ...(command === null ? [] : ["The whole command, with every grant:", `  ${command}`]),
   ];
   io.stderr(lines.join("\n") + "\n");
 }

@@ -81,6 +81,7 @@ export function callCommand(args: string[], io: CommandIo): Promise<number> {
       gateway?.close();
       throw error;
     }
+    session.approvals.setReplayCommand(["kagent-run", "call", ...args]);
     try {
       const result = await session.runtime.call({ id: "call-1", name: tool, arguments: json });
       await session.recorder.event("run.completed", {
@@ -89,7 +90,11 @@ export function callCommand(args: string[], io: CommandIo): Promise<number> {
         duration_ms: result.duration_ms,
       });
       io.stdout(`${JSON.stringify(result, null, 2)}\n`);
-      printPendingGrants(session.approvals.pending, io);
+      printPendingGrants(
+        session.approvals.pending,
+        io,
+        (grants) => session.approvals.replayFor(grants),
+      );
       if (result.ok) return EXIT.ok;
       return result.error?.type === "approval_required" ? EXIT.approvalRequired : EXIT.failed;
     } finally {

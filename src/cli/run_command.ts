@@ -130,7 +130,7 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
     }
     const gateway = await openNetworkBoundary(config, io);
     try {
-      return await runWithNetwork(config, config.model, task, values, io, gateway);
+      return await runWithNetwork(config, config.model, task, values, io, gateway, args);
     } finally {
       gateway?.close();
     }
@@ -147,6 +147,7 @@ async function runWithNetwork(
   values: RunOptionValues,
   io: CommandIo,
   gateway: NetworkGateway | null,
+  args: readonly string[],
 ): Promise<number> {
   const provider = await providerFor(model, io, gateway);
   const paint = painter(io);
@@ -162,6 +163,8 @@ async function runWithNetwork(
     ...(gateway === null ? {} : { memoryFetch: gateway.fetchFor("memory") }),
     task,
   });
+  // Each pending approval carries the exact command that re-runs this run with its grant.
+  session.approvals.setReplayCommand(["kagent-run", "run", ...args]);
   await session.recorder.event("network.boundary", {
     model_hosts: gateway?.channels.model ?? [],
     memory_hosts: gateway?.channels.memory ?? [],
@@ -262,7 +265,11 @@ async function runWithNetwork(
     if (outcome.error !== null) {
       io.stderr(`kagent-run: ${paint("failed", redactor.redactText(outcome.error))}\n`);
     }
-    printPendingGrants(session.approvals.pending, io);
+    printPendingGrants(
+      session.approvals.pending,
+      io,
+      (grants) => session.approvals.replayFor(grants),
+    );
     const report: RunReport = {
       run_id: session.folder.id,
       run_dir: session.folder.dir,
@@ -271,6 +278,9 @@ async function runWithNetwork(
       counts,
       deliverables: await listDeliverables(session.folder.paths.deliverables),
       pending: session.approvals.pending,
+      replay: session.approvals.pending.length === 0
+        ? null
+        : session.approvals.replayFor(session.approvals.pending.map((entry) => entry.grant)),
       redactor,
     };
     if (values.output === "json") io.stdout(`${reportJson(report)}\n`);

@@ -21,7 +21,6 @@
  * @module
  */
 
-import { createHash } from "node:crypto";
 import type { ToolDescriptor } from "../tools/tool_definition.ts";
 import {
   type Decision,
@@ -35,6 +34,10 @@ import {
 } from "./policy_rule.ts";
 import picomatch from "picomatch";
 import { isWithin } from "../sandbox/path_guard.ts";
+import type { NamedLocation } from "./named_locations.ts";
+import { type HashedFolders, meaningHash, scopeLocations } from "./policy_hash.ts";
+import { findingDecision, narrowsExactly, wideAllowDecision } from "./_runtime_decisions.ts";
+import { RUNTIME_RULES } from "./runtime_rules.ts";
 
 /** A permissions.json rule as loaded from config (ids filled in). */
 export interface ConfigRule {
@@ -91,10 +94,16 @@ export interface PolicyInputs {
    */
   commandIsolation?: { effective: "bwrap" | "none" | "off"; reason: string; tools: string[] };
   /**
-   * The run's folder: replaced by `<run>` before hashing, so that the policy hash (which grants
-   * name) is the same for every run of the same config.
+   * The run's folder: written `<run>` in scopes and before hashing, so that the policy hash (which
+   * grants name) is the same for every run of the same config.
    */
   runDir?: string;
+  /**
+   * Other folders written by name before hashing: the home folder `<home>` (home dotfiles are
+   * protected paths), the config file's folder `<config>`, the runs folder `<runs>`.
+   * @default none
+   */
+  folders?: HashedFolders;
 }
 
 /** The tool-level view of one tool, for `kagent-run policy` and the snapshot. */
@@ -126,29 +135,7 @@ export const WORKER_TOOLS: readonly string[] = [
   "skills.load_skill",
 ];
 
-/** Runtime rule ids, stable for users' scripts and audits. */
-export const RUNTIME_RULES = {
-  pathGuard: "sandbox:path-guard",
-  protectedPath: "sandbox:protected-path",
-  sensitivePath: "runtime:sensitive-path",
-  requiresConfirmation: "runtime:requires-confirmation",
-  destructiveOff: "runtime:destructive-off",
-  skillNarrowing: "skill:allowed-tools",
-  agentType: "runtime:agent-type",
-  taskNarrowing: "runtime:task-tools",
-  defaultReadonly: "default:readonly-allow",
-  defaultWrite: "default:write-ask",
-  defaultRunFolders: "default:run-folders-allow",
-  commandAllowlist: "sandbox:command-allowlist",
-  unrestrictedExecution: "runtime:unrestricted-execution",
-  codeExecutingArguments: "runtime:code-executing-arguments",
-  uncheckedArguments: "runtime:unchecked-arguments",
-  sensitiveArgument: "runtime:sensitive-argument",
-  commandIsolation: "sandbox:command-isolation",
-  unconfinedCommand: "runtime:unconfined-command",
-  hardLink: "runtime:hard-link",
-  highRiskUnscoped: "runtime:high-risk-unscoped",
-} as const;
+export { RUNTIME_RULES } from "./runtime_rules.ts";
 
 const LAYER_ORDER: PolicyLayer[] = ["runtime", "sandbox", "skill", "config", "default"];
 const DECISION_RANK: Record<Decision, number> = { allow: 0, ask: 1, deny: 2 };
@@ -160,7 +147,17 @@ const DECISION_RANK: Record<Decision, number> = { allow: 0, ask: 1, deny: 2 };
 export class EffectivePolicy {
   readonly rules: readonly PolicyRule[];
   readonly tools: readonly ToolPolicy[];
+  /**
+   * sha256 (hex) of the policy's meaning: the snapshot with the run folder, roots, workspace, home
+   * folder and program paths written by name (see `policy_hash.ts`), so that every checkout of a
+   * repository with the same config and permissions has the same hash.
+   */
   readonly hash: string;
+  /**
+   * The named locations scopes are written with (`<run>`, `<write_root:N>`, `<read_root:N>`,
+   * `<workspace>`), most specific first; grants use them (see `normaliseScope`).
+   */
+  readonly locations: readonly NamedLocation[];
   readonly #inputs: PolicyInputs;
   readonly #narrowedOut: Map<string, string>;
 
@@ -177,9 +174,8 @@ export class EffectivePolicy {
     this.#narrowedOut = narrowedOut;
     this.#agentOut = agentOut;
     this.tools = inputs.tools.map((tool) => this.#toolPolicy(tool));
-    const body = JSON.stringify(this.#body());
-    const stable = inputs.runDir === undefined ? body : body.replaceAll(inputs.runDir, "<run>");
-    this.hash = createHash("sha256").update(stable).digest("hex");
+    this.hash = meaningHash(this.#body(), inputs);
+    this.locations = scopeLocations(inputs);
   }
 
   /** Computes the policy from its layers. */
@@ -367,21 +363,7 @@ export class EffectivePolicy {
       });
     }
     const wide = wideAllows[0];
-    if (wide !== undefined && !narrowAllow) {
-      candidates.push({
-        decision: "ask",
-        rule: RUNTIME_RULES.highRiskUnscoped,
-        layer: "runtime",
-        reason:
-          `rule "${wide.id}" allows the ${
-            tool.annotations.destructive ? "destructive" : "dangerous"
-          } tool "${tool.name}" ${
-            wide.tools.includes(tool.name) ? "without narrowing it" : "through a wildcard"
-          }, so each call asks; to allow calls without asking, name "${tool.name}" exactly in ` +
-          `"tools" and narrow the rule with "paths", "commands" or "arguments"`,
-        error_type: null,
-      });
-    }
+    if (wide !== undefined && !narrowAllow) candidates.push(wideAllowDecision(wide, tool));
     if (candidates.length > 0) return strongest(candidates);
     // 4. Defaults.
     const runFolders = this.#inputs.runFolders ?? [];
@@ -505,59 +487,6 @@ export class EffectivePolicy {
       rule.decision !== "deny" && rule.tools.includes(tool.name)
     );
   }
-}
-
-/**
- * Tells whether an allow rule may let a high-risk tool run without asking: it names the tool
- * exactly (no wildcard) and narrows it with `paths`, `commands` or `arguments` of which no pattern
- * matches everything (one made only of `*` and `/`, after a leading `./`).
- */
-function narrowsExactly(rule: PolicyRule, tool: ToolDescriptor): boolean {
-  if (!rule.tools.includes(tool.name)) return false;
-  const narrows = (patterns: readonly string[] | undefined) =>
-    patterns !== undefined && patterns.length > 0 &&
-    !patterns.some((pattern) => /^(\.\/)?[/*]+$/.test(pattern));
-  return narrows(rule.paths) || narrows(rule.commands) || narrows(rule.arguments);
-}
-
-/**
- * The runtime's answer to an argument finding: a shell, interpreter or exec wrapper runs whatever it
- * is told, so it asks even when allowlisted; an option that makes a bounded program run code or
- * write files it was not asked to, or arguments the analysis cannot check, are denied (fail closed).
- */
-function findingDecision(
-  program: string,
-  finding: { id: string; kind: string; argument: string; reason: string },
-): PolicyDecision {
-  if (finding.kind === "sensitive") {
-    // The file is masked inside the sandbox unless this call is approved for it.
-    return {
-      decision: "ask",
-      rule: RUNTIME_RULES.sensitiveArgument,
-      layer: "runtime",
-      reason: `argument "${finding.argument}" of "${program}": ${finding.reason} (${finding.id})`,
-      error_type: "sensitive_path",
-    };
-  }
-  if (finding.kind === "unrestricted_execution") {
-    return {
-      decision: "ask",
-      rule: RUNTIME_RULES.unrestrictedExecution,
-      layer: "runtime",
-      reason: `"${program}" is unrestricted execution (${finding.reason})`,
-      error_type: null,
-    };
-  }
-  const rule = finding.kind === "unchecked"
-    ? RUNTIME_RULES.uncheckedArguments
-    : RUNTIME_RULES.codeExecutingArguments;
-  return {
-    decision: "deny",
-    rule,
-    layer: "runtime",
-    reason: `argument "${finding.argument}" of "${program}": ${finding.reason} (${finding.id})`,
-    error_type: "permission_denied",
-  };
 }
 
 function strongest(candidates: PolicyDecision[]): PolicyDecision {

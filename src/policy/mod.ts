@@ -6,3 +6,6 @@
 
 export * from "./policy_rule.ts";
 export * from "./effective_policy.ts";
+export * from "./named_locations.ts";
+export * from "./policy_hash.ts";
+export * from "./runtime_rules.ts";

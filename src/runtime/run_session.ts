@@ -257,6 +257,9 @@ export async function preparePolicy(
         ],
       },
     }),
+    // Hashed by name ("<home>", "<config>", "<runs>"): the policy hash means the same in every
+    // checkout, wherever it lies.
+    folders: { home, config: nodePath.dirname(config.configPath), runs: config.runs_dir },
     // The run folder's real path (the guard canonicalised it), hashed as "<run>".
     ...(guard.writableExceptions[0] === undefined
       ? {}
@@ -524,6 +527,7 @@ async function openSessionIn(
     policyHash: prepared.policy.hash,
     runId: folder.id,
     runDir: nodePath.dirname(prepared.guard.writableExceptions[0] ?? folder.paths.workspace),
+    locations: prepared.policy.locations,
     grants: (options.grants ?? []).map((entry) => entry.grant),
     approver: options.approver ?? null,
     ...(options.approvalTimeoutMs === undefined ? {} : { timeoutMs: options.approvalTimeoutMs }),

@@ -1,0 +1,84 @@
+/**
+ * Runtime decisions of the effective policy that depend on one rule or one finding: argument
+ * findings of commands, and high-risk tools under an allow that does not narrow them. Private to
+ * the folder.
+ *
+ * @module
+ */
+
+import type { ToolDescriptor } from "../tools/tool_definition.ts";
+import type { PolicyDecision, PolicyRule } from "./policy_rule.ts";
+import { RUNTIME_RULES } from "./runtime_rules.ts";
+
+/**
+ * Tells whether an allow rule may let a high-risk tool run without asking: it names the tool
+ * exactly (no wildcard) and narrows it with `paths`, `commands` or `arguments` of which no pattern
+ * matches everything (one made only of `*` and `/`, after a leading `./`).
+ */
+export function narrowsExactly(rule: PolicyRule, tool: ToolDescriptor): boolean {
+  if (!rule.tools.includes(tool.name)) return false;
+  const narrows = (patterns: readonly string[] | undefined) =>
+    patterns !== undefined && patterns.length > 0 &&
+    !patterns.some((pattern) => /^(\.\/)?[/*]+$/.test(pattern));
+  return narrows(rule.paths) || narrows(rule.commands) || narrows(rule.arguments);
+}
+
+/**
+ * The runtime's answer to an argument finding: a shell, interpreter or exec wrapper runs whatever it
+ * is told, so it asks even when allowlisted; an option that makes a bounded program run code or
+ * write files it was not asked to, or arguments the analysis cannot check, are denied (fail closed).
+ */
+export function findingDecision(
+  program: string,
+  finding: { id: string; kind: string; argument: string; reason: string },
+): PolicyDecision {
+  if (finding.kind === "sensitive") {
+    // The file is masked inside the sandbox unless this call is approved for it.
+    return {
+      decision: "ask",
+      rule: RUNTIME_RULES.sensitiveArgument,
+      layer: "runtime",
+      reason: `argument "${finding.argument}" of "${program}": ${finding.reason} (${finding.id})`,
+      error_type: "sensitive_path",
+    };
+  }
+  if (finding.kind === "unrestricted_execution") {
+    return {
+      decision: "ask",
+      rule: RUNTIME_RULES.unrestrictedExecution,
+      layer: "runtime",
+      reason: `"${program}" is unrestricted execution (${finding.reason})`,
+      error_type: null,
+    };
+  }
+  const rule = finding.kind === "unchecked"
+    ? RUNTIME_RULES.uncheckedArguments
+    : RUNTIME_RULES.codeExecutingArguments;
+  return {
+    decision: "deny",
+    rule,
+    layer: "runtime",
+    reason: `argument "${finding.argument}" of "${program}": ${finding.reason} (${finding.id})`,
+    error_type: "permission_denied",
+  };
+}
+
+/**
+ * The ask a high-risk tool gets when the only allow that covers the call is `wide`: a rule that
+ * names it through a wildcard or does not narrow it (`runtime:high-risk-unscoped`).
+ */
+export function wideAllowDecision(wide: PolicyRule, tool: ToolDescriptor): PolicyDecision {
+  return {
+    decision: "ask",
+    rule: RUNTIME_RULES.highRiskUnscoped,
+    layer: "runtime",
+    reason:
+      `rule "${wide.id}" allows the ${
+        tool.annotations.destructive ? "destructive" : "dangerous"
+      } tool "${tool.name}" ${
+        wide.tools.includes(tool.name) ? "without narrowing it" : "through a wildcard"
+      }, so each call asks; to allow calls without asking, name "${tool.name}" exactly in ` +
+      `"tools" and narrow the rule with "paths", "commands" or "arguments"`,
+    error_type: null,
+  };
+}
