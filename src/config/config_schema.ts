@@ -8,7 +8,7 @@
 
 import { z } from "zod";
 import { PermissionsFileSchema } from "./permissions_schema.ts";
-import { MAX_ARGUMENT_DEPTH } from "./defaults.ts";
+import { DEFAULT_HOOK, MAX_ARGUMENT_DEPTH } from "./defaults.ts";
 
 const pathString = (description: string) => z.string().min(1).describe(description);
 
@@ -273,7 +273,7 @@ export const HookConfigSchema = z.strictObject({
   tools: z.array(z.string().min(1)).optional().describe(
     'Glob patterns over tool names the hook runs for. Default: ["*"].',
   ),
-  timeout_ms: z.int().min(1).max(60_000).optional().describe(
+  timeout_ms: z.int().min(1).max(DEFAULT_HOOK.max_timeout_ms).optional().describe(
     "Time the hook may run, in ms; a hook that runs longer counts as a failure (a deny for " +
       "PreToolUse). Default: 10000.",
   ),

@@ -1,35 +1,70 @@
 /**
- * Default values of the optional config keys. Each is what a config without the key gets.
+ * The one home of every config default: what a config without the key gets. Each constant names
+ * the key it fills, its unit and its `@default`; loading (`load_config.ts` and its `_resolve_*.ts`
+ * section resolvers), the CLI, the model providers, the agent loop and the scheduler read them from
+ * here. Constants that are not config defaults (a Worker's handler timeout, an HTTP backoff) live
+ * beside their concept instead.
  *
  * @module
  */
 
-import { DEFAULT_SEARCH_TIME_BUDGET_MS } from "../sandbox/time_budget.ts";
+/** `runs_dir`: the folder, beside the config file, that holds one folder per run. @default "runs" */
+export const DEFAULT_RUNS_DIR = "runs";
 
-/** `agent.max_turns`: model turns before the run stops. Range 1..1000. */
+/** `sandbox.*` defaults (`read_roots`, `write_roots` and `sensitive_paths` default to `[]`). */
+export const DEFAULT_SANDBOX: Readonly<{
+  /** How commands are confined. @default "auto" */
+  command_isolation: "auto" | "bwrap" | "none";
+  /** Commands under bubblewrap keep the host network. @default false */
+  command_network: boolean;
+  /** `fs.list_files` hides sensitive entries instead of marking them. @default false */
+  hide_sensitive_in_listings: boolean;
+}> = Object.freeze({
+  command_isolation: "auto",
+  command_network: false,
+  hide_sensitive_in_listings: false,
+});
+
+/** `agent.max_turns`: model turns before the run stops, 1..1000. @default 50 */
 export const DEFAULT_MAX_TURNS = 50;
 
-/** `agent.instructions`: the largest instructions file accepted, in bytes (64 KiB). */
+/**
+ * `agent.max_parallel_tools`: consecutive readonly calls of a model turn run at once, 1..32; also
+ * the scheduler's and the agent loop's concurrency when none is given.
+ * @default 4
+ */
+export const DEFAULT_MAX_PARALLEL_TOOLS = 4;
+
+/** `agent.instructions`: the largest instructions file accepted, in bytes. @default 65536 (64 KiB) */
 export const MAX_INSTRUCTIONS_BYTES = 65_536;
 
 /** `limits.*`, in bytes (levels of nesting for `max_argument_depth`, ms for the time budget). */
 export const DEFAULT_LIMITS: Readonly<{
-  /** Largest tool-call argument JSON text accepted: 1 MiB. */
+  /** Largest tool-call argument JSON text accepted, in bytes. @default 1048576 (1 MiB) */
   max_argument_bytes: number;
-  /** Deepest nesting of arrays and objects in tool-call arguments. */
+  /** Deepest nesting of arrays and objects in tool-call arguments, in levels. @default 32 */
   max_argument_depth: number;
-  /** Largest tool output kept inline in a result; above it the full output goes to an artifact. */
+  /**
+   * Largest tool output kept inline in a result, in bytes; above it the full output goes to an
+   * artifact. @default 65536 (64 KiB)
+   */
   max_output_bytes: number;
-  /** Largest artifact stored; above it the artifact is cut and marked truncated: 100 MiB. */
+  /**
+   * Largest artifact stored, in bytes; above it the artifact is cut and marked truncated.
+   * @default 104857600 (100 MiB)
+   */
   max_artifact_bytes: number;
-  /** Longest one search or recursive listing runs, in ms (10 s); then it returns, truncated. */
+  /**
+   * Longest one search or recursive listing runs, in ms; then it returns, truncated.
+   * @default 10000 (10 s)
+   */
   search_time_budget_ms: number;
 }> = Object.freeze({
   max_argument_bytes: 1_048_576,
   max_argument_depth: 32,
   max_output_bytes: 65_536,
   max_artifact_bytes: 104_857_600,
-  search_time_budget_ms: DEFAULT_SEARCH_TIME_BUDGET_MS,
+  search_time_budget_ms: 10_000,
 });
 
 /**
@@ -53,18 +88,26 @@ export const DEFAULT_SECRET_ENV: readonly string[] = Object.freeze([
   "AWS_SESSION_TOKEN",
 ]);
 
-/** `runs_dir`: the folder, beside the config file, that holds one folder per run. */
-export const DEFAULT_RUNS_DIR = "runs";
-
-/** `tools.*` defaults: times in ms, sizes in bytes. */
+/** `tools.*` defaults: times in ms, sizes in bytes (`env` defaults to `[]`). */
 export const DEFAULT_TOOLS: Readonly<{
+  /** Time a command may run when neither the call nor the tool says less, in ms. @default 120000 */
   default_timeout_ms: number;
+  /** Longest time any command may run, in ms. @default 600000 */
   max_timeout_ms: number;
+  /** Standard output kept inline in a result, in bytes. @default 65536 */
   stdout_limit_bytes: number;
+  /** Standard error kept inline in a result, in bytes. @default 16384 */
   stderr_limit_bytes: number;
+  /** git runs with hooks, fsmonitor, pagers and external diff disabled. @default true */
   git_safe_mode: boolean;
+  /** `.git` stays read-only for commands. @default false */
   git_write: boolean;
+  /**
+   * Processes a confined command's user may run at once inside bubblewrap (`RLIMIT_NPROC`).
+   * @default 512
+   */
   max_processes: number;
+  /** Interpreter by extension for skill scripts without a shebang. @default {".sh": "sh", ".py": "python3"} */
   interpreters: Readonly<Record<string, string>>;
 }> = Object.freeze({
   default_timeout_ms: 120_000,
@@ -72,20 +115,79 @@ export const DEFAULT_TOOLS: Readonly<{
   stdout_limit_bytes: 65_536,
   stderr_limit_bytes: 16_384,
   git_safe_mode: true,
-  /** `.git` stays read-only for commands. */
   git_write: false,
-  /** Processes a confined command's user may run at once inside bubblewrap (`RLIMIT_NPROC`). */
   max_processes: 512,
   interpreters: Object.freeze({ ".sh": "sh", ".py": "python3" }),
 });
 
-/** `skills.dirs`: one folder beside the config file. */
+/**
+ * `tools.dirs`: the folder of declarative tools under `$KAGENT_HOME` (itself defaulting to
+ * {@linkcode DEFAULT_KAGENT_HOME}). @default "tools"
+ */
+export const DEFAULT_TOOLS_DIR_NAME = "tools";
+
+/** `$KAGENT_HOME` when the variable is unset or empty. @default "~/.kagent" */
+export const DEFAULT_KAGENT_HOME = "~/.kagent";
+
+/**
+ * `skills.dirs`: one folder beside the config file (the workspace's `.agents/skills` is added by
+ * loading). @default ["skills"]
+ */
 export const DEFAULT_SKILL_DIRS: readonly string[] = Object.freeze(["skills"]);
+
+/** `skills.dirs`: the folder inside the workspace added to the default. @default ".agents/skills" */
+export const DEFAULT_WORKSPACE_SKILL_DIR = ".agents/skills";
+
+/** `memory.*` defaults (`project_id` defaults to one derived from the workspace). */
+export const DEFAULT_MEMORY: Readonly<{
+  /** What a write does. @default "candidate" */
+  write_mode: "disabled" | "candidate" | "external";
+  /** The file provider's folder, outside the workspace. @default "~/.kagent/memory" */
+  folder: string;
+  /** Scopes memories may use. @default ["run", "project", "user"] */
+  scopes: readonly string[];
+  /** Where memories are recalled from and written to. @default {kind: "file"} */
+  provider: Readonly<{ kind: "file" }>;
+  /** `memory.provider.timeout_ms` of an `http` provider, per request, in ms. @default 10000 */
+  http_timeout_ms: number;
+}> = Object.freeze({
+  write_mode: "candidate",
+  folder: `${DEFAULT_KAGENT_HOME}/memory`,
+  scopes: Object.freeze(["run", "project", "user"]),
+  provider: Object.freeze({ kind: "file" }),
+  http_timeout_ms: 10_000,
+});
+
+/** `model.*` defaults of the HTTP providers (`openai`, `anthropic`). */
+export const DEFAULT_MODEL: Readonly<{
+  /** `model.base_url` by provider, up to `/v1`. */
+  base_urls: Readonly<Record<"openai" | "anthropic", string>>;
+  /** `model.timeout_ms`: per request attempt, in ms. @default 120000 */
+  timeout_ms: number;
+  /** `model.retries`: retries after the first attempt on 429, 5xx and connection errors. @default 3 */
+  retries: number;
+  /**
+   * `model.max_tokens` of `anthropic` (required by its API; `openai` leaves it to the server), in
+   * tokens. @default 4096
+   */
+  anthropic_max_tokens: number;
+}> = Object.freeze({
+  base_urls: Object.freeze({
+    openai: "https://api.openai.com/v1",
+    anthropic: "https://api.anthropic.com/v1",
+  }),
+  timeout_ms: 120_000,
+  retries: 3,
+  anthropic_max_tokens: 4096,
+});
 
 /** `hooks.*[].timeout_ms` default and ceiling, in ms; `hooks.*[].tools` default. */
 export const DEFAULT_HOOK: Readonly<{
+  /** Time a hook may run, in ms. @default 10000 */
   timeout_ms: number;
+  /** The highest `timeout_ms` a config may set, in ms. @default 60000 */
   max_timeout_ms: number;
+  /** Glob patterns over tool names the hook runs for. @default ["*"] */
   tools: readonly string[];
 }> = Object.freeze({
   timeout_ms: 10_000,

@@ -32,22 +32,31 @@ export {
   ToolsConfigSchema,
 } from "./config_schema.ts";
 export {
+  DEFAULT_HOOK,
+  DEFAULT_KAGENT_HOME,
   DEFAULT_LIMITS,
+  DEFAULT_MAX_PARALLEL_TOOLS,
   DEFAULT_MAX_TURNS,
+  DEFAULT_MEMORY,
+  DEFAULT_MODEL,
   DEFAULT_RUNS_DIR,
+  DEFAULT_SANDBOX,
   DEFAULT_SECRET_ENV,
   DEFAULT_SKILL_DIRS,
   DEFAULT_TOOLS,
+  DEFAULT_TOOLS_DIR_NAME,
+  DEFAULT_WORKSPACE_SKILL_DIR,
+  MAX_ARGUMENT_DEPTH,
   MAX_INSTRUCTIONS_BYTES,
 } from "./defaults.ts";
 export { configJsonSchema, permissionsJsonSchema } from "./json_schema.ts";
+export { loadConfig, type LoadConfigOptions, type LoadConfigOverrides } from "./load_config.ts";
 export {
-  loadConfig,
-  type LoadConfigOptions,
-  type LoadConfigOverrides,
+  type Defaulted,
   type LoadedConfig,
+  type LoadedHook,
   type ModelConfig,
-} from "./load_config.ts";
+} from "./loaded_config.ts";
 export { loadPermissionsFile, type LoadPermissionsFileOptions } from "./load_permissions_file.ts";
 export {
   type LoadedPermissions,

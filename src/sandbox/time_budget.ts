@@ -5,11 +5,14 @@
  * @module
  */
 
+import { DEFAULT_LIMITS } from "../config/mod.ts";
+
 /**
  * Default time budget of one walk or search (`fs.grep_files`, recursive `fs.list_files`), in
- * milliseconds: 10 s. Config: `limits.search_time_budget_ms`.
+ * milliseconds: 10 s. Config: `limits.search_time_budget_ms` (its home: `DEFAULT_LIMITS`).
+ * @default 10000
  */
-export const DEFAULT_SEARCH_TIME_BUDGET_MS = 10_000;
+export const DEFAULT_SEARCH_TIME_BUDGET_MS: number = DEFAULT_LIMITS.search_time_budget_ms;
 
 /**
  * Time a piece of work may still spend. `exhausted()` is checked between steps (a folder entry, a

@@ -1,0 +1,26 @@
+/**
+ * `audit`: the environment variables whose values are redacted.
+ *
+ * @module
+ */
+
+import type { ConfigFile } from "./config_schema.ts";
+import { DEFAULT_SECRET_ENV } from "./defaults.ts";
+import type { LoadedConfig } from "./loaded_config.ts";
+
+/**
+ * Resolves `audit.secret_env`: {@linkcode DEFAULT_SECRET_ENV}, then the file's names, then the
+ * model's API key variable (always a secret), each once.
+ */
+export function resolveAudit(file: ConfigFile): LoadedConfig["audit"] {
+  const model = file.model;
+  const apiKeyEnv = model !== undefined && model.provider !== "script" &&
+      model.api_key_env !== undefined
+    ? [model.api_key_env]
+    : [];
+  return {
+    secret_env: [
+      ...new Set([...DEFAULT_SECRET_ENV, ...(file.audit?.secret_env ?? []), ...apiKeyEnv]),
+    ],
+  };
+}
