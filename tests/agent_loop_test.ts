@@ -196,7 +196,7 @@ Deno.test("agent loop ends a strict OpenAI run before any request when a tool sc
       ["model", "tools_unsupported", [message]],
     ]);
     const events = await run.readLog("events");
-    assert.equal(events.filter((event) => event.type === "model.turn").length, 0);
+    assert.equal(events.filter((event) => event.type === "model.responded").length, 0);
   } finally {
     await chat.server.shutdown();
   }
@@ -257,7 +257,7 @@ Deno.test("agent loop keeps the model's raw tool names and ids in the audit", as
       [["call_read", "fs.read_file", undefined], ["call-1", "nope__tool", "tool_not_available"]],
     );
     const events = await run.readLog("events");
-    const turn = events.find((event) => event.type === "model.turn");
+    const turn = events.find((event) => event.type === "model.responded");
     assert.deepEqual(turn?.tool_calls, [
       {
         id: "call_read",

@@ -250,7 +250,7 @@ Deno.test("kagent-run sends a pause_turn answer back and completes when the mode
   assert.match(run.stdout, /Thinking it over\. Done\./);
   // The paused content goes back unchanged as the last (assistant) message.
   assert.deepEqual(run.seen[1]?.messages.at(-1), { role: "assistant", content: paused });
-  const turns = (await run.log("events.jsonl")).filter((event) => event.type === "model.turn");
+  const turns = (await run.log("events.jsonl")).filter((event) => event.type === "model.responded");
   assert.deepEqual(turns.map((turn) => (turn.stop as { reason: string }).reason), [
     "paused",
     "end",

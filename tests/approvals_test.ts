@@ -96,7 +96,7 @@ class ScriptedApprover implements Approver {
   }
 }
 
-Deno.test("approvers fail closed: a throw, a timeout or a garbage answer denies with permission_failed", async () => {
+Deno.test("approvers fail closed: a throw, a timeout or a garbage answer denies with approval.failed", async () => {
   for (
     const [label, answer] of [
       ["throw", () => Promise.reject(new Error("approver crashed"))],
@@ -113,7 +113,7 @@ Deno.test("approvers fail closed: a throw, a timeout or a garbage answer denies 
       Deno.errors.NotFound,
     );
     const events = await run.readLog("events");
-    assert.ok(events.some((event) => event.type === "permission_failed"), label);
+    assert.ok(events.some((event) => event.type === "approval.failed"), label);
   }
 });
 

@@ -475,7 +475,7 @@ Deno.test("isolation auto without a working bubblewrap turns command tools off a
   assert.match(policy?.reason ?? "", /apt-get install bubblewrap/);
   assert.match(policy?.reason ?? "", /user namespaces/);
   const events = await run.readLog("events");
-  assert.ok(events.some((event) => event.type === "commands.disabled"));
+  assert.ok(events.some((event) => event.type === "command_tools.disabled"));
   const errors = await run.readLog("errors");
   assert.ok(errors.some((entry) => String(entry.message).includes("command tools are off")));
 });

@@ -158,11 +158,11 @@ Deno.test("a CLI run with the compile flags talks to the model only through the 
   assert.equal(new TextDecoder().decode(output.stdout), "Read it.\n");
   assert.equal(requests, 2);
   const events = await readJsonl(nodePath.join(await onlyRunDir(project), "events.jsonl"));
-  const boundary = events.find((event) => event.type === "network.boundary");
+  const boundary = events.find((event) => event.type === "network_boundary.measured");
   assert.deepEqual({ ...boundary, ts: undefined, run_id: undefined }, {
     ts: undefined,
     run_id: undefined,
-    type: "network.boundary",
+    type: "network_boundary.measured",
     model_hosts: [model.host],
     memory_hosts: [],
     tool_worker_net: false,

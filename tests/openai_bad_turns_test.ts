@@ -148,7 +148,7 @@ Deno.test("model.retry_truncated asks a cut-off turn again once at twice max_tok
     "# Report\nThe project is",
   );
   const events = await run.log("events.jsonl");
-  const retry = events.find((event) => event.type === "model.retry");
+  const retry = events.find((event) => event.type === "model.retried");
   assert.deepEqual([retry?.turn, retry?.reason, retry?.max_tokens], [1, "truncated", 128]);
   // The cut-off call stays recorded as not executed; the retried one (same raw id) ran.
   const records = await run.log("logs/tools.jsonl");

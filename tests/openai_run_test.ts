@@ -137,7 +137,7 @@ Deno.test("kagent-run drives an OpenAI-compatible model end to end: read, edit, 
       );
     }
     const turns = (await readJsonl(nodePath.join(runDir, "events.jsonl"))).filter((event) =>
-      event.type === "model.turn"
+      event.type === "model.responded"
     );
     assert.equal(turns.length, 4);
     assert.deepEqual(turns[0]?.usage, { input_tokens: 11, output_tokens: 7 });

@@ -192,7 +192,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       }
       stop = turn.stop ?? NORMAL_END;
       calls = callIds.claim(turn.tool_calls);
-      await options.recorder.event("model.turn", {
+      await options.recorder.event("model.responded", {
         turn: turns,
         provider,
         tool_calls: calls.map((call) => ({
@@ -216,7 +216,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
         ? truncatedRetryLimit(stop, turn.usage?.output_tokens ?? null)
         : null;
       if (limit !== null) {
-        await options.recorder.event("model.retry", {
+        await options.recorder.event("model.retried", {
           turn: turns,
           provider,
           reason: "truncated",

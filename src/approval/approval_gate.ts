@@ -3,7 +3,7 @@
  * for this session), then the approver. Without an approver (no terminal, `CI=true`,
  * `--non-interactive`) the call ends as `approval_required`; the request goes to
  * `approvals/pending.jsonl` and the result names the exact grant that would let it through next
- * time. An approver that throws or does not answer in time denies, with a `permission_failed`
+ * time. An approver that throws or does not answer in time denies, with an `approval.failed`
  * event. Every step is in the audit; session grants also go to `grants.jsonl`.
  *
  * Nothing the gate shows holds a secret: the request handed to the approver and written to
@@ -276,7 +276,7 @@ export class ApprovalGate {
   async #ask(
     approver: Approver,
     request: ApprovalRequest,
-    base: Record<string, unknown>,
+    base: { tool_call_id: string; tool: string; rule: string; scope: string[] },
   ): Promise<{ decision: "allow_once" | "allow_for_session" | "deny"; reason: string }> {
     const timeoutMs = this.#options.timeoutMs ?? 300_000;
     const controller = new AbortController();
@@ -302,7 +302,7 @@ export class ApprovalGate {
       const reason = `approver "${approver.name}" failed: ${
         error instanceof Error ? error.message : String(error)
       }`;
-      await this.#options.recorder.event("permission_failed", { ...base, reason });
+      await this.#options.recorder.event("approval.failed", { ...base, reason });
       await this.#options.recorder.error({
         source: "approval",
         ...base,

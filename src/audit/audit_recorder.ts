@@ -4,6 +4,7 @@
  * @module
  */
 
+import type { AuditEventFields, AuditEventType } from "./audit_event.ts";
 import { AuditWriteError } from "./audit_write_error.ts";
 import { type JsonlFile, JsonlWriter } from "./jsonl_writer.ts";
 import type { Redactor } from "./redactor.ts";
@@ -51,7 +52,7 @@ export type WriteFailureHandler = (error: AuditWriteError) => void;
  * const runsDir = await Deno.makeTempDir();
  * const folder = await RunFolder.create(runsDir);
  * const recorder = new AuditRecorder({ folder, redactor: new Redactor({ secrets: [] }) });
- * await recorder.event("run.started", { task: "Summarise the README" });
+ * await recorder.event("tool.started", { tool_call_id: "call-1", tool: "fs.read_file" });
  * await recorder.close();
  * await Deno.remove(runsDir, { recursive: true });
  * ```
@@ -108,15 +109,21 @@ export class AuditRecorder {
    * Appends an event to `events.jsonl`: `{ "ts", "type", "run_id", ...fields }`, `ts` being
    * ISO-8601 UTC with milliseconds.
    *
-   * @param type Dotted event type, e.g. `tool.started`, `tool.completed`, `tool.denied`.
-   * @param fields Event data, redacted; may not use the keys `ts`, `type` or `run_id`.
+   * @param type The event's type, one of {@linkcode AuditEventType} (`noun.verb`, e.g.
+   *   `tool.started`); docs/EVENTS.md lists them all.
+   * @param fields The fields that type carries ({@linkcode AuditEventFields}), redacted; an
+   *   unknown or missing field is a compile error.
    * @throws {TypeError} (as a rejection) When `fields` uses a reserved key, a field cannot be
    *   serialised, or the recorder is closed.
    * @throws {AuditWriteError} (as a rejection) When the file system refused the record, unless
    *   failures are reported ({@linkcode AuditRecorder.reportWriteFailuresTo}).
    */
-  event(type: string, fields: Record<string, unknown>): Promise<void> {
-    return this.#append(this.#events, "event", fields, ["ts", "type", "run_id"], (redacted) => ({
+  event<T extends AuditEventType>(type: T, fields: AuditEventFields<T>): Promise<void> {
+    return this.#append(this.#events, "event", fields as Record<string, unknown>, [
+      "ts",
+      "type",
+      "run_id",
+    ], (redacted) => ({
       ts: this.#timestamp(),
       type,
       run_id: this.#folder.id,

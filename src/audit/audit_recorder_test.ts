@@ -21,7 +21,7 @@ async function makeRecorder(dir: string) {
 Deno.test("AuditRecorder.event writes ts, type and run_id first when recording an event", async () => {
   await withTempDir(async (dir) => {
     const { folder, recorder } = await makeRecorder(dir);
-    await recorder.event("tool.started", { tool: "fs.read_file", note: `uses ${SECRET}` });
+    await recorder.event("tool.started", { tool_call_id: `uses ${SECRET}`, tool: "fs.read_file" });
     await recorder.close();
     const text = await Deno.readTextFile(folder.paths.events);
     assert.ok(text.startsWith('{"ts":"2026-11-21T05:34:12.500Z","type":"tool.started","run_id":'));
@@ -29,8 +29,8 @@ Deno.test("AuditRecorder.event writes ts, type and run_id first when recording a
       ts: "2026-11-21T05:34:12.500Z",
       type: "tool.started",
       run_id: "run-1",
+      tool_call_id: "uses [REDACTED:secret_env]",
       tool: "fs.read_file",
-      note: "uses [REDACTED:secret_env]",
     }]);
     assert.ok(!text.includes(SECRET));
   });
@@ -77,7 +77,7 @@ Deno.test("AuditRecorder.close waits for pending records when called without awa
   await withTempDir(async (dir) => {
     const { folder, recorder } = await makeRecorder(dir);
     for (let index = 0; index < 200; index++) {
-      void recorder.event("tool.completed", { index });
+      void recorder.event("command.swept", { tool_call_id: `call-${index}`, killed: 0 });
       void recorder.toolRecord({ index });
     }
     void recorder.writePolicy({ final: true });
@@ -85,7 +85,10 @@ Deno.test("AuditRecorder.close waits for pending records when called without awa
     assert.equal((await readJsonl(folder.paths.events)).length, 200);
     assert.equal((await readJsonl(folder.paths.toolsLog)).length, 200);
     assert.deepEqual(JSON.parse(await Deno.readTextFile(folder.paths.policy)), { final: true });
-    await assert.rejects(recorder.event("late", {}), TypeError);
+    await assert.rejects(
+      recorder.event("command.swept", { tool_call_id: "late", killed: 0 }),
+      TypeError,
+    );
     await assert.rejects(recorder.writePolicy({}), TypeError);
   });
 });
@@ -93,7 +96,11 @@ Deno.test("AuditRecorder.close waits for pending records when called without awa
 Deno.test("AuditRecorder refuses a field when it would override a recorder key", async () => {
   await withTempDir(async (dir) => {
     const { folder, recorder } = await makeRecorder(dir);
-    await assert.rejects(recorder.event("x", { run_id: "forged" }), TypeError);
+    await assert.rejects(
+      // @ts-expect-error: `run_id` is no field of any event (the recorder writes it).
+      recorder.event("command.swept", { tool_call_id: "c1", killed: 0, run_id: "forged" }),
+      TypeError,
+    );
     await assert.rejects(recorder.error({ ts: "1970" }), TypeError);
     await recorder.close();
     assert.deepEqual(await readJsonl(folder.paths.events), []);
@@ -122,7 +129,10 @@ Deno.test("AuditRecorder rejects with an AuditWriteError when the disk refuses a
       redactor: new Redactor({ secrets: [] }),
       openLog: openWithFullEvents,
     });
-    await assert.rejects(recorder.event("tool.started", { tool: "fs.read_file" }), AuditWriteError);
+    await assert.rejects(
+      recorder.event("tool.started", { tool_call_id: "c1", tool: "fs.read_file" }),
+      AuditWriteError,
+    );
     assert.equal(recorder.writeFailure?.failure, "no_space");
     await recorder.close();
   });
@@ -139,7 +149,7 @@ Deno.test("AuditRecorder still records the other logs when failures are reported
     const reported: AuditWriteError[] = [];
     recorder.reportWriteFailuresTo((error) => reported.push(error));
     // The open call ends recorded wherever a record still fits: tools.jsonl and errors.jsonl.
-    await recorder.event("tool.failed", { tool_call_id: "c1" });
+    await recorder.event("command.swept", { tool_call_id: "c1", killed: 1 });
     await recorder.toolRecord({ tool_call_id: "c1", ok: false });
     await recorder.error({ tool_call_id: "c1", message: "Cannot finish" });
     await recorder.close();
@@ -161,7 +171,7 @@ Deno.test("AuditRecorder reports nothing when every record is written (near miss
     const { folder, recorder } = await makeRecorder(dir);
     const reported: AuditWriteError[] = [];
     recorder.reportWriteFailuresTo((error) => reported.push(error));
-    await recorder.event("tool.started", { tool: "fs.read_file" });
+    await recorder.event("tool.started", { tool_call_id: "c1", tool: "fs.read_file" });
     await recorder.close();
     assert.deepEqual(reported, []);
     assert.equal(recorder.writeFailure, null);

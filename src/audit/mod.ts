@@ -9,7 +9,7 @@
  * const folder = await RunFolder.create(runsDir);
  * const redactor = Redactor.fromEnvironment(["MY_TOKEN"], () => undefined);
  * const recorder = new AuditRecorder({ folder, redactor });
- * await recorder.event("run.started", {});
+ * await recorder.event("command.swept", { tool_call_id: "call-1", killed: 0 });
  * await recorder.close();
  * await Deno.remove(runsDir, { recursive: true });
  * ```
@@ -17,6 +17,14 @@
  * @module
  */
 
+export {
+  AUDIT_EVENT_TYPES,
+  type AuditEvent,
+  type AuditEventFields,
+  type AuditEventType,
+  type AuditPolicy,
+  type AuditProviderOrigin,
+} from "./audit_event.ts";
 export { ArtifactStore, type ArtifactStoreOptions, type StoredArtifact } from "./artifact_store.ts";
 export {
   AuditRecorder,

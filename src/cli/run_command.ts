@@ -165,7 +165,7 @@ async function runWithNetwork(
   });
   // Each pending approval carries the exact command that re-runs this run with its grant.
   session.approvals.setReplayCommand(["kagent-run", "run", ...args]);
-  await session.recorder.event("network.boundary", {
+  await session.recorder.event("network_boundary.measured", {
     model_hosts: gateway?.channels.model ?? [],
     memory_hosts: gateway?.channels.memory ?? [],
     tool_worker_net: session.workerPermissions.net,

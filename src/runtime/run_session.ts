@@ -465,7 +465,7 @@ async function openSessionIn(
   });
   // Skills: the catalogue in the audit, invalid ones reported with their file and reason.
   const catalogue = await discoverSkills(prepared.skillDirs);
-  await recorder.event("skills.discovered", {
+  await recorder.event("skill_catalogue.recorded", {
     skills: catalogue.skills.map((skill) => skill.name),
     invalid: catalogue.invalid.length,
   });
@@ -476,7 +476,7 @@ async function openSessionIn(
     ? null
     : execContext(prepared.commands, prepared.skillDirs, config, folder, options);
   if (prepared.commands?.isolation.effective === "off") {
-    await recorder.event("commands.disabled", { reason: prepared.commands.isolation.reason });
+    await recorder.event("command_tools.disabled", { reason: prepared.commands.isolation.reason });
     await recorder.error({ source: "sandbox", message: prepared.commands.isolation.reason });
   }
   let worker: ToolWorker;
