@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import * as nodePath from "node:path";
 import { createProject, onlyRunDir, readJsonl, runCli } from "./_cli_helpers.ts";
 import { openTestRun } from "../src/testing/run_harness.ts";
-import { openRunSession } from "../src/runtime/run_session.ts";
+import { openRunSession } from "../src/session/mod.ts";
 import type { Approver } from "../src/approval/mod.ts";
 import type { Grant } from "../src/approval/grant.ts";
 

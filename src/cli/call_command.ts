@@ -7,7 +7,7 @@
  */
 
 import { countResults } from "../agent/mod.ts";
-import { openRunSession } from "../runtime/mod.ts";
+import { openRunSession } from "../session/mod.ts";
 import {
   APPROVAL_HELP,
   APPROVAL_OPTIONS,

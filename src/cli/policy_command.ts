@@ -5,7 +5,7 @@
  * @module
  */
 
-import { preparePolicy } from "../runtime/mod.ts";
+import { preparePolicy } from "../session/mod.ts";
 import { discoverSkills, skillRequestFor } from "../skills/mod.ts";
 import { formatTable } from "./_table.ts";
 import {

@@ -15,7 +15,8 @@ import {
 import type { ModelProvider, RunContext, SystemPrompt } from "../agent/mod.ts";
 import * as nodePath from "node:path";
 import { createHash } from "node:crypto";
-import { displayRunDir, openRunSession, type RunSession } from "../runtime/mod.ts";
+import { openRunSession, recordStartFailure, type RunSession } from "../session/mod.ts";
+import { displayRunDir } from "./display_run_dir.ts";
 import { OpenAiProvider } from "../agent/providers/openai_provider.ts";
 import {
   annotations,
@@ -34,7 +35,6 @@ import { describeTool } from "../tools/tool_definition.ts";
 import type { ToolResult } from "../tools/tool_result.ts";
 import { eventTypeOf } from "../runtime/record.ts";
 import { Redactor } from "../audit/redactor.ts";
-import { recordStartFailure } from "../runtime/start_up_failure.ts";
 import { appendStepSummary, checkStepSummary } from "./_step_summary.ts";
 import {
   APPROVAL_HELP,

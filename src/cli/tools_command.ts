@@ -5,7 +5,7 @@
  * @module
  */
 
-import { preparePolicy } from "../runtime/mod.ts";
+import { preparePolicy } from "../session/mod.ts";
 import { describeTool, RISK_LEVEL_NAMES } from "../tools/tool_definition.ts";
 import { formatTable } from "./_table.ts";
 import {

@@ -1,5 +1,5 @@
 /**
- * The tool-call pipeline and the run session that wires it together.
+ * The tool-call pipeline (the session in `src/session/` wires it together).
  *
  * @module
  */
@@ -11,4 +11,3 @@ export * from "./approve.ts";
 export * from "./shape.ts";
 export * from "./record.ts";
 export * from "./tool_runtime.ts";
-export * from "./run_session.ts";

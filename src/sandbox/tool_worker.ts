@@ -119,6 +119,8 @@ export interface ToolWorkerOptions {
   fetchHosts?: string[];
   /** Declarative tool files the Worker serves. @default [] */
   declarativeTools?: DeclarativeToolFile[];
+  /** The command tools are part of the tool set (see `toolSet`). @default true */
+  commandTools?: boolean;
   /** The Worker's entry module. @default src/sandbox/worker_main.ts (the built-in tools) */
   entry?: URL;
   /**
@@ -345,6 +347,7 @@ export class ToolWorker {
         run: this.#options.run,
         exec: this.#options.exec ?? null,
         files: this.#options.files ?? null,
+        command_tools: this.#options.commandTools ?? true,
         declarative_tools: this.#options.declarativeTools ?? [],
         skill_dirs: this.#options.skillDirs ?? [],
         memory: this.#options.memory ?? null,

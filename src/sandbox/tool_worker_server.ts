@@ -18,6 +18,7 @@ import type {
 } from "../tools/tool_definition.ts";
 import { failure, type ToolOutcome, toOutcome } from "../tools/tool_result.ts";
 import { MessageFetchClient } from "../network/message_fetch.ts";
+import { builtinTools, toolSet } from "../toolsets/mod.ts";
 
 /** The global scope of a module Worker, as far as this module needs it. */
 interface WorkerScope {
@@ -26,15 +27,17 @@ interface WorkerScope {
 }
 
 /**
- * Serves `tools` in the current Worker. Call once from the Worker's entry module.
+ * Serves the run's tool set in the current Worker. Call once from the Worker's entry module. The
+ * set is built by `toolSet` from the init message, as the main thread built its registry.
  *
- * @param tools Definitions with handlers; the main thread registers the same names.
- * @param extend Further tools built from the init message (declarative, skill, memory tools).
+ * @param base The tools every run has (the main thread's `SessionOptions.tools`). @default
+ *   builtinTools()
+ * @param extend Further tools built from the init message (tests serve extra tools).
  *   `network.fetch` is the only way out of the Worker: it asks the main thread, which sends the
  *   request through the network gateway when the host is an allowed memory host.
  */
 export function serveTools(
-  tools: readonly ToolDefinition<never>[],
+  base: readonly ToolDefinition<never>[] = builtinTools(),
   extend: (
     init: InitMessage,
     network: { fetch: typeof fetch },
@@ -42,7 +45,7 @@ export function serveTools(
 ): void {
   const scope = globalThis as unknown as WorkerScope;
   const network = new MessageFetchClient((message) => scope.postMessage(message));
-  const byName = new Map(tools.map((tool) => [tool.name, tool as unknown as ToolDefinition]));
+  const byName = new Map<string, ToolDefinition>();
   const running = new Map<number, AbortController>();
   let guard: PathGuard | null = null;
   let run: RunLocations | null = null;
@@ -57,7 +60,12 @@ export function serveTools(
         run = message.run;
         exec = message.exec;
         files = message.files ?? null;
-        for (const tool of extend(message, { fetch: network.fetchFor("memory") })) {
+        const fetch = network.fetchFor("memory");
+        const tools = [
+          ...toolSet(message, base, { env: readEnvironment, fetch }),
+          ...extend(message, { fetch }),
+        ];
+        for (const tool of tools) {
           if (!byName.has(tool.name)) byName.set(tool.name, tool as unknown as ToolDefinition);
         }
         scope.postMessage({ type: "ready", tools: [...byName.keys()] });
@@ -118,5 +126,14 @@ export function serveTools(
       }
       return failure("internal_error", `Cannot run tool "${name}": the handler failed (${reason})`);
     }
+  }
+}
+
+/** Reads a variable the Worker may read (the memory service's token); undefined otherwise. */
+function readEnvironment(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined;
   }
 }

@@ -46,6 +46,8 @@ export interface InitMessage {
   exec: ExecContext | null;
   /** File tool settings from the config; null keeps the tools' defaults. */
   files?: FileToolSettings | null;
+  /** The command tools are part of the tool set (`toolSet` on both sides). */
+  command_tools: boolean;
   /** Declarative tool files, turned into tools on both sides. */
   declarative_tools: DeclarativeToolFile[];
   /** Real skill folders: the skill tools are built from them on both sides. */

@@ -20,4 +20,3 @@ export {
   type SkillFrontmatter,
 } from "./skill_frontmatter.ts";
 export { skillRequestFor } from "./skill_requests.ts";
-export { createSkillTools } from "./skill_tools.ts";

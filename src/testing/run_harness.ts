@@ -7,7 +7,7 @@
 
 import * as nodePath from "node:path";
 import { loadConfig } from "../config/mod.ts";
-import { openRunSession, type RunSession, type SessionOptions } from "../runtime/run_session.ts";
+import { openRunSession, type RunSession, type SessionOptions } from "../session/mod.ts";
 import type { ToolResult } from "../tools/tool_result.ts";
 import { createTempSandbox, type TempSandbox } from "./temp_sandbox.ts";
 

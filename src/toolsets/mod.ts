@@ -1,6 +1,6 @@
 /**
- * The built-in toolsets. Both the main thread (registry, policy) and the tool Worker (handlers)
- * take their tools from here.
+ * The built-in toolsets and the run's tool set. Both the main thread (registry, policy) and the
+ * tool Worker (handlers) take their tools from {@linkcode toolSet}.
  *
  * @module
  */
@@ -10,6 +10,9 @@ import { fsTools } from "./fs/mod.ts";
 import { runCommandTool } from "./exec/run_command.ts";
 import { runScriptTool } from "./skills/run_script.ts";
 
+export { toolSet, type ToolSetHandlers, type ToolSetSettings } from "./tool_set.ts";
+export { createSkillTools } from "./skills/skill_tools.ts";
+
 /** Every built-in tool that is always registered, in listing order. */
 export function builtinTools(): ToolDefinition<never>[] {
   return [...fsTools()] as ToolDefinition<never>[];
@@ -18,4 +21,9 @@ export function builtinTools(): ToolDefinition<never>[] {
 /** Tools registered only when command tools are enabled (`commands` or declarative tools). */
 export function commandTools(): ToolDefinition<never>[] {
   return [runCommandTool, runScriptTool] as unknown as ToolDefinition<never>[];
+}
+
+/** Names of {@linkcode commandTools}: `exec.run_command`, `skills.run_script`. */
+export function commandToolNames(): string[] {
+  return commandTools().map((tool) => tool.name);
 }

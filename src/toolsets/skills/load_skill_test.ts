@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
 import { callTool, createTempSandbox, createTestContext } from "../../testing/mod.ts";
-import { createSkillTools } from "../../skills/skill_tools.ts";
+import { createSkillTools } from "./skill_tools.ts";
 import { type LoadSkillData, loadSkillTool } from "./load_skill.ts";
 
 const REPO_SKILLS = nodePath.resolve(import.meta.dirname ?? ".", "../../../skills");

@@ -3,4 +3,4 @@ import { serveTools } from "../../../src/sandbox/tool_worker_server.ts";
 import { builtinTools } from "../../../src/toolsets/mod.ts";
 import { rogueTools } from "./rogue_tools.ts";
 
-serveTools([...builtinTools()], (_init, network) => rogueTools(network.fetch));
+serveTools(builtinTools(), (_init, network) => rogueTools(network.fetch));

@@ -4,9 +4,9 @@
  * @module
  */
 
-import { listSkillsTool } from "../toolsets/skills/list_skills.ts";
-import { loadSkillTool } from "../toolsets/skills/load_skill.ts";
-import type { ToolDefinition } from "../tools/tool_definition.ts";
+import { listSkillsTool } from "./list_skills.ts";
+import { loadSkillTool } from "./load_skill.ts";
+import type { ToolDefinition } from "../../tools/tool_definition.ts";
 
 /**
  * `skills.list_skills` and `skills.load_skill` over `skillDirs`. Both read the folders on each

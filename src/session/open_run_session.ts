@@ -1,0 +1,253 @@
+/**
+ * Opens a run: the composition root. Creates `runs/<id>/`, writes `policy.json`, `run.json` and
+ * the `run.started` event, starts the tool Worker, and wires the runtime.
+ *
+ * @module
+ */
+
+import * as nodePath from "node:path";
+import {
+  ArtifactStore,
+  AuditRecorder,
+  fileSha256,
+  modelInfo,
+  Redactor,
+  type RunFolder,
+  writeRunInfo,
+} from "../audit/mod.ts";
+import { ApprovalGate } from "../approval/mod.ts";
+import type { LoadedConfig } from "../config/mod.ts";
+import { sweepMarked } from "../exec/process_sweep.ts";
+import { HookRunner, prepareHooks } from "../hooks/mod.ts";
+import { ToolRuntime } from "../runtime/tool_runtime.ts";
+import { DEFAULT_HANDLER_TIMEOUT_MS, ToolWorker } from "../sandbox/tool_worker.ts";
+import { discoverSkills } from "../skills/mod.ts";
+import type { ExecContext } from "../tools/tool_definition.ts";
+import { commandResolution, commandsRun, execContext } from "./command_wiring.ts";
+import { environmentReader } from "./environment.ts";
+import { checkGrants } from "./grant_check.ts";
+import { type PreparedPolicy, preparePolicy } from "./prepare_policy.ts";
+import type { SessionOptions } from "./session_options.ts";
+import { sessionRun } from "./session_run.ts";
+import { createRunFolder, recordStartFailure } from "./start_up_failure.ts";
+
+/** Added to `tools.max_timeout_ms` for the handler timeout: commands keep their own time. */
+const HANDLER_GRACE_MS = 15_000;
+
+/** An open run: everything a call or an agent needs, and how to close it. */
+export interface RunSession extends PreparedPolicy {
+  config: LoadedConfig;
+  folder: RunFolder;
+  recorder: AuditRecorder;
+  runtime: ToolRuntime;
+  /** Step 5's gate: its `pending` lists the calls that needed an approval nobody could give. */
+  approvals: ApprovalGate;
+  /** Stops the Worker and flushes the audit. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens a run: creates `runs/<id>/`, writes `policy.json` and the `run.started` event, starts the
+ * tool Worker. A run that then fails to start says why in `logs/errors.jsonl` (or leaves no folder
+ * when nothing can be written).
+ *
+ * @throws {ConfigError} when the runs folder cannot be used (naming `runs_dir`), a grant was made
+ *   for another policy, or a hook or declarative tool is invalid.
+ * @example
+ * ```ts ignore
+ * const session = await openRunSession(config, { task: "Summarise README.md" });
+ * await session.close();
+ * ```
+ */
+export async function openRunSession(
+  config: LoadedConfig,
+  options: SessionOptions = {},
+): Promise<RunSession> {
+  const now = options.now ?? (() => new Date());
+  const folder = await createRunFolder(config, now());
+  try {
+    return await openSessionIn(folder, config, options, now);
+  } catch (error) {
+    throw await recordStartFailure(folder, config, error, environmentReader(options.env));
+  }
+}
+
+/** {@linkcode openRunSession} once the run folder exists. */
+async function openSessionIn(
+  folder: RunFolder,
+  config: LoadedConfig,
+  options: SessionOptions,
+  now: () => Date,
+): Promise<RunSession> {
+  const read = environmentReader(options.env);
+  const run = sessionRun(folder);
+  const prepared = await preparePolicy(config, options, run);
+  // Hook programs resolve now, outside the workspace and every write root (ConfigError, exit 2).
+  const configHooks = await prepareHooks(config, {
+    forbiddenRoots: prepared.guard.allWriteRoots,
+    cwd: prepared.guard.workspace,
+    env: read,
+    processTools: prepared.commands,
+  });
+  const redactor = new Redactor({ secrets: prepared.secrets });
+  const recorder = new AuditRecorder({ folder, redactor, now });
+  await recorder.writePolicy(prepared.policy.snapshot());
+  await checkGrants(options.grants ?? [], prepared.policy.hash, recorder, config);
+  await recordStart(folder, config, options, prepared, recorder, redactor, now);
+  const exec = commandsRun(prepared.commands)
+    ? execContext(prepared.commands, prepared.skillDirs, config, run, prepared.secrets)
+    : null;
+  if (prepared.commands?.isolation.effective === "off") {
+    await recorder.event("command_tools.disabled", { reason: prepared.commands.isolation.reason });
+    await recorder.error({ source: "sandbox", message: prepared.commands.isolation.reason });
+  }
+  const worker = await startWorker(prepared, exec, config, folder, options, recorder);
+  const hooks = new HookRunner({
+    preToolUse: [...configHooks.preToolUse, ...(options.hooks?.preToolUse ?? [])],
+    postToolUse: [...configHooks.postToolUse, ...(options.hooks?.postToolUse ?? [])],
+    recorder,
+    runId: folder.id,
+  });
+  const approvals = new ApprovalGate({
+    policyHash: prepared.policy.hash,
+    runId: folder.id,
+    runDir: nodePath.dirname(prepared.guard.writableExceptions[0] ?? folder.paths.workspace),
+    locations: prepared.policy.locations,
+    grants: (options.grants ?? []).map((entry) => entry.grant),
+    approver: options.approver ?? null,
+    ...(options.approvalTimeoutMs === undefined ? {} : { timeoutMs: options.approvalTimeoutMs }),
+    recorder,
+    redactor,
+    environmentNames: prepared.commands?.environmentNames ?? [],
+  });
+  // Isolation none: what a command left outside its process group is found by its marker.
+  const psPath = exec === null || exec.isolation !== "none"
+    ? null
+    : prepared.commands?.psPath ?? null;
+  const runtime = new ToolRuntime({
+    ...prepared,
+    approvals,
+    worker,
+    recorder,
+    redactor,
+    artifacts: new ArtifactStore({
+      artifactsDir: folder.paths.artifacts,
+      runDir: folder.dir,
+      maxBytes: config.limits.max_artifact_bytes,
+    }),
+    commands: prepared.commands === null
+      ? null
+      : commandResolution(prepared.commands, exec, run.workspace),
+    limits: {
+      maxBytes: config.limits.max_argument_bytes,
+      maxDepth: config.limits.max_argument_depth,
+      maxOutputBytes: config.limits.max_output_bytes,
+    },
+    hooks: hooks.empty ? null : hooks,
+    now,
+    sweep: psPath === null ? null : { runId: folder.id, psPath },
+  });
+  let closed = false;
+  return {
+    ...prepared,
+    config,
+    folder,
+    recorder,
+    runtime,
+    approvals,
+    async close() {
+      if (closed) return;
+      closed = true;
+      worker.terminate();
+      // Whatever a command of this run left running (isolation none) ends with the run.
+      if (psPath !== null) await sweepMarked(`${folder.id}/`, { psPath, prefix: true });
+      await approvals.close();
+      await recorder.close();
+    },
+  };
+}
+
+/** Writes `run.json`, the `run.started` event and the skill catalogue (invalid skills as errors). */
+async function recordStart(
+  folder: RunFolder,
+  config: LoadedConfig,
+  options: SessionOptions,
+  prepared: PreparedPolicy,
+  recorder: AuditRecorder,
+  redactor: Redactor,
+  now: () => Date,
+): Promise<void> {
+  const model = modelInfo(config.model);
+  await writeRunInfo(folder.dir, redactor, {
+    run_id: folder.id,
+    started_at: now().toISOString(),
+    task: options.task ?? null,
+    model,
+    config_path: config.configPath,
+    config_sha256: await fileSha256(config.configPath),
+    workspace: prepared.guard.workspace,
+    extra: { memory_project: prepared.memory?.project ?? null },
+  }, config);
+  await recorder.event("run.started", {
+    task: options.task ?? null,
+    model: model === null ? null : { provider: model.provider, model: model.model },
+    config: config.configPath,
+    workspace: prepared.guard.workspace,
+    run_dir: folder.dir,
+    policy_hash: prepared.policy.hash,
+    tools: prepared.policy.tools.filter((tool) => tool.available).map((tool) => tool.tool),
+  });
+  // Skills: the catalogue in the audit, invalid ones reported with their file and reason.
+  const catalogue = await discoverSkills(prepared.skillDirs);
+  await recorder.event("skill_catalogue.recorded", {
+    skills: catalogue.skills.map((skill) => skill.name),
+    invalid: catalogue.invalid.length,
+  });
+  for (const invalid of catalogue.invalid) {
+    await recorder.error({ source: "skills", path: invalid.path, message: invalid.reason });
+  }
+}
+
+/** Starts the tool Worker on the session's tool settings; a failure is recorded, then thrown. */
+async function startWorker(
+  prepared: PreparedPolicy,
+  exec: ExecContext | null,
+  config: LoadedConfig,
+  folder: RunFolder,
+  options: SessionOptions,
+  recorder: AuditRecorder,
+): Promise<ToolWorker> {
+  try {
+    return await ToolWorker.start({
+      exec,
+      files: {
+        search_time_budget_ms: config.limits.search_time_budget_ms,
+        hide_sensitive_in_listings: config.sandbox.hide_sensitive_in_listings,
+      },
+      commandTools: prepared.toolSettings.command_tools,
+      memory: prepared.toolSettings.memory,
+      skillDirs: prepared.toolSettings.skill_dirs,
+      declarativeTools: prepared.toolSettings.declarative_tools,
+      guard: prepared.guard,
+      run: {
+        run_id: folder.id,
+        workspace: folder.paths.workspace,
+        deliverables: folder.paths.deliverables,
+      },
+      permissions: prepared.workerPermissions,
+      fetchHosts: prepared.memory === null ? [] : prepared.network.memory,
+      ...(options.memoryFetch === undefined ? {} : { fetch: options.memoryFetch }),
+      ...(options.workerEntry === undefined ? {} : { entry: options.workerEntry }),
+      // Commands keep their own time (≤ tools.max_timeout_ms); this only catches a stuck handler.
+      handlerTimeoutMs: options.handlerTimeoutMs ??
+        Math.max(DEFAULT_HANDLER_TIMEOUT_MS, config.tools.max_timeout_ms + HANDLER_GRACE_MS),
+    });
+  } catch (error) {
+    await recorder.error({
+      source: "runtime",
+      message: `Cannot start the tool Worker: ${String(error)}`,
+    });
+    await recorder.close();
+    throw error;
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * The policy side of a session, without opening a run: the path guard, the command set-up, the
+ * tool set and its registry, the Worker's permissions, and the effective policy.
+ *
+ * @module
+ */
+
+import { ConfigError, type LoadedConfig } from "../config/mod.ts";
+import { type CommandSetup, prepareCommands } from "../exec/command_setup.ts";
+import type { DeclarativeToolFile } from "../toolsets/declarative/declarative_tool_file.ts";
+import type { MemorySettings } from "../memory/memory_settings.ts";
+import { projectIdentity } from "../memory/project_identity.ts";
+import { type NetworkChannels, networkChannels } from "../network/mod.ts";
+import { EffectivePolicy } from "../policy/effective_policy.ts";
+import { DEFAULT_SENSITIVE_PATTERNS, PathGuard } from "../sandbox/path_guard.ts";
+import type { WorkerPermissions } from "../sandbox/tool_worker.ts";
+import { ToolRegistrationError, ToolRegistry } from "../tools/registry.ts";
+import { describeTool, type ToolDefinition } from "../tools/tool_definition.ts";
+import { toolSet, type ToolSetSettings } from "../toolsets/mod.ts";
+import { environmentNames, environmentReader, secretValues } from "./environment.ts";
+import { policyInputs } from "./policy_inputs.ts";
+import { protectedPaths } from "./protected_paths.ts";
+import type { SessionOptions } from "./session_options.ts";
+import { sessionMemorySettings } from "./session_memory.ts";
+import type { SessionRun } from "./session_run.ts";
+import { sessionWorkerPermissions } from "./worker_permissions.ts";
+
+/** The policy side of a session, without a run folder (for `tools` and `policy`). */
+export interface PreparedPolicy {
+  guard: PathGuard;
+  registry: ToolRegistry;
+  policy: EffectivePolicy;
+  /** The Deno permissions the tool Worker gets. */
+  workerPermissions: WorkerPermissions;
+  /** Command tool set-up, or null when no command tool is enabled. */
+  commands: CommandSetup | null;
+  /** Real paths of the skill folders that exist. */
+  skillDirs: string[];
+  /** Memory tool settings, or null when memory is disabled. */
+  memory: MemorySettings | null;
+  /** The hosts (`hostname:port`) the run may reach, by channel, derived from the config. */
+  network: NetworkChannels;
+  /** What the tool set is built from, in both threads (the Worker gets it in its init message). */
+  toolSettings: ToolSetSettings;
+  /** The set values of `audit.secret_env`, read once. */
+  secrets: string[];
+}
+
+/**
+ * Computes the guard, registry and effective policy of a config.
+ *
+ * @param run The run folder, or null without one (`kagent-run tools`, `kagent-run policy`).
+ * @throws {TypeError} when a root cannot be canonicalised; {@linkcode ConfigError} `tool_invalid`
+ *   on a bad declarative tool.
+ * @example
+ * ```ts ignore
+ * const { registry, policy } = await preparePolicy(config);
+ * ```
+ */
+export async function preparePolicy(
+  config: LoadedConfig,
+  options: SessionOptions = {},
+  run: SessionRun | null = null,
+): Promise<PreparedPolicy> {
+  const read = environmentReader(options.env);
+  const home = read("HOME") ?? null;
+  const secrets = secretValues(config.audit.secret_env, read);
+  const runWriteRoots = run === null ? [] : [run.workspace, run.deliverables];
+  const guard = await PathGuard.create({
+    workspace: config.workspace,
+    readRoots: config.sandbox.read_roots,
+    writeRoots: [...config.sandbox.write_roots, ...runWriteRoots],
+    protectedPaths: protectedPaths(config, home),
+    writableExceptions: runWriteRoots,
+    sensitivePatterns: [...DEFAULT_SENSITIVE_PATTERNS, ...config.sandbox.sensitive_paths],
+    home,
+    walkExclusions: [config.runs_dir],
+  });
+  const commands = await prepareCommands(
+    config,
+    guard,
+    { names: options.environmentNames ?? environmentNames, get: read },
+    ...(options.probeBubblewrap === undefined ? [] : [options.probeBubblewrap]),
+  );
+  const skillDirs = await realFolders(config.skills.dirs);
+  const memory = sessionMemorySettings(
+    config,
+    run,
+    secrets,
+    await projectIdentity(guard.workspace, config.memory.project_id),
+  );
+  const toolSettings: ToolSetSettings = {
+    command_tools: commands !== null,
+    declarative_tools: commands?.declarativeTools ?? [],
+    skill_dirs: skillDirs,
+    memory,
+  };
+  const registry = new ToolRegistry();
+  registerTools(registry, toolSet(toolSettings, options.tools), toolSettings.declarative_tools);
+  const workerPermissions = sessionWorkerPermissions(guard, commands, skillDirs, memory, run);
+  const network = networkChannels(config);
+  const policy = EffectivePolicy.compute(policyInputs({
+    config,
+    options,
+    tools: registry.list().map((registered) => describeTool(registered.definition)),
+    guard,
+    home,
+    commands,
+    memory,
+    network,
+    workerPermissions,
+  }));
+  return {
+    guard,
+    registry,
+    policy,
+    workerPermissions,
+    commands,
+    skillDirs,
+    memory,
+    network,
+    toolSettings,
+    secrets,
+  };
+}
+
+/** Registers the tool set; a declarative tool the registry refuses is a config error on its file. */
+function registerTools(
+  registry: ToolRegistry,
+  tools: readonly ToolDefinition<never>[],
+  declarativeFiles: readonly DeclarativeToolFile[],
+): void {
+  for (const tool of tools) {
+    try {
+      registry.register(tool);
+    } catch (error) {
+      const file = declarativeFiles.find((candidate) => candidate.name === tool.name);
+      if (!(error instanceof ToolRegistrationError) || file === undefined) throw error;
+      throw new ConfigError({
+        code: "tool_invalid",
+        file: file.source,
+        key: error.code === "unsupported_schema" ? "input_schema" : "name",
+        message: `Cannot load tool "${file.source}": ${error.message}`,
+      });
+    }
+  }
+}
+
+/** Real paths of the folders that exist. */
+async function realFolders(paths: readonly string[]): Promise<string[]> {
+  const real: string[] = [];
+  for (const path of paths) {
+    try {
+      real.push(await Deno.realPath(path));
+    } catch {
+      // A missing skill folder has no scripts to run.
+    }
+  }
+  return real;
+}

@@ -1,0 +1,74 @@
+/**
+ * The Deno permissions of a session's tool Worker: the guard's roots, plus what command tools,
+ * skills and memory need.
+ *
+ * @module
+ */
+
+import * as nodePath from "node:path";
+import type { CommandSetup } from "../exec/command_setup.ts";
+import type { MemorySettings } from "../memory/memory_settings.ts";
+import type { PathGuard } from "../sandbox/path_guard.ts";
+import { computeWorkerPermissions, type WorkerPermissions } from "../sandbox/tool_worker.ts";
+import type { SessionRun } from "./session_run.ts";
+
+/**
+ * The Worker's permissions. `auto` without a working bubblewrap turns command tools off: then the
+ * Worker gets no run permission.
+ *
+ * @param run The run folder, or null without one (no folder of a run is writable then).
+ * @example
+ * ```ts ignore
+ * const permissions = sessionWorkerPermissions(guard, commands, skillDirs, memory, run);
+ * ```
+ */
+export function sessionWorkerPermissions(
+  guard: PathGuard,
+  commands: CommandSetup | null,
+  skillDirs: string[],
+  memory: MemorySettings | null,
+  run: SessionRun | null,
+): WorkerPermissions {
+  const commandsOn = commands !== null && commands.isolation.effective !== "off";
+  return computeWorkerPermissions(
+    guard,
+    !commandsOn ? null : {
+      run: [
+        ...commands.programs.map((program) => program.path),
+        ...commands.interpreters.map((program) => program.path),
+        commands.setsidPath,
+        commands.killPath,
+        ...(commands.bwrapPath === null ? [] : [commands.bwrapPath]),
+        ...(commands.prlimitPath === null || commands.bwrapPath === null
+          ? []
+          : [commands.prlimitPath]),
+      ],
+      env: commands.environmentNames,
+      read: skillDirs,
+      write: run === null ? [] : [
+        run.artifacts,
+        nodePath.join(run.dir, "home"),
+        nodePath.join(run.dir, "tmp"),
+        // Protected paths a command created (a planted .git) are moved here.
+        nodePath.join(run.dir, "quarantine"),
+      ],
+    },
+    skillDirs,
+    memoryPermissions(memory),
+  );
+}
+
+/**
+ * What memory adds to the Worker's permissions: its folder and the run's archive (file), or the
+ * archive and the token's name (http; the service itself is reached through the main thread, never
+ * from the Worker).
+ */
+function memoryPermissions(memory: MemorySettings | null): { folders: string[]; env: string[] } {
+  if (memory === null) return { folders: [], env: [] };
+  const archive = nodePath.dirname(memory.candidates_file);
+  if (memory.provider.kind === "file") return { folders: [memory.folder, archive], env: [] };
+  return {
+    folders: [archive],
+    env: memory.provider.token_env === undefined ? [] : [memory.provider.token_env],
+  };
+}
