@@ -7,6 +7,7 @@
  */
 
 import type { AuditRecorder } from "../audit/mod.ts";
+import { DEFAULT_MAX_PARALLEL_TOOLS } from "../config/mod.ts";
 import type { ToolRuntime } from "../runtime/tool_runtime.ts";
 import { runTurn } from "../runtime/scheduler.ts";
 import type { Permission, ToolDescriptor } from "../tools/tool_definition.ts";
@@ -64,7 +65,10 @@ export interface AgentOptions {
   signal?: AbortSignal;
   /** Called after each tool call (progress lines), in completion order. */
   onToolResult?: (result: ToolResult) => void;
-  /** How many consecutive readonly calls of a turn may run at once. @default 4 */
+  /**
+   * How many consecutive readonly calls of a turn may run at once.
+   * @default DEFAULT_MAX_PARALLEL_TOOLS (4)
+   */
   concurrency?: number;
   /**
    * The permission of a registered tool, or undefined when unknown. Consecutive readonly calls
@@ -251,7 +255,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       runtime: options.runtime,
       recorder: options.recorder,
       isReadonly: (name) => toolPermission(name) === "readonly",
-      concurrency: options.concurrency ?? 4,
+      concurrency: options.concurrency ?? DEFAULT_MAX_PARALLEL_TOOLS,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(options.onToolResult === undefined ? {} : { onResult: options.onToolResult }),
     });

@@ -27,8 +27,8 @@ import {
   stepSummary,
 } from "./_ci_output.ts";
 import { AnthropicProvider } from "../agent/providers/anthropic_provider.ts";
-import type { LoadedConfig } from "../config/mod.ts";
-import { DEFAULT_BASE_URLS, type NetworkGateway } from "../network/mod.ts";
+import { DEFAULT_MODEL, type LoadedConfig } from "../config/mod.ts";
+import type { NetworkGateway } from "../network/mod.ts";
 import { type Paint, painter, type Tone } from "./_colour.ts";
 import { discoverSkills } from "../skills/mod.ts";
 import { describeTool } from "../tools/tool_definition.ts";
@@ -397,23 +397,23 @@ async function providerFor(
     return new AnthropicProvider({
       fetch,
       model: model.model,
-      base_url: model.base_url ?? DEFAULT_BASE_URLS.anthropic,
+      base_url: model.base_url ?? DEFAULT_MODEL.base_urls.anthropic,
       api_key: apiKey,
-      max_tokens: model.max_tokens ?? 4096,
+      max_tokens: model.max_tokens ?? DEFAULT_MODEL.anthropic_max_tokens,
       ...(model.temperature === undefined ? {} : { temperature: model.temperature }),
-      timeout_ms: model.timeout_ms ?? 120_000,
-      retries: model.retries ?? 3,
+      timeout_ms: model.timeout_ms ?? DEFAULT_MODEL.timeout_ms,
+      retries: model.retries ?? DEFAULT_MODEL.retries,
     });
   }
   return new OpenAiProvider({
     fetch,
     model: model.model,
     ...(model.strict === undefined ? {} : { strict: model.strict }),
-    base_url: model.base_url ?? DEFAULT_BASE_URLS.openai,
+    base_url: model.base_url ?? DEFAULT_MODEL.base_urls.openai,
     api_key: apiKey,
     ...(model.temperature === undefined ? {} : { temperature: model.temperature }),
     ...(model.max_tokens === undefined ? {} : { max_tokens: model.max_tokens }),
-    timeout_ms: model.timeout_ms ?? 120_000,
-    retries: model.retries ?? 3,
+    timeout_ms: model.timeout_ms ?? DEFAULT_MODEL.timeout_ms,
+    retries: model.retries ?? DEFAULT_MODEL.retries,
   });
 }

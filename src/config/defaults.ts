@@ -8,7 +8,10 @@
  * @module
  */
 
-/** `runs_dir`: the folder, beside the config file, that holds one folder per run. @default "runs" */
+/**
+ * `runs_dir`: the folder, beside the config file, that holds one folder per run.
+ * @default "runs"
+ */
 export const DEFAULT_RUNS_DIR = "runs";
 
 /** `sandbox.*` defaults (`read_roots`, `write_roots` and `sensitive_paths` default to `[]`). */
@@ -35,7 +38,10 @@ export const DEFAULT_MAX_TURNS = 50;
  */
 export const DEFAULT_MAX_PARALLEL_TOOLS = 4;
 
-/** `agent.instructions`: the largest instructions file accepted, in bytes. @default 65536 (64 KiB) */
+/**
+ * `agent.instructions`: the largest instructions file accepted, in bytes.
+ * @default 65536 (64 KiB)
+ */
 export const MAX_INSTRUCTIONS_BYTES = 65_536;
 
 /** `limits.*`, in bytes (levels of nesting for `max_argument_depth`, ms for the time budget). */
@@ -107,7 +113,10 @@ export const DEFAULT_TOOLS: Readonly<{
    * @default 512
    */
   max_processes: number;
-  /** Interpreter by extension for skill scripts without a shebang. @default {".sh": "sh", ".py": "python3"} */
+  /**
+   * Interpreter by extension for skill scripts without a shebang.
+   * @default {".sh": "sh", ".py": "python3"}
+   */
   interpreters: Readonly<Record<string, string>>;
 }> = Object.freeze({
   default_timeout_ms: 120_000,
@@ -135,7 +144,10 @@ export const DEFAULT_KAGENT_HOME = "~/.kagent";
  */
 export const DEFAULT_SKILL_DIRS: readonly string[] = Object.freeze(["skills"]);
 
-/** `skills.dirs`: the folder inside the workspace added to the default. @default ".agents/skills" */
+/**
+ * `skills.dirs`: the folder inside the workspace added to the default.
+ * @default ".agents/skills"
+ */
 export const DEFAULT_WORKSPACE_SKILL_DIR = ".agents/skills";
 
 /** `memory.*` defaults (`project_id` defaults to one derived from the workspace). */
@@ -164,7 +176,10 @@ export const DEFAULT_MODEL: Readonly<{
   base_urls: Readonly<Record<"openai" | "anthropic", string>>;
   /** `model.timeout_ms`: per request attempt, in ms. @default 120000 */
   timeout_ms: number;
-  /** `model.retries`: retries after the first attempt on 429, 5xx and connection errors. @default 3 */
+  /**
+   * `model.retries`: retries after the first attempt on 429, 5xx and connection errors.
+   * @default 3
+   */
   retries: number;
   /**
    * `model.max_tokens` of `anthropic` (required by its API; `openai` leaves it to the server), in

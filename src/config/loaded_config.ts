@@ -34,11 +34,16 @@ export type LoadedHook = Defaulted<z.output<typeof HookConfigSchema>>;
 /** `model` after loading: the script path absolute. */
 export type ModelConfig = ModelConfigInput;
 
-/** The sections whose loaded form differs in kind from the file's (paths, `null`s, loaded parts). */
+/**
+ * The sections whose loaded form differs in kind from the file's (paths, `null`s, loaded parts).
+ */
 interface ResolvedSections {
   /** The sandbox root, an existing directory. Default: the config file's folder. */
   workspace: string;
-  /** Folder of run folders; may not exist yet (the audit module creates it). Default: `<configDir>/runs`. */
+  /**
+   * Folder of run folders; may not exist yet (the audit module creates it). Default:
+   * `<configDir>/runs`.
+   */
   runs_dir: string;
   /** The config layer's rules, ids filled. Default: `{ rules: [] }`. */
   permissions: LoadedPermissions;

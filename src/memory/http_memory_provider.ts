@@ -17,6 +17,7 @@
  */
 
 import { z } from "zod";
+import { DEFAULT_MEMORY } from "../config/mod.ts";
 import {
   DEFAULT_MEMORY_SCOPES,
   MemoryError,
@@ -30,8 +31,11 @@ import {
   validateTags,
 } from "./memory_provider.ts";
 
-/** Default time a request may take, in milliseconds. */
-export const DEFAULT_MEMORY_TIMEOUT_MS = 10_000;
+/**
+ * Default time a request may take, in milliseconds (`memory.provider.timeout_ms`).
+ * @default 10000
+ */
+export const DEFAULT_MEMORY_TIMEOUT_MS: number = DEFAULT_MEMORY.http_timeout_ms;
 /** Largest answer read from the service, in bytes (4 MiB). */
 export const MAX_MEMORY_RESPONSE_BYTES = 4 * 1024 * 1024;
 

@@ -19,6 +19,7 @@
  */
 
 import { z } from "zod";
+import { DEFAULT_MEMORY } from "../config/mod.ts";
 
 /**
  * One remembered fact.
@@ -90,8 +91,11 @@ export const MAX_MEMORY_TAGS = 16;
 export const MAX_RECALL_LIMIT = 50;
 /** Largest recall query, in characters. */
 export const MAX_QUERY_LENGTH = 4_096;
-/** The scopes allowed when none are configured. */
-export const DEFAULT_MEMORY_SCOPES: readonly string[] = ["run", "project", "user"];
+/**
+ * The scopes allowed when none are configured (`memory.scopes`).
+ * @default ["run", "project", "user"]
+ */
+export const DEFAULT_MEMORY_SCOPES: readonly string[] = DEFAULT_MEMORY.scopes;
 /** What a scope name looks like: it is also a file name, so no `/`, `.` or upper case. */
 export const SCOPE_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
 /** What a tag looks like. */

@@ -12,6 +12,7 @@
  * @module
  */
 
+import { DEFAULT_MODEL } from "../config/mod.ts";
 import { hostPermission } from "./host_permission.ts";
 import {
   DEFAULT_MAX_RESPONSE_BYTES,
@@ -33,11 +34,11 @@ export interface NetworkWorkerInit {
   max_response_bytes: number;
 }
 
-/** Default model endpoints, by provider (also the defaults the CLI builds providers with). */
-export const DEFAULT_BASE_URLS: Readonly<Record<"openai" | "anthropic", string>> = {
-  openai: "https://api.openai.com/v1",
-  anthropic: "https://api.anthropic.com/v1",
-};
+/**
+ * Default model endpoints, by provider: `model.base_url`, whose home is `DEFAULT_MODEL.base_urls`.
+ */
+export const DEFAULT_BASE_URLS: Readonly<Record<"openai" | "anthropic", string>> =
+  DEFAULT_MODEL.base_urls;
 
 /** The parts of a config the channels are derived from. */
 export interface NetworkConfig {

@@ -7,6 +7,7 @@
  */
 
 import type { AuditRecorder } from "../audit/mod.ts";
+import { DEFAULT_MAX_PARALLEL_TOOLS } from "../config/mod.ts";
 import { failure, type ToolResult } from "../tools/tool_result.ts";
 import { eventTypeOf, recordNotRun } from "./record.ts";
 import type { ToolCall } from "./tool_call.ts";
@@ -23,7 +24,10 @@ export interface RunTurnOptions {
    * (a write tool, an unknown name) is a boundary and runs alone.
    */
   isReadonly: (toolName: string) => boolean;
-  /** How many readonly calls may run at once; at least 1. @default 4 */
+  /**
+   * How many readonly calls may run at once; at least 1.
+   * @default DEFAULT_MAX_PARALLEL_TOOLS (4)
+   */
   concurrency?: number;
   /** Aborts running calls (through the runtime) and answers calls not yet started `aborted`. */
   signal?: AbortSignal;
@@ -69,7 +73,7 @@ export async function runTurn(
   calls: readonly ToolCall[],
   options: RunTurnOptions,
 ): Promise<ToolResult[]> {
-  const concurrency = options.concurrency ?? 4;
+  const concurrency = options.concurrency ?? DEFAULT_MAX_PARALLEL_TOOLS;
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new RangeError(
       `Cannot schedule a turn with concurrency "${concurrency}": it must be a positive integer`,

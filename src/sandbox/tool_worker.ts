@@ -15,6 +15,7 @@ import { failure, type ToolOutcome } from "../tools/tool_result.ts";
 import { FetchResponder } from "../network/message_fetch.ts";
 import { hostPermission } from "../network/host_permission.ts";
 import { DEFAULT_KILL_GRACE_MS } from "../exec/spawn_confined.ts";
+import { DEFAULT_TOOLS } from "../config/mod.ts";
 
 /**
  * The Deno permissions of the tool Worker. Paths are absolute and canonical. Everything that is not
@@ -138,8 +139,11 @@ export interface ToolWorkerOptions {
   handlerTimeoutMs?: number;
 }
 
-/** Default of {@linkcode ToolWorkerOptions.handlerTimeoutMs}: 120 s, the default command timeout too. */
-export const DEFAULT_HANDLER_TIMEOUT_MS = 120_000;
+/**
+ * Default of {@linkcode ToolWorkerOptions.handlerTimeoutMs}, in ms: the default command timeout
+ * (`tools.default_timeout_ms`). @default 120000 (120 s)
+ */
+export const DEFAULT_HANDLER_TIMEOUT_MS: number = DEFAULT_TOOLS.default_timeout_ms;
 
 /**
  * Default of {@linkcode ToolWorkerOptions.abortGraceMs}: a command's kill grace

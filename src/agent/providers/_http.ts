@@ -5,6 +5,7 @@
  * @module
  */
 
+import { DEFAULT_MODEL } from "../../config/mod.ts";
 import { ModelError } from "../model_provider.ts";
 
 /** Options of {@linkcode postJson}. */
@@ -13,9 +14,12 @@ export interface PostJsonOptions {
   headers: Record<string, string>;
   /** Per-attempt timeout in milliseconds. */
   timeoutMs: number;
-  /** Retries after the first attempt. @default 3 */
+  /** Retries after the first attempt. @default DEFAULT_MODEL.retries (3) */
   retries?: number;
-  /** First backoff ceiling in milliseconds, doubled each retry (capped at 60 s). @default 500 */
+  /**
+   * First backoff ceiling in milliseconds, doubled each retry (capped at 60 s).
+   * @default DEFAULT_BACKOFF_MS (500)
+   */
   backoffMs?: number;
   /** Aborts the whole call, including backoff waits. */
   signal?: AbortSignal;
@@ -29,8 +33,12 @@ export interface PostJsonOptions {
   now?: () => number;
 }
 
+/** The longest wait between two attempts, in ms (a longer `Retry-After` is cut to it). */
 const MAX_DELAY_MS = 60_000;
+/** Characters of an error response's body kept in `details.body_excerpt`. */
 const EXCERPT_LENGTH = 300;
+/** {@linkcode PostJsonOptions.backoffMs} when none is given, in ms. */
+const DEFAULT_BACKOFF_MS = 500;
 
 /**
  * POSTs `body` as JSON to `url` and returns the parsed JSON response.
@@ -48,8 +56,8 @@ export async function postJson(
   const sleep = options.sleep ?? defaultSleep;
   const random = options.random ?? Math.random;
   const now = options.now ?? Date.now;
-  const retries = options.retries ?? 3;
-  const backoffMs = options.backoffMs ?? 500;
+  const retries = options.retries ?? DEFAULT_MODEL.retries;
+  const backoffMs = options.backoffMs ?? DEFAULT_BACKOFF_MS;
   const payload = JSON.stringify(body);
   const host = safeHost(url);
 

@@ -17,6 +17,7 @@ import type {
 } from "../model_provider.ts";
 import type { ToolCall } from "../../runtime/tool_call.ts";
 import type { ToolDescriptor } from "../../tools/tool_definition.ts";
+import { DEFAULT_MODEL } from "../../config/mod.ts";
 import { ToolNameMap } from "../tool_names.ts";
 import { postJson } from "./_http.ts";
 import { finishTurn } from "./_model_turn.ts";
@@ -28,11 +29,14 @@ export const ANTHROPIC_VERSION = "2023-06-01";
 /** Options of {@linkcode AnthropicProvider}. */
 export interface AnthropicProviderOptions {
   model: string;
-  /** `/messages` is appended. @default "https://api.anthropic.com/v1" */
+  /**
+   * `/messages` is appended.
+   * @default DEFAULT_MODEL.base_urls.anthropic ("https://api.anthropic.com/v1")
+   */
   base_url?: string;
   /** Read by the caller from the environment variable the config names; `null` sends none. */
   api_key: string | null;
-  /** Required by the API. @default 4096 */
+  /** Required by the API, in tokens. @default DEFAULT_MODEL.anthropic_max_tokens (4096) */
   max_tokens?: number;
   temperature?: number;
   /** Per-attempt timeout in milliseconds. */
@@ -99,7 +103,8 @@ export class AnthropicProvider implements ModelProvider {
   async complete(request: ModelRequest, signal?: AbortSignal): Promise<ModelTurn> {
     const options = this.#options;
     const names = new ToolNameMap(request.tools.map((tool) => tool.name));
-    const maxTokens = request.max_tokens ?? options.max_tokens ?? 4096;
+    const maxTokens = request.max_tokens ?? options.max_tokens ??
+      DEFAULT_MODEL.anthropic_max_tokens;
     const body: Record<string, unknown> = {
       model: options.model,
       max_tokens: maxTokens,
@@ -120,7 +125,7 @@ export class AnthropicProvider implements ModelProvider {
       "content-type": "application/json",
     };
     if (options.api_key !== null) headers["x-api-key"] = options.api_key;
-    const baseUrl = options.base_url ?? "https://api.anthropic.com/v1";
+    const baseUrl = options.base_url ?? DEFAULT_MODEL.base_urls.anthropic;
     const url = `${baseUrl.replace(/\/+$/, "")}/messages`;
     const response = await postJson(url, body, {
       headers,
