@@ -55,32 +55,10 @@ import {
 } from "./_argv_tables.ts";
 import { analyzeTar, TAR_SHORT_VALUES } from "./_argv_tar.ts";
 import { unrestrictedGroup } from "./_argv_unrestricted.ts";
+import type { FindingKind } from "../policy/policy_rule.ts";
 
-/**
- * What a finding means:
- *
- * - `unrestricted_execution`: the program is a shell, interpreter or exec wrapper: it runs
- *   whatever it is told.
- * - `code_execution`: an option makes an otherwise bounded program run code
- *   (`git -c core.pager=…`, `rg --pre`, `find -exec`).
- * - `file_write`: an option makes a program that otherwise only reads or prints write or delete
- *   files, a file it was not asked to write as its output (`git diff --output`, `sed -i`,
- *   `sed 'w file'`, `sort -o`, `find -delete`); also an argument naming a protected path
- *   (`argv:protected-path`). Where the files land is the mount profile's business; whether this
- *   call may write at all is the policy's.
- * - `unchecked`: the analyzer cannot fully check the arguments (an unknown global git option,
- *   `sed -f script`, `git -C elsewhere`), or an argument names a path outside every root
- *   (`argv:path-outside-roots`).
- * - `sensitive`: an argument names a sensitive file (`.env`, `*.pem`, `~/.ssh/...`:
- *   `argv:sensitive-path`): the call asks; once approved, the command sees that file, which is
- *   otherwise masked.
- */
-export type FindingKind =
-  | "unrestricted_execution"
-  | "code_execution"
-  | "file_write"
-  | "unchecked"
-  | "sensitive";
+/** What a finding means: the closed set the policy decides on ({@linkcode FindingKind}). */
+export type { FindingKind };
 
 /** One reason the argv is not plainly bounded. */
 export interface ArgumentFinding {

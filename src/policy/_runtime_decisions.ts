@@ -7,7 +7,7 @@
  */
 
 import type { ToolDescriptor } from "../tools/tool_definition.ts";
-import type { PolicyDecision, PolicyRule } from "./policy_rule.ts";
+import type { CommandFinding, PolicyDecision, PolicyRule } from "./policy_rule.ts";
 import { RUNTIME_RULES } from "./runtime_rules.ts";
 
 /**
@@ -30,7 +30,7 @@ export function narrowsExactly(rule: PolicyRule, tool: ToolDescriptor): boolean 
  */
 export function findingDecision(
   program: string,
-  finding: { id: string; kind: string; argument: string; reason: string },
+  finding: Pick<CommandFinding, "id" | "kind" | "argument" | "reason">,
 ): PolicyDecision {
   if (finding.kind === "sensitive") {
     // The file is masked inside the sandbox unless this call is approved for it.

@@ -354,13 +354,16 @@ export class EffectivePolicy {
         }
         narrowAllow = true;
       }
-      candidates.push({
-        decision: rule.decision,
+      const said = {
         rule: rule.id,
         layer: rule.layer,
         reason: rule.reason ?? `rule "${rule.id}" (${rule.layer}) says ${rule.decision}`,
-        error_type: rule.decision === "deny" ? "permission_denied" : null,
-      });
+      };
+      candidates.push(
+        rule.decision === "deny"
+          ? { decision: "deny", ...said, error_type: "permission_denied" }
+          : { decision: rule.decision, ...said, error_type: null },
+      );
     }
     const wide = wideAllows[0];
     if (wide !== undefined && !narrowAllow) candidates.push(wideAllowDecision(wide, tool));

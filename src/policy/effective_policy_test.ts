@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import type { ResolvedPath } from "../sandbox/path_guard.ts";
 import type { ToolDescriptor } from "../tools/tool_definition.ts";
 import { type ConfigRule, EffectivePolicy, RUNTIME_RULES } from "./effective_policy.ts";
-import { NO_TARGETS, type TargetScope } from "./policy_rule.ts";
+import { type CommandFinding, NO_TARGETS, type TargetScope } from "./policy_rule.ts";
 
 const WORKSPACE = "/w/project";
 
@@ -369,7 +369,7 @@ const runCommand = tool("exec.run_command", "write", { risk_level: 3 }, ["exec",
 
 function command(
   argv: string[],
-  findings: { id: string; kind: string; index: number; argument: string; reason: string }[] = [],
+  findings: CommandFinding[] = [],
 ) {
   return {
     program: argv[0] as string,

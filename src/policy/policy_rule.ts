@@ -39,16 +39,95 @@ export interface PolicyRule {
   reason?: string;
 }
 
-/** The outcome of a decision: what, which rule, which layer, why. */
-export interface PolicyDecision {
-  decision: Decision;
+/** What every {@linkcode PolicyDecision} names: which rule, which layer, why. */
+export interface PolicyDecisionBase {
   /** The id of the rule that decided. */
   rule: string;
   layer: PolicyLayer;
   /** A sentence for people: why this decision. */
   reason: string;
-  /** For deny: the `error.type` the result carries (`permission_denied`, `path_outside_sandbox`…); null otherwise. */
+}
+
+/** A deny: it always names the `error.type` the call's result carries. */
+export interface PolicyDeny extends PolicyDecisionBase {
+  decision: "deny";
+  /** The result's `error.type`, e.g. `permission_denied`. */
+  error_type: ErrorType;
+}
+
+/** An ask: the call waits for a grant or an approver. */
+export interface PolicyAsk extends PolicyDecisionBase {
+  decision: "ask";
+  /**
+   * The `error.type` the result carries when nobody approves and the ask is for a reason of its
+   * own (`sensitive_path` for a sensitive file or argument, a hard-linked file); null when the
+   * result is plain `approval_required`.
+   */
   error_type: ErrorType | null;
+}
+
+/** An allow. */
+export interface PolicyAllow extends PolicyDecisionBase {
+  decision: "allow";
+  error_type: null;
+}
+
+/**
+ * The outcome of a decision: what, which rule, which layer, why; discriminated by `decision`.
+ *
+ * @example
+ * ```ts
+ * import type { PolicyDecision } from "./policy_rule.ts";
+ * const decision: PolicyDecision = {
+ *   decision: "deny",
+ *   rule: "config:0",
+ *   layer: "config",
+ *   reason: "no network tools",
+ *   error_type: "permission_denied",
+ * };
+ * console.assert(decision.decision === "deny" && decision.error_type === "permission_denied");
+ * ```
+ */
+export type PolicyDecision = PolicyDeny | PolicyAsk | PolicyAllow;
+
+/**
+ * What a finding of the argument analysis (`src/exec/argv_analysis.ts`) means; the policy
+ * decides on it (`src/policy/_runtime_decisions.ts`):
+ *
+ * - `unrestricted_execution`: the program is a shell, interpreter or exec wrapper: it runs
+ *   whatever it is told.
+ * - `code_execution`: an option makes an otherwise bounded program run code
+ *   (`git -c core.pager=…`, `rg --pre`, `find -exec`).
+ * - `file_write`: an option makes a program that otherwise only reads or prints write or delete
+ *   files, a file it was not asked to write as its output (`git diff --output`, `sed -i`,
+ *   `sed 'w file'`, `sort -o`, `find -delete`); also an argument naming a protected path
+ *   (`argv:protected-path`). Where the files land is the mount profile's business; whether this
+ *   call may write at all is the policy's.
+ * - `unchecked`: the analyzer cannot fully check the arguments (an unknown global git option,
+ *   `sed -f script`, `git -C elsewhere`), or an argument names a path outside every root
+ *   (`argv:path-outside-roots`).
+ * - `sensitive`: an argument names a sensitive file (`.env`, `*.pem`, `~/.ssh/...`:
+ *   `argv:sensitive-path`): the call asks; once approved, the command sees that file, which is
+ *   otherwise masked.
+ */
+export type FindingKind =
+  | "unrestricted_execution"
+  | "code_execution"
+  | "file_write"
+  | "unchecked"
+  | "sensitive";
+
+/** One finding of the argument analysis, as the policy sees it. */
+export interface CommandFinding {
+  /** Stable rule id, `argv:<group>` or `argv:<program>:<rule>`. */
+  id: string;
+  kind: FindingKind;
+  /** Index in argv of the argument at fault; 0 is the program. */
+  index: number;
+  argument: string;
+  reason: string;
+  /** `sensitive` findings: the absolute path named. */
+  path?: string;
 }
 
 /** A command a call runs, as resolved before it runs. */
@@ -62,15 +141,7 @@ export interface CommandScope {
   /** The working folder, resolved by the path guard. */
   cwd: ResolvedPath;
   /** What the argument analysis found (`src/exec/argv_analysis.ts`). */
-  findings: readonly {
-    id: string;
-    kind: string;
-    index: number;
-    argument: string;
-    reason: string;
-    /** `sensitive` findings: the absolute path named. */
-    path?: string;
-  }[];
+  findings: readonly CommandFinding[];
 }
 
 /** What a call touches, after the path guard resolved every path and command. */
