@@ -268,7 +268,7 @@ export class ToolRuntime {
         layer: decision.layer,
       };
       return {
-        outcome: failure(decision.error_type ?? "permission_denied", message, details),
+        outcome: failure(decision.error_type, message, details),
         decision,
         params: args,
         scope,
