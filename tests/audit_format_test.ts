@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
 import { createHash } from "node:crypto";
+import { AUDIT_EVENT_TYPES } from "../src/audit/mod.ts";
 import { createProject, onlyRunDir, readJsonl, repository, taskFlags } from "./_cli_helpers.ts";
 
 Deno.test("the compile task bakes in exactly the flags of the kagent-run task", () => {
@@ -83,7 +84,9 @@ Deno.test("a demo run leaves a complete run folder whose every log line parses",
   assert.equal(events.at(-1)?.type, "run.completed");
   assert.equal(events.at(-1)?.end_reason, "completed");
   const runId = nodePath.basename(runDir);
+  const types = new Set<string>(AUDIT_EVENT_TYPES);
   for (const event of events) {
+    assert.ok(types.has(String(event.type)), `${event.type} is in docs/EVENTS.md`);
     assert.equal(event.run_id, runId);
     assert.match(String(event.ts), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   }
