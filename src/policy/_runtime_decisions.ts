@@ -82,3 +82,15 @@ export function wideAllowDecision(wide: PolicyRule, tool: ToolDescriptor): Polic
     error_type: null,
   };
 }
+
+/** The decision of a skill or config rule that matches a call (a deny as `permission_denied`). */
+export function ruleDecision(rule: PolicyRule): PolicyDecision {
+  const said = {
+    rule: rule.id,
+    layer: rule.layer,
+    reason: rule.reason ?? `rule "${rule.id}" (${rule.layer}) says ${rule.decision}`,
+  };
+  return rule.decision === "deny"
+    ? { decision: "deny", ...said, error_type: "permission_denied" }
+    : { decision: rule.decision, ...said, error_type: null };
+}

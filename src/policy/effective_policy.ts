@@ -36,7 +36,12 @@ import picomatch from "picomatch";
 import { isWithin } from "../sandbox/path_guard.ts";
 import type { NamedLocation } from "./named_locations.ts";
 import { type HashedFolders, meaningHash, scopeLocations } from "./policy_hash.ts";
-import { findingDecision, narrowsExactly, wideAllowDecision } from "./_runtime_decisions.ts";
+import {
+  findingDecision,
+  narrowsExactly,
+  ruleDecision,
+  wideAllowDecision,
+} from "./_runtime_decisions.ts";
 import { RUNTIME_RULES } from "./runtime_rules.ts";
 
 /** A permissions.json rule as loaded from config (ids filled in). */
@@ -354,16 +359,7 @@ export class EffectivePolicy {
         }
         narrowAllow = true;
       }
-      const said = {
-        rule: rule.id,
-        layer: rule.layer,
-        reason: rule.reason ?? `rule "${rule.id}" (${rule.layer}) says ${rule.decision}`,
-      };
-      candidates.push(
-        rule.decision === "deny"
-          ? { decision: "deny", ...said, error_type: "permission_denied" }
-          : { decision: rule.decision, ...said, error_type: null },
-      );
+      candidates.push(ruleDecision(rule));
     }
     const wide = wideAllows[0];
     if (wide !== undefined && !narrowAllow) candidates.push(wideAllowDecision(wide, tool));
