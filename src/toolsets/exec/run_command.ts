@@ -9,7 +9,7 @@ import { z } from "zod";
 import { resolveCommand } from "../../exec/resolve_command.ts";
 import { defineTool } from "../../tools/tool_definition.ts";
 import { failure } from "../../tools/tool_result.ts";
-import { runPrepared } from "./_run_prepared.ts";
+import { runPrepared } from "./run_prepared.ts";
 
 const parameters = z.strictObject({
   argv: z.array(z.string().max(32_768)).min(1).max(1024).describe(

@@ -10,7 +10,7 @@ import { z } from "zod";
 import { resolveScript } from "../../exec/resolve_command.ts";
 import { defineTool } from "../../tools/tool_definition.ts";
 import { failure } from "../../tools/tool_result.ts";
-import { runPrepared } from "../exec/_run_prepared.ts";
+import { runPrepared } from "../exec/run_prepared.ts";
 
 const parameters = z.strictObject({
   skill: z.string().min(1).max(64).describe('Skill id, e.g. "survey-repository"'),
