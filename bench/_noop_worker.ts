@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { serveTools } from "../src/sandbox/tool_worker_server.ts";
-import { defineTool, type ToolDefinition } from "../src/tools/tool_definition.ts";
+import { defineTool } from "../src/tools/tool_definition.ts";
 
 /** `bench.noop`: returns "ok". */
 export const noopTool = defineTool({
@@ -19,4 +19,4 @@ export const noopTool = defineTool({
   handler: () => "ok",
 });
 
-serveTools([noopTool] as unknown as ToolDefinition<never>[]);
+serveTools([noopTool]);

@@ -73,7 +73,7 @@ export function memoryToolsFor(
   settings: MemorySettings,
   env: (name: string) => string | undefined = () => undefined,
   fetch?: typeof globalThis.fetch,
-): ToolDefinition<never>[] {
+): ToolDefinition[] {
   const redactor = new Redactor({ secrets: settings.secrets });
   return createMemoryTools({
     provider: memoryProvider(settings, env, fetch),
@@ -81,5 +81,5 @@ export function memoryToolsFor(
     candidatesFile: settings.candidates_file,
     scopes: settings.scopes,
     redact: (text) => redactor.redactText(text),
-  }) as unknown as ToolDefinition<never>[];
+  });
 }

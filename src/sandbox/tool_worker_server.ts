@@ -37,11 +37,11 @@ interface WorkerScope {
  *   request through the network gateway when the host is an allowed memory host.
  */
 export function serveTools(
-  base: readonly ToolDefinition<never>[] = builtinTools(),
+  base: readonly ToolDefinition[] = builtinTools(),
   extend: (
     init: InitMessage,
     network: { fetch: typeof fetch },
-  ) => readonly ToolDefinition<never>[] = () => [],
+  ) => readonly ToolDefinition[] = () => [],
 ): void {
   const scope = globalThis as unknown as WorkerScope;
   const network = new MessageFetchClient((message) => scope.postMessage(message));
@@ -66,7 +66,7 @@ export function serveTools(
           ...extend(message, { fetch }),
         ];
         for (const tool of tools) {
-          if (!byName.has(tool.name)) byName.set(tool.name, tool as unknown as ToolDefinition);
+          if (!byName.has(tool.name)) byName.set(tool.name, tool);
         }
         scope.postMessage({ type: "ready", tools: [...byName.keys()] });
       } catch (error) {

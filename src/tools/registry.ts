@@ -67,7 +67,7 @@ export class ToolRegistry {
    * @throws {ToolRegistrationError} `duplicate_name`, `invalid_name`, `unsupported_schema`,
    * `invalid_definition` (bad permission, annotations or risk level).
    */
-  register<Args>(tool: ToolDefinition<Args>): void {
+  register(tool: ToolDefinition): void {
     const name = tool.name;
     if (
       typeof name !== "string" || name.length > MAX_TOOL_NAME_LENGTH ||
@@ -134,10 +134,7 @@ export class ToolRegistry {
         }`,
       );
     }
-    const definition = {
-      ...tool,
-      input_schema: checked.schema as JsonSchema,
-    } as unknown as ToolDefinition;
+    const definition: ToolDefinition = { ...tool, input_schema: checked.schema as JsonSchema };
     this.#tools.set(name, { definition, validate });
   }
 

@@ -171,9 +171,14 @@ export type JsonSchema = Record<string, unknown>;
 
 /**
  * A registered tool. `input_schema` is JSON Schema; typed tools get it from zod through
- * {@linkcode defineTool}.
+ * {@linkcode defineTool}, which also erases the handler's argument type: a `ToolDefinition` (the
+ * default `Args = unknown`) takes its arguments as `unknown`, and the registry validates them
+ * against `input_schema` before `targets` or `handler` sees them. Only {@linkcode TypedToolOptions}
+ * names the typed view.
+ *
+ * @typeParam Args What `targets` and `handler` receive. @default unknown
  */
-export interface ToolDefinition<Args = Record<string, unknown>> {
+export interface ToolDefinition<Args = unknown> {
   /** Canonical dotted name, `<toolset>.<verb>_<noun>` in snake_case, e.g. `fs.read_file`. */
   name: string;
   /** What the tool does, for the model: one or two sentences plus limits. */
@@ -211,6 +216,11 @@ export interface TypedToolOptions<Schema extends z.ZodObject>
  * are `read_only`, idempotent, risk 0; write tools risk 2. Handlers see the schema's input type:
  * the runtime validates but never fills defaults, so optional fields may be absent.
  *
+ * The result is type-erased (a plain {@linkcode ToolDefinition}, arguments `unknown`), so tools of
+ * different schemas share one list without casts. This is the one place the typed view is
+ * dropped; it holds because the registry compiles `input_schema` (the schema's JSON Schema) and
+ * validates every call's arguments against it before `targets` or `handler` runs.
+ *
  * @example
  * ```ts
  * import { z } from "zod";
@@ -227,16 +237,20 @@ export interface TypedToolOptions<Schema extends z.ZodObject>
  */
 export function defineTool<Schema extends z.ZodObject>(
   options: TypedToolOptions<Schema>,
-): ToolDefinition<z.input<Schema>> {
+): ToolDefinition {
   const readOnly = options.permission === "readonly";
-  const { parameters, annotations, ...rest } = options;
+  const { parameters, annotations, handler, targets, ...rest } = options;
   const schema = z.toJSONSchema(parameters, {
     io: "input",
     unrepresentable: "throw",
   }) as JsonSchema;
   delete schema.$schema;
+  // The erasure: the registry validates arguments against `schema` before either function runs.
+  type Erased = ToolDefinition<unknown>;
   return {
     ...rest,
+    handler: handler as Erased["handler"],
+    ...(targets === undefined ? {} : { targets: targets as NonNullable<Erased["targets"]> }),
     input_schema: schema,
     annotations: {
       read_only: readOnly,

@@ -14,13 +14,13 @@ export { toolSet, type ToolSetHandlers, type ToolSetSettings } from "./tool_set.
 export { createSkillTools } from "./skills/skill_tools.ts";
 
 /** Every built-in tool that is always registered, in listing order. */
-export function builtinTools(): ToolDefinition<never>[] {
-  return [...fsTools()] as ToolDefinition<never>[];
+export function builtinTools(): ToolDefinition[] {
+  return [...fsTools()];
 }
 
 /** Tools registered only when command tools are enabled (`commands` or declarative tools). */
-export function commandTools(): ToolDefinition<never>[] {
-  return [runCommandTool, runScriptTool] as unknown as ToolDefinition<never>[];
+export function commandTools(): ToolDefinition[] {
+  return [runCommandTool, runScriptTool];
 }
 
 /** Names of {@linkcode commandTools}: `exec.run_command`, `skills.run_script`. */

@@ -49,16 +49,16 @@ export interface ToolSetHandlers {
  */
 export function toolSet(
   settings: ToolSetSettings,
-  base: readonly ToolDefinition<never>[] = builtinTools(),
+  base: readonly ToolDefinition[] = builtinTools(),
   handlers: ToolSetHandlers = {},
-): ToolDefinition<never>[] {
+): ToolDefinition[] {
   const tools = [...base];
-  const add = (tool: ToolDefinition<never>) => {
+  const add = (tool: ToolDefinition) => {
     if (!tools.some((existing) => existing.name === tool.name)) tools.push(tool);
   };
   if (settings.command_tools) {
     commandTools().forEach(add);
-    tools.push(...settings.declarative_tools.map((file) => declarativeTool(file) as never));
+    tools.push(...settings.declarative_tools.map((file) => declarativeTool(file)));
   }
   if (settings.skill_dirs.length > 0) createSkillTools(settings.skill_dirs).forEach(add);
   if (settings.memory !== null) {

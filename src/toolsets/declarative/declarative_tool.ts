@@ -43,6 +43,14 @@ function programDeclared(file: DeclarativeToolFile): boolean {
     file.args.every((arg) => templateFields(arg).length === 0);
 }
 
+/**
+ * A call's arguments as the object they are: the registry validated them against the file's
+ * `input_schema`, whose top level the registry requires to be `"type": "object"` (schema_subset.ts).
+ */
+function objectArguments(args: unknown): Record<string, unknown> {
+  return args as Record<string, unknown>;
+}
+
 /** The tool for a declarative file. Its command must be allowlisted (`commands`; `sh` for shell mode). */
 export function declarativeTool(file: DeclarativeToolFile): ToolDefinition {
   const dangerous = file.tags.includes("dangerous");
@@ -67,7 +75,7 @@ export function declarativeTool(file: DeclarativeToolFile): ToolDefinition {
       args,
     ) => [{
       kind: "command",
-      argv: declarativeArgv(file, args),
+      argv: declarativeArgv(file, objectArguments(args)),
       cwd: file.working_dir,
       declared,
     }],
@@ -80,7 +88,7 @@ export function declarativeTool(file: DeclarativeToolFile): ToolDefinition {
       }
       let argv: string[];
       try {
-        argv = declarativeArgv(file, args);
+        argv = declarativeArgv(file, objectArguments(args));
       } catch (error) {
         return failure(
           "invalid_arguments",

@@ -34,15 +34,5 @@ export * from "./delete_file.ts";
  * ```
  */
 export function fsTools(): ToolDefinition[] {
-  // Typed handlers are not assignable to `ToolDefinition<Record<string, unknown>>` (parameter
-  // contravariance); the runtime validates arguments against `input_schema` before the call.
-  const tools = [
-    readFileTool,
-    listFilesTool,
-    grepFilesTool,
-    writeFileTool,
-    editFileTool,
-    deleteFileTool,
-  ];
-  return tools as unknown as ToolDefinition[];
+  return [readFileTool, listFilesTool, grepFilesTool, writeFileTool, editFileTool, deleteFileTool];
 }

@@ -49,15 +49,9 @@ export interface MemoryToolsOptions {
  * ```
  */
 export function createMemoryTools(options: MemoryToolsOptions): ToolDefinition[] {
-  // Typed handlers are not assignable to `ToolDefinition<Record<string, unknown>>` (parameter
-  // contravariance); the runtime validates arguments against `input_schema` before the call.
-  const tools = [
-    createRecallMemoryTool(options) as unknown as ToolDefinition,
-  ];
+  const tools = [createRecallMemoryTool(options)];
   if (options.mode !== "disabled") {
-    tools.push(
-      createWriteMemoryTool({ ...options, mode: options.mode }) as unknown as ToolDefinition,
-    );
+    tools.push(createWriteMemoryTool({ ...options, mode: options.mode }));
   }
   return tools;
 }

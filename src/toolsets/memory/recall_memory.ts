@@ -50,7 +50,7 @@ export interface RecallMemoryOptions {
  */
 export function createRecallMemoryTool(
   options: RecallMemoryOptions,
-): ToolDefinition<z.input<typeof parameters>> {
+): ToolDefinition {
   return defineTool({
     name: "memory.recall_memory",
     description: "Recall remembered facts relevant to a query, best first. Scopes: " +

@@ -75,7 +75,7 @@ export interface WriteMemoryOptions {
  */
 export function createWriteMemoryTool(
   options: WriteMemoryOptions,
-): ToolDefinition<z.input<typeof parameters>> {
+): ToolDefinition {
   const now = options.now ?? (() => new Date());
   let queue: Promise<unknown> = Promise.resolve();
   const appendCandidate = (line: string): Promise<void> => {

@@ -52,7 +52,7 @@ export function displaySkillPath(skill: Pick<Skill, "name" | "path">, workspace:
  */
 export function listSkillsTool(
   skillDirs: readonly string[],
-): ToolDefinition<Record<string, never>> {
+): ToolDefinition {
   const dirs = [...skillDirs];
   return defineTool({
     name: "skills.list_skills",
@@ -78,5 +78,5 @@ export function listSkillsTool(
       const count = skills.length === 1 ? "1 skill" : `${skills.length} skills`;
       return success(`Found ${count}${skipped}`, output, data);
     },
-  }) as ToolDefinition<Record<string, never>>;
+  });
 }

@@ -70,7 +70,7 @@ export function checkSkillId(skillId: string): string | null {
  * console.log(tool.name); // "skills.load_skill"
  * ```
  */
-export function loadSkillTool(skillDirs: readonly string[]): ToolDefinition<LoadSkillArgs> {
+export function loadSkillTool(skillDirs: readonly string[]): ToolDefinition {
   const dirs = [...skillDirs];
   return defineTool({
     name: "skills.load_skill",

@@ -21,9 +21,6 @@ import type { ToolDefinition } from "../../tools/tool_definition.ts";
  * console.log(names); // ["skills.list_skills", "skills.load_skill"]
  * ```
  */
-export function createSkillTools(skillDirs: readonly string[]): ToolDefinition<never>[] {
-  return [
-    listSkillsTool(skillDirs),
-    loadSkillTool(skillDirs),
-  ] as unknown as ToolDefinition<never>[];
+export function createSkillTools(skillDirs: readonly string[]): ToolDefinition[] {
+  return [listSkillsTool(skillDirs), loadSkillTool(skillDirs)];
 }
