@@ -15,12 +15,16 @@
 import type { ArtifactStore, AuditRecorder, Redactor } from "../audit/mod.ts";
 import type { HookRunner } from "../hooks/mod.ts";
 import type { EffectivePolicy, SkillRequest } from "../policy/effective_policy.ts";
-import { discoverSkills, skillRequestFor } from "../skills/mod.ts";
 import type { PolicyDecision, TargetScope } from "../policy/policy_rule.ts";
 import type { PathGuard } from "../sandbox/path_guard.ts";
-import type { ToolWorker } from "../sandbox/tool_worker.ts";
+import type { ToolWorker } from "../worker/tool_worker.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
-import { failure, type ToolOutcome, type ToolResult } from "../tools/tool_result.ts";
+import {
+  failure,
+  type NarrowingRequest,
+  type ToolOutcome,
+  type ToolResult,
+} from "../tools/tool_result.ts";
 import { approve } from "./approve.ts";
 import type { ApprovalGate, CallApproval } from "../approval/approval_gate.ts";
 import { type CommandResolutionContext, decide } from "./decide.ts";
@@ -42,8 +46,6 @@ export interface ToolRuntimeOptions {
   limits: ArgumentLimits & { maxOutputBytes: number };
   /** Step 5 for asks: grants and the approver. @default null (every ask is approval_required) */
   approvals?: ApprovalGate | null;
-  /** Real skill folders: a loaded skill is looked up there to narrow the policy. @default [] */
-  skillDirs?: readonly string[];
   /** What command targets resolve against; null when no command tool is enabled. */
   commands: CommandResolutionContext | null;
   /** PreToolUse and PostToolUse hooks. @default none */
@@ -87,7 +89,7 @@ export class ToolRuntime {
 
   /**
    * Narrows the policy for the rest of the run with a loaded skill's request, and records what the
-   * skill requested and what it got.
+   * skill requested and what it got (`skill.loaded`). `withSkillRequest` intersects: never widens.
    */
   async narrow(request: SkillRequest): Promise<void> {
     const before = this.#policy.tools.filter((tool) => tool.available).map((tool) => tool.tool);
@@ -102,14 +104,27 @@ export class ToolRuntime {
     });
   }
 
-  /** A loaded skill's allowed-tools narrow the rest of the run (a skill never grants). */
-  async #narrowForSkill(params: unknown): Promise<void> {
-    const id = (params as { skill_id?: unknown } | null)?.skill_id;
-    const dirs = this.#options.skillDirs ?? [];
-    if (typeof id !== "string" || dirs.length === 0) return;
-    const { skills } = await discoverSkills(dirs);
-    const skill = skills.find((candidate) => candidate.name === id);
-    if (skill !== undefined) await this.narrow(skillRequestFor(skill));
+  /**
+   * Applies the narrowing request an ok outcome carries, whatever the tool (a loaded skill's
+   * allowed-tools). Only the request's `skill` and `allowed_tools` are read, so it goes through
+   * {@linkcode narrow} as a request without rules: it can remove tools, never add one. A malformed
+   * request (a faulty tool) fails the call rather than leaving the policy wider than asked.
+   */
+  async #applyNarrowing(name: string, outcome: ToolOutcome): Promise<ToolOutcome> {
+    const request: unknown = outcome.narrowing;
+    if (!outcome.ok || request === undefined) return outcome;
+    if (!isNarrowingRequest(request)) {
+      return failure(
+        "internal_error",
+        `Cannot narrow the policy for tool "${name}": its narrowing request is not ` +
+          "{ skill: string, allowed_tools?: string[] }",
+      );
+    }
+    await this.narrow({
+      skill: request.skill,
+      ...(request.allowed_tools === undefined ? {} : { allowed_tools: [...request.allowed_tools] }),
+    });
+    return outcome;
   }
 
   /**
@@ -131,7 +146,7 @@ export class ToolRuntime {
       outcome = steps.outcome;
       decision = steps.decision;
       params = steps.params ?? params;
-      if (call.name === "skills.load_skill" && outcome.ok) await this.#narrowForSkill(params);
+      outcome = await this.#applyNarrowing(call.name, outcome);
     } catch (error) {
       outcome = failure(
         "internal_error",
@@ -308,4 +323,13 @@ export class ToolRuntime {
     }
     return { outcome, decision, params: args, scope, approval };
   }
+}
+
+/** Tells whether `value` has the {@linkcode NarrowingRequest} shape (a Worker sent it). */
+function isNarrowingRequest(value: unknown): value is NarrowingRequest {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const { skill, allowed_tools: allowed } = value as Record<string, unknown>;
+  return typeof skill === "string" &&
+    (allowed === undefined ||
+      (Array.isArray(allowed) && allowed.every((pattern) => typeof pattern === "string")));
 }

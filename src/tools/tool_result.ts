@@ -109,6 +109,24 @@ export interface ToolOutcome {
   error: ToolError | null;
   /** Artifacts the handler stored itself (command output streams), added to the result's. */
   artifacts?: ArtifactRef[];
+  /**
+   * A narrowing of the run's policy the tool asks for, e.g. `skills.load_skill` with the loaded
+   * skill's allowed-tools. It travels back from the Worker with the outcome and is applied by the
+   * runtime (only for an ok outcome) to the rest of the run; it never reaches the ToolResult.
+   */
+  narrowing?: NarrowingRequest;
+}
+
+/**
+ * What a tool may ask of the policy: narrowing only. The runtime hands it to
+ * `EffectivePolicy.withSkillRequest`, which intersects the tool set with `allowed_tools`, so a
+ * request can remove tools but never make one available.
+ */
+export interface NarrowingRequest {
+  /** The skill that asks, e.g. `survey-repository` (named in the `skill.loaded` event). */
+  skill: string;
+  /** Tool-name patterns the run keeps; absent: the request narrows nothing. */
+  allowed_tools?: string[];
 }
 
 /** Tells whether `value` is one of the closed {@linkcode ERROR_TYPES}. */

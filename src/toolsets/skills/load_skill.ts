@@ -9,6 +9,7 @@ import { z } from "zod";
 import { SKILL_NAME_PATTERN } from "../../exec/resolve_command.ts";
 import { printable } from "../../sandbox/path_guard.ts";
 import { discoverSkills } from "../../skills/skill_catalogue.ts";
+import { skillRequestFor } from "../../skills/skill_requests.ts";
 import { MAX_NAME_LENGTH } from "../../skills/skill_frontmatter.ts";
 import { defineTool, type ToolDefinition } from "../../tools/tool_definition.ts";
 import { failure, success, type ToolOutcome } from "../../tools/tool_result.ts";
@@ -57,7 +58,8 @@ export function checkSkillId(skillId: string): string | null {
 
 /**
  * Builds `skills.load_skill` over `skillDirs` (same folders in both threads, see
- * `listSkillsTool`).
+ * `listSkillsTool`). A loaded skill's outcome carries its narrowing request (its allowed-tools),
+ * which the runtime applies to the rest of the run.
  *
  * Errors: `invalid_arguments` (an id that is not a skill name: `../x`, `/etc`, `""`, `.`),
  * `file_not_found` (no such skill, or the skill is invalid: the reason is given).
@@ -122,7 +124,11 @@ export function loadSkillTool(skillDirs: readonly string[]): ToolDefinition {
       const count = skill.resources.length === 1
         ? "1 resource"
         : `${skill.resources.length} resources`;
-      return success(`Loaded skill "${skill.name}" with ${count}`, output, data);
+      // The runtime narrows the rest of the run to the skill's allowed-tools (never widens).
+      return {
+        ...success(`Loaded skill "${skill.name}" with ${count}`, output, data),
+        narrowing: skillRequestFor(skill),
+      };
     },
   });
 }
