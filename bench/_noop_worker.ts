@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { serveTools } from "../src/sandbox/tool_worker_server.ts";
+import { serveTools } from "../src/worker/tool_worker_server.ts";
 import { defineTool } from "../src/tools/tool_definition.ts";
 
 /** `bench.noop`: returns "ok". */

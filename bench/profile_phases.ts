@@ -22,7 +22,7 @@ import { callTool } from "../src/testing/call_tool.ts";
 import { createTestContext } from "../src/testing/tool_context.ts";
 import type { ResolvedPath } from "../src/sandbox/path_guard.ts";
 import { openVerifiedForRead } from "../src/sandbox/safe_file.ts";
-import { ToolWorker } from "../src/sandbox/tool_worker.ts";
+import { ToolWorker } from "../src/worker/tool_worker.ts";
 import { walk } from "../src/sandbox/walk.ts";
 import type { ToolContext } from "../src/tools/tool_definition.ts";
 import { grepFilesTool } from "../src/toolsets/fs/grep_files.ts";

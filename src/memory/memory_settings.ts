@@ -1,17 +1,20 @@
 /**
- * Memory tools as plain settings, built the same way in the main thread (for the registry and the
+ * Memory settings: what the memory tools need, as plain JSON-compatible data, built the same way in the main thread (for the registry and the
  * policy) and in the tool Worker (where the handlers run and the provider does its I/O).
  *
  * @module
  */
 
-import { Redactor } from "../audit/redactor.ts";
-import type { ToolDefinition } from "../tools/tool_definition.ts";
-import { createMemoryTools, type MemoryWriteMode } from "../toolsets/memory/mod.ts";
 import { FileMemoryProvider } from "./file_memory_provider.ts";
 import { HttpMemoryProvider } from "./http_memory_provider.ts";
 import type { MemoryProvider } from "./memory_provider.ts";
 import type { ProjectIdentity } from "./project_identity.ts";
+
+/**
+ * How `memory.write_memory` behaves: `disabled` (the tool is absent), `candidate` (appended to
+ * the run's candidates file for review), `external` (written by the provider).
+ */
+export type MemoryWriteMode = "disabled" | "candidate" | "external";
 
 /** What the Worker needs to build the memory tools. JSON-compatible. */
 export interface MemorySettings {
@@ -65,21 +68,5 @@ export function memoryProvider(
       : { timeout_ms: settings.provider.timeout_ms }),
     scopes: settings.scopes,
     project: settings.project?.key ?? null,
-  });
-}
-
-/** `memory.recall_memory` and, unless disabled, `memory.write_memory`. */
-export function memoryToolsFor(
-  settings: MemorySettings,
-  env: (name: string) => string | undefined = () => undefined,
-  fetch?: typeof globalThis.fetch,
-): ToolDefinition[] {
-  const redactor = new Redactor({ secrets: settings.secrets });
-  return createMemoryTools({
-    provider: memoryProvider(settings, env, fetch),
-    mode: settings.mode,
-    candidatesFile: settings.candidates_file,
-    scopes: settings.scopes,
-    redact: (text) => redactor.redactText(text),
   });
 }

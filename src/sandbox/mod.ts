@@ -1,5 +1,5 @@
 /**
- * The sandbox: the path guard, verified file operations, walks, and the tool Worker.
+ * The sandbox: the path guard, verified file operations and walks.
  *
  * @module
  */

@@ -20,7 +20,7 @@ import type { LoadedConfig } from "../config/mod.ts";
 import { sweepMarked } from "../exec/process_sweep.ts";
 import { HookRunner, prepareHooks } from "../hooks/mod.ts";
 import { ToolRuntime } from "../runtime/tool_runtime.ts";
-import { DEFAULT_HANDLER_TIMEOUT_MS, ToolWorker } from "../sandbox/tool_worker.ts";
+import { DEFAULT_HANDLER_TIMEOUT_MS, ToolWorker } from "../worker/tool_worker.ts";
 import { discoverSkills } from "../skills/mod.ts";
 import type { ExecContext } from "../tools/tool_definition.ts";
 import { commandResolution, commandsRun, execContext } from "./command_wiring.ts";

@@ -7,12 +7,12 @@
 
 import * as nodePath from "node:path";
 import type { LoadedConfig } from "../config/mod.ts";
-import type { CommandSetup } from "../exec/command_setup.ts";
+import type { CommandSetup } from "./command_setup.ts";
 import type { MemorySettings } from "../memory/memory_settings.ts";
 import type { NetworkChannels } from "../network/mod.ts";
 import type { PolicyInputs } from "../policy/effective_policy.ts";
 import type { PathGuard } from "../sandbox/path_guard.ts";
-import type { WorkerPermissions } from "../sandbox/tool_worker.ts";
+import type { WorkerPermissions } from "../worker/tool_worker.ts";
 import type { ToolDescriptor } from "../tools/tool_definition.ts";
 import { commandToolNames } from "../toolsets/mod.ts";
 import { commandsSnapshot } from "./command_wiring.ts";

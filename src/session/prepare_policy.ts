@@ -6,14 +6,14 @@
  */
 
 import { ConfigError, type LoadedConfig } from "../config/mod.ts";
-import { type CommandSetup, prepareCommands } from "../exec/command_setup.ts";
+import { type CommandSetup, prepareCommands } from "./command_setup.ts";
 import type { DeclarativeToolFile } from "../toolsets/declarative/declarative_tool_file.ts";
 import type { MemorySettings } from "../memory/memory_settings.ts";
 import { projectIdentity } from "../memory/project_identity.ts";
 import { type NetworkChannels, networkChannels } from "../network/mod.ts";
 import { EffectivePolicy } from "../policy/effective_policy.ts";
 import { DEFAULT_SENSITIVE_PATTERNS, PathGuard } from "../sandbox/path_guard.ts";
-import type { WorkerPermissions } from "../sandbox/tool_worker.ts";
+import type { WorkerPermissions } from "../worker/tool_worker.ts";
 import { ToolRegistrationError, ToolRegistry } from "../tools/registry.ts";
 import { describeTool, type ToolDefinition } from "../tools/tool_definition.ts";
 import { toolSet, type ToolSetSettings } from "../toolsets/mod.ts";

@@ -6,10 +6,10 @@
  */
 
 import * as nodePath from "node:path";
-import type { CommandSetup } from "../exec/command_setup.ts";
+import type { CommandSetup } from "./command_setup.ts";
 import type { MemorySettings } from "../memory/memory_settings.ts";
 import type { PathGuard } from "../sandbox/path_guard.ts";
-import { computeWorkerPermissions, type WorkerPermissions } from "../sandbox/tool_worker.ts";
+import { computeWorkerPermissions, type WorkerPermissions } from "../worker/tool_worker.ts";
 import type { SessionRun } from "./session_run.ts";
 
 /**

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { PathGuard } from "./path_guard.ts";
+import type { PathGuard } from "../sandbox/path_guard.ts";
 import type { HostMessage, WorkerMessage } from "./worker_protocol.ts";
 import type { ExecContext, FileToolSettings, RunLocations } from "../tools/tool_definition.ts";
 import type { MemorySettings } from "../memory/memory_settings.ts";
@@ -122,7 +122,7 @@ export interface ToolWorkerOptions {
   declarativeTools?: DeclarativeToolFile[];
   /** The command tools are part of the tool set (see `toolSet`). @default true */
   commandTools?: boolean;
-  /** The Worker's entry module. @default src/sandbox/worker_main.ts (the built-in tools) */
+  /** The Worker's entry module. @default src/worker/worker_main.ts (the built-in tools) */
   entry?: URL;
   /**
    * How long a handler may take to stop after an abort, in ms, before the Worker is replaced.
@@ -363,7 +363,7 @@ export class ToolWorker {
 
 /**
  * The built-in Worker entry beside this module: `worker_main.ts` from source and in a compiled
- * binary (`--include src/sandbox/worker_main.ts`), `worker_main.js` beside a `deno task bundle`
+ * binary (`--include src/worker/worker_main.ts`), `worker_main.js` beside a `deno task bundle`
  * output (`dist/kagent-run.js` + `dist/worker_main.js`).
  */
 export function defaultWorkerEntry(): URL {

@@ -6,8 +6,8 @@
  * @module
  */
 
-import { PathGuard } from "./path_guard.ts";
-import { isNotCapable } from "./safe_file.ts";
+import { PathGuard } from "../sandbox/path_guard.ts";
+import { isNotCapable } from "../sandbox/safe_file.ts";
 import type { HostMessage, InitMessage, WorkerMessage } from "./worker_protocol.ts";
 import type {
   ExecContext,

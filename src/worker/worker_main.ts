@@ -1,7 +1,7 @@
 /**
  * Entry module of the tool Worker: serves the run's tool set (`toolSet`, built from the init
  * message as the main thread built its registry). The compile task includes it
- * (`--include src/sandbox/worker_main.ts`).
+ * (`--include src/worker/worker_main.ts`).
  *
  * @module
  */

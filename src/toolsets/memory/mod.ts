@@ -6,6 +6,7 @@
  */
 
 import type { MemoryProvider } from "../../memory/memory_provider.ts";
+import type { MemoryWriteMode } from "../../memory/memory_settings.ts";
 import type { ToolDefinition } from "../../tools/tool_definition.ts";
 import { createRecallMemoryTool } from "./recall_memory.ts";
 import { createWriteMemoryTool } from "./write_memory.ts";
@@ -13,11 +14,7 @@ import { createWriteMemoryTool } from "./write_memory.ts";
 export * from "./recall_memory.ts";
 export * from "./write_memory.ts";
 
-/**
- * How `memory.write_memory` behaves: `disabled` (the tool is absent), `candidate` (appended to
- * the run's candidates file for review), `external` (written by the provider).
- */
-export type MemoryWriteMode = "disabled" | "candidate" | "external";
+export type { MemoryWriteMode };
 
 /** Options of {@linkcode createMemoryTools}. */
 export interface MemoryToolsOptions {
