@@ -26,8 +26,10 @@ export interface FileMemoryProviderOptions {
   /**
    * Absolute folder of the scope files, created on the first write. It must be outside the run's
    * workspace (the caller checks), or tools could rewrite memories behind the provider's back.
+   * `null`: there is no memory folder (the default one lies inside the workspace and was dropped);
+   * recall then finds nothing and a write fails with `unavailable`.
    */
-  folder: string;
+  folder: string | null;
   /** Allowed scope names. @default ["run", "project", "user"] */
   scopes?: readonly string[];
   /** The clock for `created_at`. @default () => new Date() */
@@ -65,7 +67,7 @@ export interface FileMemoryProviderOptions {
 export class FileMemoryProvider implements MemoryProvider {
   /** Always `file`. */
   readonly name = "file";
-  readonly #folder: string;
+  readonly #folder: string | null;
   readonly #scopes: readonly string[];
   readonly #now: () => Date;
   readonly #newId: () => string;
@@ -74,7 +76,7 @@ export class FileMemoryProvider implements MemoryProvider {
 
   /** @param options See {@linkcode FileMemoryProviderOptions}. */
   constructor(options: FileMemoryProviderOptions) {
-    if (!nodePath.isAbsolute(options.folder)) {
+    if (options.folder !== null && !nodePath.isAbsolute(options.folder)) {
       throw new TypeError(`Cannot open memory folder "${options.folder}": it is not absolute`);
     }
     this.#folder = options.folder;
@@ -92,10 +94,11 @@ export class FileMemoryProvider implements MemoryProvider {
 
   /**
    * The file of a scope (validated), e.g. `<folder>/user.jsonl`, or `<folder>/projects/<key>.jsonl`
-   * for `project` with a project key.
+   * for `project` with a project key; null when there is no memory folder.
    */
-  fileOf(scope: string): string {
+  fileOf(scope: string): string | null {
     const name = validateScope(scope, this.#scopes);
+    if (this.#folder === null) return null;
     if (name === "project" && this.#projectKey !== null) {
       return nodePath.join(this.#folder, "projects", `${this.#projectKey}.jsonl`);
     }
@@ -107,6 +110,7 @@ export class FileMemoryProvider implements MemoryProvider {
     validateQuery(query);
     validateLimit(limit);
     const file = this.fileOf(scope);
+    if (file === null) return [];
     return await this.#enqueue(async () => rank(query, await readRecords(file, scope), limit));
   }
 
@@ -114,6 +118,14 @@ export class FileMemoryProvider implements MemoryProvider {
   async write(content: string, scope: string, tags: string[]): Promise<MemoryRecord> {
     validateContent(content);
     const file = this.fileOf(scope);
+    if (file === null) {
+      throw new MemoryError(
+        "unavailable",
+        `Cannot write memory to scope "${scope}": there is no memory folder (the default one ` +
+          'lies inside the workspace; set "memory.folder" to a folder outside it)',
+        { scope },
+      );
+    }
     const record: MemoryRecord = {
       id: this.#newId(),
       scope,

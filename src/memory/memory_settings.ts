@@ -19,8 +19,11 @@ export type MemoryWriteMode = "disabled" | "candidate" | "external";
 /** What the Worker needs to build the memory tools. JSON-compatible. */
 export interface MemorySettings {
   mode: MemoryWriteMode;
-  /** Absolute folder of the file provider. */
-  folder: string;
+  /**
+   * Absolute folder of the file provider, or null when there is none (`memory.folder` unset and
+   * its default inside the workspace): recall then finds nothing and writes fail.
+   */
+  folder: string | null;
   scopes: string[];
   provider:
     | { kind: "file" }
@@ -30,8 +33,12 @@ export interface MemorySettings {
       token_env?: string | undefined;
       timeout_ms?: number | undefined;
     };
-  /** `runs/<id>/archive/memory_candidates.jsonl`. */
-  candidates_file: string;
+  /**
+   * Absolute `runs/<id>/archive/memory_candidates.jsonl`, or null without a run folder
+   * (`kagent-run tools`, `policy`): the settings then only describe the tools, and a candidate
+   * write fails.
+   */
+  candidates_file: string | null;
   /** Values redacted from memory content (secret environment values). */
   secrets: string[];
   /**

@@ -33,14 +33,12 @@ export function sessionMemorySettings(
   return {
     project,
     mode: config.memory.write_mode,
-    folder: config.memory.folder ?? "/nonexistent-memory",
+    folder: config.memory.folder,
     scopes: config.memory.scopes,
     provider: config.memory.provider,
-    candidates_file: nodePath.join(
-      run?.dir ?? "/nonexistent-run",
-      "archive",
-      "memory_candidates.jsonl",
-    ),
+    candidates_file: run === null
+      ? null
+      : nodePath.join(run.dir, "archive", "memory_candidates.jsonl"),
     secrets: scannedSecrets(secrets),
   };
 }

@@ -65,10 +65,13 @@ export function sessionWorkerPermissions(
  */
 function memoryPermissions(memory: MemorySettings | null): { folders: string[]; env: string[] } {
   if (memory === null) return { folders: [], env: [] };
-  const archive = nodePath.dirname(memory.candidates_file);
-  if (memory.provider.kind === "file") return { folders: [memory.folder, archive], env: [] };
+  // Without a run folder or a memory folder there is nothing of memory's to read or write.
+  const archive = memory.candidates_file === null ? [] : [nodePath.dirname(memory.candidates_file)];
+  if (memory.provider.kind === "file") {
+    return { folders: [...(memory.folder === null ? [] : [memory.folder]), ...archive], env: [] };
+  }
   return {
-    folders: [archive],
+    folders: archive,
     env: memory.provider.token_env === undefined ? [] : [memory.provider.token_env],
   };
 }

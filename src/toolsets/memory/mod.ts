@@ -21,8 +21,8 @@ export interface MemoryToolsOptions {
   /** `null` when none is configured: recall answers nothing, `external` writes fail. */
   provider: MemoryProvider | null;
   mode: MemoryWriteMode;
-  /** Absolute `runs/<id>/archive/memory_candidates.jsonl`. */
-  candidatesFile: string;
+  /** Absolute `runs/<id>/archive/memory_candidates.jsonl`; null without a run folder. */
+  candidatesFile: string | null;
   /** Allowed scope names (config `memory.scopes`). */
   scopes: string[];
   /** Redacts secrets, e.g. `(text) => redactor.redactText(text)`. */

@@ -59,8 +59,11 @@ export interface WriteMemoryOptions {
   mode: "candidate" | "external";
   /** Required in `external` mode. */
   provider: MemoryProvider | null;
-  /** Absolute path of the candidates JSONL file (its folder is created). */
-  candidatesFile: string;
+  /**
+   * Absolute path of the candidates JSONL file (its folder is created), or null without a run
+   * folder: a `candidate` write then fails with `tool_not_available`.
+   */
+  candidatesFile: string | null;
   scopes: readonly string[];
   redact: (text: string) => string;
   /** The clock of `ts`. @default () => new Date() */
@@ -78,10 +81,10 @@ export function createWriteMemoryTool(
 ): ToolDefinition {
   const now = options.now ?? (() => new Date());
   let queue: Promise<unknown> = Promise.resolve();
-  const appendCandidate = (line: string): Promise<void> => {
+  const appendCandidate = (file: string, line: string): Promise<void> => {
     const result = queue.then(async () => {
-      await Deno.mkdir(nodePath.dirname(options.candidatesFile), { recursive: true });
-      await Deno.writeTextFile(options.candidatesFile, line, {
+      await Deno.mkdir(nodePath.dirname(file), { recursive: true });
+      await Deno.writeTextFile(file, line, {
         append: true,
         create: true,
         mode: 0o600,
@@ -115,8 +118,14 @@ export function createWriteMemoryTool(
         const redacted = content !== args.content;
         const bytes = new TextEncoder().encode(content).byteLength;
         if (options.mode === "candidate") {
+          if (options.candidatesFile === null) {
+            return failure(
+              "tool_not_available",
+              "Cannot propose memory: this session has no run folder to keep candidates in",
+            );
+          }
           const candidate: MemoryCandidate = { content, scope, tags, ts: now().toISOString() };
-          await appendCandidate(JSON.stringify(candidate) + "\n");
+          await appendCandidate(options.candidatesFile, JSON.stringify(candidate) + "\n");
           const data: WriteMemoryData = { mode: "candidate", scope, bytes, id: null, redacted };
           return success(
             `Proposed a memory for "${scope}" (${bytes} bytes)`,
