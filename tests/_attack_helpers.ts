@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
 import type { TestRun } from "../src/testing/run_harness.ts";
-import type { ErrorType, ToolResult } from "../src/tools/tool_result.ts";
+import type { ErrorType, ToolResult } from "../src/result/tool_result.ts";
 export { exists } from "../src/testing/path_exists.ts";
 
 /** Content of every file an attack must not reach; never appears in a result or a log. */

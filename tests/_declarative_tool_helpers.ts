@@ -8,7 +8,7 @@ import * as nodePath from "node:path";
 import { ConfigError } from "../src/config/mod.ts";
 import { openTestRun, type TestRun, type TestRunOptions } from "../src/testing/run_harness.ts";
 import type { TempSandbox } from "../src/testing/temp_sandbox.ts";
-import type { ToolResult } from "../src/tools/tool_result.ts";
+import type { ToolResult } from "../src/result/tool_result.ts";
 
 /** A valid exec-mode tool file; `fields` replace or add keys. */
 export function toolFile(fields: Record<string, unknown> = {}): Record<string, unknown> {

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import * as nodePath from "node:path";
 import { ConfigError } from "../src/config/mod.ts";
 import { openTestRun, type TestRun } from "../src/testing/run_harness.ts";
-import type { ToolResult } from "../src/tools/tool_result.ts";
+import type { ToolResult } from "../src/result/tool_result.ts";
 import { writeTree } from "../src/testing/temp_sandbox.ts";
 import {
   ALLOW_ALL,

@@ -13,7 +13,7 @@ import { ConfigError } from "../src/config/mod.ts";
 import { openTestRun, type TestRun, type TestRunOptions } from "../src/testing/run_harness.ts";
 import type { TempSandbox } from "../src/testing/temp_sandbox.ts";
 import { unconfinedCommandApprover } from "../src/testing/unconfined_approver.ts";
-import type { ToolResult } from "../src/tools/tool_result.ts";
+import type { ToolResult } from "../src/result/tool_result.ts";
 import {
   ALLOW_ALL,
   assertAudited,

@@ -18,7 +18,7 @@ import * as nodePath from "node:path";
 import type { Approver } from "../src/approval/mod.ts";
 import { openTestRun, type TestRun, type TestRunOptions } from "../src/testing/run_harness.ts";
 import type { TempSandbox } from "../src/testing/temp_sandbox.ts";
-import type { ToolResult } from "../src/tools/tool_result.ts";
+import type { ToolResult } from "../src/result/tool_result.ts";
 import { assertWorked, exists, git, programOnPath, sha256File } from "./_attack_helpers.ts";
 import { BWRAP_PROBE } from "../src/exec/_test_support.ts";
 

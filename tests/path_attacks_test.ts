@@ -9,7 +9,7 @@ import * as nodePath from "node:path";
 import { openTestRun, type TestRun } from "../src/testing/run_harness.ts";
 import { canCreateFifo, createFifo, writeTree } from "../src/testing/temp_sandbox.ts";
 import { withTimeout } from "../src/testing/with_timeout.ts";
-import type { ToolResult } from "../src/tools/tool_result.ts";
+import type { ToolResult } from "../src/result/tool_result.ts";
 import {
   ALLOW_ALL,
   assertAudited,

@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import { openTestRun, type TestRun, type TestRunOptions } from "../src/testing/run_harness.ts";
 import { writeTree } from "../src/testing/temp_sandbox.ts";
 import { unconfinedCommandApprover } from "../src/testing/unconfined_approver.ts";
-import type { ErrorType, ToolResult } from "../src/tools/tool_result.ts";
+import type { ErrorType, ToolResult } from "../src/result/tool_result.ts";
 import {
   assertAudited,
   assertDenied,

@@ -13,7 +13,7 @@
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
 import { openTestRun, type TestRun } from "../src/testing/run_harness.ts";
-import type { ToolResult } from "../src/tools/tool_result.ts";
+import type { ToolResult } from "../src/result/tool_result.ts";
 import { CANARY } from "./_attack_helpers.ts";
 
 /** Calls per tool with the swapper in a tight loop. */

@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { ErrorType } from "../tools/mod.ts";
+import type { ErrorType } from "../result/mod.ts";
 
 /** A tool call as the model named it, when a provider rewrote the name or id. */
 export interface AuditProviderOrigin {

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { ArtifactStore, AuditRecorder, Redactor, RunFolder } from "../audit/mod.ts";
-import { failure } from "../tools/tool_result.ts";
-import type { ToolResult } from "../tools/tool_result.ts";
+import { failure } from "../result/tool_result.ts";
+import type { ToolResult } from "../result/tool_result.ts";
 import { type CallRecord, record } from "./record.ts";
 
 /** Records `entries` into a fresh run folder and returns its three logs, parsed. */

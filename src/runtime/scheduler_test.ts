@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { failure, type ToolResult } from "../tools/tool_result.ts";
+import { failure, type ToolResult } from "../result/tool_result.ts";
 import { runTurn, type RunTurnOptions } from "./scheduler.ts";
 import type { ToolCall } from "./tool_call.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ArtifactStore, Redactor } from "../audit/mod.ts";
-import { failure, success } from "../tools/tool_result.ts";
+import { failure, success } from "../result/tool_result.ts";
 import { shape } from "./shape.ts";
 
 async function store() {

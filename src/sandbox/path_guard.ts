@@ -26,8 +26,10 @@
 import * as nodePath from "node:path";
 import * as nodeFs from "node:fs";
 import picomatch from "picomatch";
-import type { ToolError } from "../tools/tool_result.ts";
-import type { PathAccess } from "../tools/tool_definition.ts";
+import type { ToolError } from "../result/tool_result.ts";
+
+/** How a tool uses a path: `list` walks a folder, `read` reads a file, `write` creates or changes, `delete` removes. */
+export type PathAccess = "read" | "list" | "write" | "delete";
 
 /** Longest path accepted, in bytes (Linux `PATH_MAX`). */
 export const MAX_PATH_BYTES = 4096;

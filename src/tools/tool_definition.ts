@@ -8,7 +8,9 @@
  */
 
 import { z } from "zod";
-import type { PathGuard } from "../sandbox/path_guard.ts";
+import type { PathAccess, PathGuard } from "../sandbox/path_guard.ts";
+
+export type { PathAccess };
 
 /** `readonly` tools never change anything; `write` tools may. */
 export type Permission = "readonly" | "write";
@@ -72,9 +74,6 @@ export interface PathTargetRequest {
   /** `list` reads a directory (walks), `read` reads a file, `write` creates or changes, `delete` removes. */
   access: PathAccess;
 }
-
-/** How a tool uses a path. */
-export type PathAccess = "read" | "list" | "write" | "delete";
 
 /** The run folders a handler may write into besides the write roots (absolute real paths). */
 export interface RunLocations {

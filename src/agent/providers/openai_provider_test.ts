@@ -7,7 +7,7 @@ import {
   withReplayServer,
 } from "./_provider_test_helpers.ts";
 import type { ToolDescriptor } from "../../tools/tool_definition.ts";
-import type { ToolResult } from "../../tools/tool_result.ts";
+import type { ToolResult } from "../../result/tool_result.ts";
 import { OpenAiProvider } from "./openai_provider.ts";
 
 interface Received {

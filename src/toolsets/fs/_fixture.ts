@@ -7,7 +7,7 @@
 
 import * as nodePath from "node:path";
 import type { ToolContext, ToolDefinition } from "../../tools/tool_definition.ts";
-import type { ToolOutcome } from "../../tools/tool_result.ts";
+import type { ToolOutcome } from "../../result/tool_result.ts";
 import {
   callTool,
   createTempSandbox,
