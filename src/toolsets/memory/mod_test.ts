@@ -139,3 +139,38 @@ Deno.test("memory.recall_memory refuses a limit when it is out of range", async 
   assert.equal((await fixture.recall({ query: "x", limit: 51 })).error?.type, "invalid_arguments");
   assert.equal((await fixture.recall({ query: "x", extra: 1 })).error?.type, "invalid_arguments");
 });
+
+Deno.test("memory tools recall nothing and write nowhere when there is no run or memory folder", async () => {
+  await using sandbox = await createTempSandbox();
+  const context = await createTestContext({ workspace: sandbox.workspace });
+  const provider = new FileMemoryProvider({ folder: null });
+  const external = createMemoryTools({
+    provider,
+    mode: "external",
+    candidatesFile: null,
+    scopes: ["project"],
+    redact: (text) => text,
+  });
+  const candidate = createMemoryTools({
+    provider,
+    mode: "candidate",
+    candidatesFile: null,
+    scopes: ["project"],
+    redact: (text) => text,
+  });
+  const [recall, externalWrite] = external;
+  const candidateWrite = candidate[1];
+  assert.ok(recall && externalWrite && candidateWrite);
+  const recalled = await callTool(recall, { query: "anything" }, context);
+  assert.equal(recalled.ok, true, recalled.output);
+  assert.deepEqual((recalled.data as RecallMemoryData).records, []);
+  const written = await callTool(externalWrite, { content: "a fact" }, context);
+  assert.equal(written.ok, false);
+  assert.match(written.output, /no memory folder/);
+  const proposed = await callTool(candidateWrite, { content: "a fact" }, context);
+  assert.equal(proposed.error?.type, "tool_not_available");
+  assert.match(proposed.output, /no run folder/);
+  // Nothing was written anywhere: no folder was made up for the missing ones.
+  await assert.rejects(Deno.stat("/nonexistent-memory"), Deno.errors.NotFound);
+  await assert.rejects(Deno.stat("/nonexistent-run"), Deno.errors.NotFound);
+});
