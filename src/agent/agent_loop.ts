@@ -11,7 +11,7 @@ import { DEFAULT_MAX_PARALLEL_TOOLS } from "../config/mod.ts";
 import type { ToolRuntime } from "../runtime/tool_runtime.ts";
 import { runTurn } from "../runtime/scheduler.ts";
 import type { Permission, ToolDescriptor } from "../tools/tool_definition.ts";
-import type { ToolResult } from "../result/tool_result.ts";
+import type { ToolResult } from "../result/mod.ts";
 import { eventTypeOf } from "../runtime/record.ts";
 import type { ToolCall } from "../runtime/tool_call.ts";
 import {

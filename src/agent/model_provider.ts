@@ -7,7 +7,7 @@
 
 import type { ToolCall } from "../runtime/tool_call.ts";
 import type { ToolDescriptor } from "../tools/tool_definition.ts";
-import type { ToolResult } from "../result/tool_result.ts";
+import type { ToolResult } from "../result/mod.ts";
 
 /** One message of the conversation, provider-neutral. */
 export type ModelMessage =

@@ -10,7 +10,7 @@
 import { createHash } from "node:crypto";
 import { type AuditRecorder, summariseValue } from "../audit/mod.ts";
 import type { ToolCall } from "../runtime/tool_call.ts";
-import { failure, type ToolResult } from "../result/tool_result.ts";
+import { failure, type ToolResult } from "../result/mod.ts";
 import type { TurnStop, TurnStopReason } from "./model_provider.ts";
 
 /** The stop reasons that make a turn unusable. */

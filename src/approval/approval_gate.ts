@@ -19,7 +19,7 @@ import { type AuditRecorder, JsonlWriter, type Redactor, summariseValue } from "
 import type { PolicyDecision, TargetScope } from "../policy/policy_rule.ts";
 import type { NamedLocation } from "../policy/named_locations.ts";
 import type { ToolDescriptor } from "../tools/tool_definition.ts";
-import { failure, type ToolOutcome } from "../result/tool_result.ts";
+import { failure, type ToolOutcome } from "../result/mod.ts";
 import type { ApprovalRequest, Approver } from "./approver.ts";
 import {
   approveArgument,

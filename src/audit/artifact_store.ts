@@ -5,7 +5,7 @@
  */
 
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
-import type { ArtifactRef } from "../result/tool_result.ts";
+import type { ArtifactRef } from "../result/mod.ts";
 import { AuditWriteError } from "./audit_write_error.ts";
 
 /** Options of {@linkcode ArtifactStore}. */

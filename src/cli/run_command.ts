@@ -32,7 +32,7 @@ import type { NetworkGateway } from "../network/mod.ts";
 import { type Paint, painter, type Tone } from "./_colour.ts";
 import { discoverSkills } from "../skills/mod.ts";
 import { describeTool } from "../tools/tool_definition.ts";
-import type { ToolResult } from "../result/tool_result.ts";
+import type { ToolResult } from "../result/mod.ts";
 import { eventTypeOf } from "../runtime/record.ts";
 import { Redactor } from "../audit/redactor.ts";
 import { appendStepSummary, checkStepSummary } from "./_step_summary.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { ToolResult } from "../result/tool_result.ts";
+import type { ToolResult } from "../result/mod.ts";
 
 /** Which moment of a call a hook runs at. */
 export type HookEvent = "PreToolUse" | "PostToolUse";

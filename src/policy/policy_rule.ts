@@ -6,7 +6,7 @@
 
 import picomatch from "picomatch";
 import * as nodePath from "node:path";
-import type { ErrorType } from "../result/tool_result.ts";
+import type { ErrorType } from "../result/mod.ts";
 import type { ToolDescriptor } from "../tools/tool_definition.ts";
 import { isWithin, type ResolvedPath } from "../sandbox/path_guard.ts";
 

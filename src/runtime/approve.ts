@@ -7,7 +7,7 @@
  */
 
 import type { PolicyDecision, TargetScope } from "../policy/policy_rule.ts";
-import { failure, type ToolOutcome } from "../result/tool_result.ts";
+import { failure, type ToolOutcome } from "../result/mod.ts";
 
 /**
  * Resolves an ask. Returns the failure outcome the call ends with, or null when it may run.

@@ -14,7 +14,7 @@ import { RUNTIME_RULES } from "../policy/effective_policy.ts";
 import type { PolicyDecision, TargetScope } from "../policy/policy_rule.ts";
 import type { PathGuard } from "../sandbox/path_guard.ts";
 import type { ToolDefinition } from "../tools/tool_definition.ts";
-import type { ToolError } from "../result/tool_result.ts";
+import type { ToolError } from "../result/mod.ts";
 
 /** What command targets are resolved against; absent when no command tool is enabled. */
 export interface CommandResolutionContext {

@@ -10,7 +10,7 @@
 
 import { MAX_ARGUMENT_DEPTH } from "../config/defaults.ts";
 import type { RegisteredTool } from "../tools/registry.ts";
-import { failure, type ToolOutcome } from "../result/tool_result.ts";
+import { failure, type ToolOutcome } from "../result/mod.ts";
 
 /** Limits of {@linkcode parseArguments}. */
 export interface ArgumentLimits {

@@ -16,7 +16,7 @@ import type { ArtifactStore, AuditRecorder, Redactor } from "../audit/mod.ts";
 import { summariseValue } from "../audit/mod.ts";
 import type { CallApproval } from "../approval/approval_gate.ts";
 import type { PolicyDecision } from "../policy/policy_rule.ts";
-import type { ArtifactRef, ToolResult } from "../result/tool_result.ts";
+import type { ArtifactRef, ToolResult } from "../result/mod.ts";
 import type { ProviderCallOrigin } from "./tool_call.ts";
 
 /**

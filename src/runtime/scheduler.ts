@@ -8,7 +8,7 @@
 
 import type { AuditRecorder } from "../audit/mod.ts";
 import { DEFAULT_MAX_PARALLEL_TOOLS } from "../config/mod.ts";
-import { failure, type ToolResult } from "../result/tool_result.ts";
+import { failure, type ToolResult } from "../result/mod.ts";
 import { eventTypeOf, recordNotRun } from "./record.ts";
 import type { ToolCall } from "./tool_call.ts";
 import type { ToolRuntime } from "./tool_runtime.ts";

@@ -6,7 +6,7 @@
  */
 
 import type { ArtifactStore, Redactor } from "../audit/mod.ts";
-import type { ArtifactRef, ToolOutcome } from "../result/tool_result.ts";
+import type { ArtifactRef, ToolOutcome } from "../result/mod.ts";
 
 /** What shaping produces: the redacted outcome and any artifacts written. */
 export interface ShapedOutcome {

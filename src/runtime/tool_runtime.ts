@@ -24,7 +24,7 @@ import {
   type NarrowingRequest,
   type ToolOutcome,
   type ToolResult,
-} from "../result/tool_result.ts";
+} from "../result/mod.ts";
 import { approve } from "./approve.ts";
 import type { ApprovalGate, CallApproval } from "../approval/approval_gate.ts";
 import { type CommandResolutionContext, decide } from "./decide.ts";

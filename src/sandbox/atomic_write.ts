@@ -11,7 +11,7 @@ import * as nodePath from "node:path";
 import type { ResolvedPath } from "./path_guard.ts";
 import { FolderChain, isChainProblem } from "./_folder_chain.ts";
 import { chainFailure, changedFailure, ioFailure } from "./safe_file.ts";
-import { failure, type ToolOutcome } from "../result/tool_result.ts";
+import { failure, type ToolOutcome } from "../result/mod.ts";
 
 /** Options of {@linkcode writeFileAtomic}. */
 export interface AtomicWriteOptions {

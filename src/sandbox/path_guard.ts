@@ -26,7 +26,7 @@
 import * as nodePath from "node:path";
 import * as nodeFs from "node:fs";
 import picomatch from "picomatch";
-import type { ToolError } from "../result/tool_result.ts";
+import type { ToolError } from "../result/mod.ts";
 
 /** How a tool uses a path: `list` walks a folder, `read` reads a file, `write` creates or changes, `delete` removes. */
 export type PathAccess = "read" | "list" | "write" | "delete";

@@ -41,7 +41,7 @@ import {
   FolderChangedError,
   isChainProblem,
 } from "./_folder_chain.ts";
-import { failure, type ToolOutcome } from "../result/tool_result.ts";
+import { failure, type ToolOutcome } from "../result/mod.ts";
 
 /** An open regular file the guard approved, with its size in bytes. */
 export interface VerifiedFile {

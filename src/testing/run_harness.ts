@@ -8,7 +8,7 @@
 import * as nodePath from "node:path";
 import { loadConfig } from "../config/mod.ts";
 import { openRunSession, type RunSession, type SessionOptions } from "../session/mod.ts";
-import type { ToolResult } from "../result/tool_result.ts";
+import type { ToolResult } from "../result/mod.ts";
 import { createTempSandbox, type TempSandbox } from "./temp_sandbox.ts";
 
 /** Options of {@linkcode openTestRun}. */

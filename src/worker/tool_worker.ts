@@ -11,7 +11,7 @@ import type { HostMessage, WorkerMessage } from "./worker_protocol.ts";
 import type { ExecContext, FileToolSettings, RunLocations } from "../tools/tool_definition.ts";
 import type { MemorySettings } from "../memory/memory_settings.ts";
 import type { DeclarativeToolFile } from "../toolsets/declarative/declarative_tool_file.ts";
-import { failure, type ToolOutcome } from "../result/tool_result.ts";
+import { failure, type ToolOutcome } from "../result/mod.ts";
 import { FetchResponder } from "../network/message_fetch.ts";
 import { hostPermission } from "../network/host_permission.ts";
 import { DEFAULT_KILL_GRACE_MS } from "../exec/spawn_confined.ts";

@@ -16,7 +16,7 @@ import type {
   ToolContext,
   ToolDefinition,
 } from "../tools/tool_definition.ts";
-import { failure, type ToolOutcome, toOutcome } from "../result/tool_result.ts";
+import { failure, type ToolOutcome, toOutcome } from "../result/mod.ts";
 import { MessageFetchClient } from "../network/message_fetch.ts";
 import { builtinTools, toolSet } from "../toolsets/mod.ts";
 

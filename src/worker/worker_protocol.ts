@@ -8,7 +8,7 @@ import type { PathGuardOptions } from "../sandbox/path_guard.ts";
 import type { ExecContext, FileToolSettings, RunLocations } from "../tools/tool_definition.ts";
 import type { MemorySettings } from "../memory/memory_settings.ts";
 import type { DeclarativeToolFile } from "../toolsets/declarative/declarative_tool_file.ts";
-import type { ToolOutcome } from "../result/tool_result.ts";
+import type { ToolOutcome } from "../result/mod.ts";
 import type {
   FetchAbortMessage,
   FetchReplyMessage,

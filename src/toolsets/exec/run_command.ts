@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { resolveCommand } from "../../exec/resolve_command.ts";
 import { defineTool } from "../../tools/tool_definition.ts";
-import { failure } from "../../result/tool_result.ts";
+import { failure } from "../../result/mod.ts";
 import { runPrepared } from "./run_prepared.ts";
 
 const parameters = z.strictObject({

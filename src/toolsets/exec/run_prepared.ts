@@ -19,7 +19,7 @@ import type { CommandScope } from "../../policy/policy_rule.ts";
 import type { ExecContext, ToolContext } from "../../tools/tool_definition.ts";
 import { commandProfile, quarantineCreated } from "../../exec/command_profile.ts";
 import { CALL_MARKER_ENV, callMarker } from "../../exec/process_sweep.ts";
-import { failure, success, type ToolOutcome } from "../../result/tool_result.ts";
+import { failure, success, type ToolOutcome } from "../../result/mod.ts";
 
 /** Per-call limits of a command tool. */
 export interface CommandLimits {

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { failure, type ToolOutcome } from "../../result/tool_result.ts";
+import { failure, type ToolOutcome } from "../../result/mod.ts";
 import { countOccurrences, lineEnding, lineOfIndex, toCrlf } from "./_text.ts";
 
 /** One replacement: `old` is the exact current text, `new` replaces it. */

@@ -7,7 +7,7 @@
 
 import type { PathGuard, ResolvedPath } from "../../sandbox/path_guard.ts";
 import type { PathAccess } from "../../tools/tool_definition.ts";
-import { failure, type ToolOutcome } from "../../result/tool_result.ts";
+import { failure, type ToolOutcome } from "../../result/mod.ts";
 import { ioFailure } from "../../sandbox/safe_file.ts";
 
 /**

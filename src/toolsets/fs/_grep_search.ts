@@ -8,7 +8,7 @@
 
 import * as nodePath from "node:path";
 import type { ToolContext } from "../../tools/tool_definition.ts";
-import { success, type ToolOutcome } from "../../result/tool_result.ts";
+import { success, type ToolOutcome } from "../../result/mod.ts";
 import type { ResolvedPath } from "../../sandbox/path_guard.ts";
 import { openVerifiedForRead } from "../../sandbox/safe_file.ts";
 import type { TimeBudget } from "../../sandbox/time_budget.ts";

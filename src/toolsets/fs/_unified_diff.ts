@@ -7,7 +7,7 @@
 
 import * as nodePath from "node:path";
 import { applyPatch, parsePatch, type StructuredPatch } from "diff";
-import { failure, type ToolOutcome } from "../../result/tool_result.ts";
+import { failure, type ToolOutcome } from "../../result/mod.ts";
 
 /** The patched text and the number of hunks, or why the diff was refused. */
 export type DiffResult = { ok: true; text: string; hunks: number } | {

@@ -6,7 +6,7 @@
 
 import { z } from "zod";
 import { defineTool } from "../../tools/tool_definition.ts";
-import { failure, success, type ToolOutcome } from "../../result/tool_result.ts";
+import { failure, success, type ToolOutcome } from "../../result/mod.ts";
 import { printable } from "../../sandbox/path_guard.ts";
 import { deleteVerifiedFile } from "../../sandbox/safe_file.ts";
 import { checkPath, isOutcome } from "./_check.ts";

@@ -7,7 +7,7 @@
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from "diff";
 import { z } from "zod";
 import { defineTool } from "../../tools/tool_definition.ts";
-import { failure, success, type ToolOutcome } from "../../result/tool_result.ts";
+import { failure, success, type ToolOutcome } from "../../result/mod.ts";
 import * as nodePath from "node:path";
 import {
   isWithin,

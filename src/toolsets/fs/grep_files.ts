@@ -8,7 +8,7 @@ import * as nodePath from "node:path";
 import { z } from "zod";
 import picomatch from "picomatch";
 import { defineTool } from "../../tools/tool_definition.ts";
-import { failure, type ToolOutcome } from "../../result/tool_result.ts";
+import { failure, type ToolOutcome } from "../../result/mod.ts";
 import { printable } from "../../sandbox/path_guard.ts";
 import { ioFailure } from "../../sandbox/safe_file.ts";
 import { DEFAULT_SEARCH_TIME_BUDGET_MS, TimeBudget } from "../../sandbox/time_budget.ts";

@@ -6,7 +6,7 @@
 
 import { z } from "zod";
 import { defineTool } from "../../tools/tool_definition.ts";
-import { failure, success, type ToolOutcome } from "../../result/tool_result.ts";
+import { failure, success, type ToolOutcome } from "../../result/mod.ts";
 import {
   DEFAULT_SEARCH_TIME_BUDGET_MS,
   describeBudget,

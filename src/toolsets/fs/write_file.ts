@@ -6,7 +6,7 @@
 
 import { z } from "zod";
 import { defineTool } from "../../tools/tool_definition.ts";
-import { failure, success, type ToolOutcome } from "../../result/tool_result.ts";
+import { failure, success, type ToolOutcome } from "../../result/mod.ts";
 import { writeFileAtomic } from "../../sandbox/atomic_write.ts";
 import { checkPath, isOutcome } from "./_check.ts";
 import { formatBytes, MAX_FILE_BYTES } from "./_limits.ts";

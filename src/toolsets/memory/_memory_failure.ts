@@ -5,7 +5,7 @@
  */
 
 import { MemoryError } from "../../memory/memory_provider.ts";
-import { failure, type ToolOutcome } from "../../result/tool_result.ts";
+import { failure, type ToolOutcome } from "../../result/mod.ts";
 
 /**
  * `invalid_*` and `content_too_large` → `invalid_arguments`, `timeout` → `timeout`, the rest

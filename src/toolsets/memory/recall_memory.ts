@@ -15,7 +15,7 @@ import {
   validateScope,
 } from "../../memory/memory_provider.ts";
 import { defineTool, type ToolDefinition } from "../../tools/tool_definition.ts";
-import { success, type ToolOutcome } from "../../result/tool_result.ts";
+import { success, type ToolOutcome } from "../../result/mod.ts";
 import { memoryFailure } from "./_memory_failure.ts";
 
 const parameters = z.strictObject({

@@ -10,7 +10,7 @@ import { z } from "zod";
 import { discoverSkills, type Skill } from "../../skills/skill_catalogue.ts";
 import { isWithin } from "../../sandbox/path_guard.ts";
 import { defineTool, type ToolDefinition } from "../../tools/tool_definition.ts";
-import { success, type ToolOutcome } from "../../result/tool_result.ts";
+import { success, type ToolOutcome } from "../../result/mod.ts";
 
 /** One entry of `skills.list_skills`. */
 export interface ListedSkill {

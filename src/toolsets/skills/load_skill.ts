@@ -12,7 +12,7 @@ import { discoverSkills } from "../../skills/skill_catalogue.ts";
 import { skillRequestFor } from "../../skills/skill_requests.ts";
 import { MAX_NAME_LENGTH } from "../../skills/skill_frontmatter.ts";
 import { defineTool, type ToolDefinition } from "../../tools/tool_definition.ts";
-import { failure, success, type ToolOutcome } from "../../result/tool_result.ts";
+import { failure, success, type ToolOutcome } from "../../result/mod.ts";
 import { displaySkillPath } from "./list_skills.ts";
 
 const parameters = z.strictObject({
