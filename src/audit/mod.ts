@@ -35,10 +35,13 @@ export { AuditWriteError, type AuditWriteFailure } from "./audit_write_error.ts"
 export { createRunId } from "./create_run_id.ts";
 export { type JsonlFile, JsonlWriter, type JsonlWriterOptions } from "./jsonl_writer.ts";
 export {
+  applySpans,
   MIN_SECRET_LENGTH,
   type RedactionKind,
+  type RedactionSpan,
   Redactor,
   type RedactorOptions,
+  type StreamRedaction,
 } from "./redactor.ts";
 export { RunFolder, type RunFolderOptions, type RunFolderPaths } from "./run_folder.ts";
 export {

@@ -10,7 +10,7 @@
 
 import type { AgentOutcome } from "../agent/agent_loop.ts";
 import type { PendingApproval } from "../approval/approval_gate.ts";
-import { MIN_SECRET_LENGTH, type Redactor } from "../audit/redactor.ts";
+import { MIN_SECRET_LENGTH, type Redactor } from "../audit/mod.ts";
 import { approveArgument } from "../approval/grant.ts";
 import { eventTypeOf } from "../runtime/record.ts";
 

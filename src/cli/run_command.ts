@@ -34,7 +34,7 @@ import { discoverSkills } from "../skills/mod.ts";
 import { describeTool } from "../tools/tool_definition.ts";
 import type { ToolResult } from "../result/mod.ts";
 import { eventTypeOf } from "../runtime/record.ts";
-import { Redactor } from "../audit/redactor.ts";
+import { Redactor } from "../audit/mod.ts";
 import { appendStepSummary, checkStepSummary } from "./_step_summary.ts";
 import {
   APPROVAL_HELP,

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { applySpans, type RedactionSpan, type StreamRedaction } from "../audit/redactor.ts";
+import { applySpans, type RedactionSpan, type StreamRedaction } from "../audit/mod.ts";
 
 /**
  * The stretch assumed for a plain redaction function, which cannot say where its replacements

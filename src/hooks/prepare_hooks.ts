@@ -7,8 +7,8 @@
  * @module
  */
 
-import { ConfigError } from "../config/config_error.ts";
-import type { LoadedConfig, LoadedHook } from "../config/load_config.ts";
+import { ConfigError } from "../config/mod.ts";
+import type { LoadedConfig, LoadedHook } from "../config/mod.ts";
 import { AllowlistError, resolveAllowlist } from "../exec/program_allowlist.ts";
 import {
   type CommandHookEnvironment,

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { MAX_ARGUMENT_DEPTH } from "../config/defaults.ts";
+import { MAX_ARGUMENT_DEPTH } from "../config/mod.ts";
 import type { RegisteredTool } from "../tools/registry.ts";
 import { failure, type ToolOutcome } from "../result/mod.ts";
 

@@ -12,8 +12,8 @@ import type { ExecContext, FileToolSettings, RunLocations } from "../tools/tool_
 import type { MemorySettings } from "../memory/memory_settings.ts";
 import type { DeclarativeToolFile } from "../toolsets/declarative/declarative_tool_file.ts";
 import { failure, type ToolOutcome } from "../result/mod.ts";
-import { FetchResponder } from "../network/message_fetch.ts";
-import { hostPermission } from "../network/host_permission.ts";
+import { FetchResponder } from "../network/mod.ts";
+import { hostPermission } from "../network/mod.ts";
 import { DEFAULT_KILL_GRACE_MS } from "../exec/spawn_confined.ts";
 import { DEFAULT_TOOLS } from "../config/mod.ts";
 

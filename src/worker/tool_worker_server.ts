@@ -17,7 +17,7 @@ import type {
   ToolDefinition,
 } from "../tools/tool_definition.ts";
 import { failure, type ToolOutcome, toOutcome } from "../result/mod.ts";
-import { MessageFetchClient } from "../network/message_fetch.ts";
+import { MessageFetchClient } from "../network/mod.ts";
 import { builtinTools, toolSet } from "../toolsets/mod.ts";
 
 /** The global scope of a module Worker, as far as this module needs it. */

@@ -9,11 +9,7 @@ import type { ExecContext, FileToolSettings, RunLocations } from "../tools/tool_
 import type { MemorySettings } from "../memory/memory_settings.ts";
 import type { DeclarativeToolFile } from "../toolsets/declarative/declarative_tool_file.ts";
 import type { ToolOutcome } from "../result/mod.ts";
-import type {
-  FetchAbortMessage,
-  FetchReplyMessage,
-  FetchRequestMessage,
-} from "../network/message_fetch.ts";
+import type { FetchAbortMessage, FetchReplyMessage, FetchRequestMessage } from "../network/mod.ts";
 
 /** Main thread → Worker. */
 export type HostMessage =

@@ -9,7 +9,7 @@
 import * as nodePath from "node:path";
 import { buildChildEnvironment, DEFAULT_ENV_ALLOWLIST } from "../../exec/child_environment.ts";
 import { type CommandOutcome, type IsolationPlan, runConfined } from "../../exec/spawn_confined.ts";
-import { Redactor } from "../../audit/redactor.ts";
+import { Redactor } from "../../audit/mod.ts";
 import {
   gitSafeEnvironment,
   unsafeGitConfigKeys,

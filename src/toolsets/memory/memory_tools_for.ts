@@ -6,7 +6,7 @@
  * @module
  */
 
-import { Redactor } from "../../audit/redactor.ts";
+import { Redactor } from "../../audit/mod.ts";
 import type { ToolDefinition } from "../../tools/tool_definition.ts";
 import { memoryProvider, type MemorySettings } from "../../memory/memory_settings.ts";
 import { createMemoryTools } from "./mod.ts";
