@@ -10,7 +10,7 @@ import type { AuditRecorder } from "../audit/mod.ts";
 import { DEFAULT_MAX_PARALLEL_TOOLS } from "../config/mod.ts";
 import type { ToolRuntime } from "../runtime/tool_runtime.ts";
 import { runTurn } from "../runtime/scheduler.ts";
-import type { Permission, ToolDescriptor } from "../tools/tool_definition.ts";
+import type { Permission, ToolDescriptor } from "../tools/mod.ts";
 import type { ToolResult } from "../result/mod.ts";
 import { eventTypeOf } from "../runtime/record.ts";
 import type { ToolCall } from "../runtime/tool_call.ts";

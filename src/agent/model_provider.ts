@@ -6,7 +6,7 @@
  */
 
 import type { ToolCall } from "../runtime/tool_call.ts";
-import type { ToolDescriptor } from "../tools/tool_definition.ts";
+import type { ToolDescriptor } from "../tools/mod.ts";
 import type { ToolResult } from "../result/mod.ts";
 
 /** One message of the conversation, provider-neutral. */

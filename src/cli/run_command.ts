@@ -31,7 +31,7 @@ import { DEFAULT_MODEL, type LoadedConfig } from "../config/mod.ts";
 import type { NetworkGateway } from "../network/mod.ts";
 import { type Paint, painter, type Tone } from "./_colour.ts";
 import { discoverSkills } from "../skills/mod.ts";
-import { describeTool } from "../tools/tool_definition.ts";
+import { describeTool } from "../tools/mod.ts";
 import type { ToolResult } from "../result/mod.ts";
 import { eventTypeOf } from "../runtime/record.ts";
 import { Redactor } from "../audit/mod.ts";

@@ -6,7 +6,7 @@
  */
 
 import { preparePolicy } from "../session/mod.ts";
-import { describeTool, RISK_LEVEL_NAMES } from "../tools/tool_definition.ts";
+import { describeTool, RISK_LEVEL_NAMES } from "../tools/mod.ts";
 import { formatTable } from "./_table.ts";
 import {
   agentTypeOption,

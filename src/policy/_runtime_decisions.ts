@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { ToolDescriptor } from "../tools/tool_definition.ts";
+import type { ToolDescriptor } from "../tools/mod.ts";
 import type { CommandFinding, PolicyDecision, PolicyRule } from "./policy_rule.ts";
 import { RUNTIME_RULES } from "./runtime_rules.ts";
 

@@ -21,7 +21,7 @@
  * @module
  */
 
-import type { ToolDescriptor } from "../tools/tool_definition.ts";
+import type { ToolDescriptor } from "../tools/mod.ts";
 import {
   type Decision,
   matchesCall,
@@ -33,7 +33,7 @@ import {
   type TargetScope,
 } from "./policy_rule.ts";
 import picomatch from "picomatch";
-import { isWithin } from "../sandbox/path_guard.ts";
+import { isWithin } from "../sandbox/mod.ts";
 import type { NamedLocation } from "./named_locations.ts";
 import { type HashedFolders, meaningHash, scopeLocations } from "./policy_hash.ts";
 import {

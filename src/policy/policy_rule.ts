@@ -7,8 +7,8 @@
 import picomatch from "picomatch";
 import * as nodePath from "node:path";
 import type { ErrorType } from "../result/mod.ts";
-import type { ToolDescriptor } from "../tools/tool_definition.ts";
-import { isWithin, type ResolvedPath } from "../sandbox/path_guard.ts";
+import type { ToolDescriptor } from "../tools/mod.ts";
+import { isWithin, type ResolvedPath } from "../sandbox/mod.ts";
 
 /** The three decisions. Across layers: deny beats ask beats allow. */
 export type Decision = "allow" | "ask" | "deny";

@@ -12,8 +12,8 @@ import { resolveCommand, resolveScript } from "../exec/resolve_command.ts";
 import type { EffectivePolicy } from "../policy/effective_policy.ts";
 import { RUNTIME_RULES } from "../policy/effective_policy.ts";
 import type { PolicyDecision, TargetScope } from "../policy/policy_rule.ts";
-import type { PathGuard } from "../sandbox/path_guard.ts";
-import type { ToolDefinition } from "../tools/tool_definition.ts";
+import type { PathGuard } from "../sandbox/mod.ts";
+import type { ToolDefinition } from "../tools/mod.ts";
 import type { ToolError } from "../result/mod.ts";
 
 /** What command targets are resolved against; absent when no command tool is enabled. */

@@ -9,7 +9,7 @@
  */
 
 import { MAX_ARGUMENT_DEPTH } from "../config/mod.ts";
-import type { RegisteredTool } from "../tools/registry.ts";
+import type { RegisteredTool } from "../tools/mod.ts";
 import { failure, type ToolOutcome } from "../result/mod.ts";
 
 /** Limits of {@linkcode parseArguments}. */

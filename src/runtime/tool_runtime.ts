@@ -16,9 +16,9 @@ import type { ArtifactStore, AuditRecorder, Redactor } from "../audit/mod.ts";
 import type { HookRunner } from "../hooks/mod.ts";
 import type { EffectivePolicy, SkillRequest } from "../policy/effective_policy.ts";
 import type { PolicyDecision, TargetScope } from "../policy/policy_rule.ts";
-import type { PathGuard } from "../sandbox/path_guard.ts";
+import type { PathGuard } from "../sandbox/mod.ts";
 import type { ToolWorker } from "../worker/tool_worker.ts";
-import type { ToolRegistry } from "../tools/registry.ts";
+import type { ToolRegistry } from "../tools/mod.ts";
 import {
   failure,
   type NarrowingRequest,

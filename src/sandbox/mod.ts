@@ -4,8 +4,29 @@
  * @module
  */
 
-export * from "./path_guard.ts";
-export * from "./safe_file.ts";
-export * from "./atomic_write.ts";
-export * from "./walk.ts";
-export * from "./time_budget.ts";
+export {
+  DEFAULT_SENSITIVE_PATTERNS,
+  isWithin,
+  MAX_PATH_BYTES,
+  MAX_SYMLINK_HOPS,
+  type PathAccess,
+  type PathCheck,
+  PathGuard,
+  type PathGuardOptions,
+  printable,
+  type ResolvedPath,
+} from "./path_guard.ts";
+export {
+  chainFailure,
+  changedFailure,
+  deleteVerifiedFile,
+  inspectVerifiedFile,
+  ioFailure,
+  isNotCapable,
+  openVerifiedForRead,
+  type ReadOptions,
+  type VerifiedFile,
+} from "./safe_file.ts";
+export { type AtomicWriteOptions, writeFileAtomic } from "./atomic_write.ts";
+export { emptyWalkStats, walk, type WalkEntry, type WalkOptions, type WalkStats } from "./walk.ts";
+export { DEFAULT_SEARCH_TIME_BUDGET_MS, describeBudget, TimeBudget } from "./time_budget.ts";

@@ -8,7 +8,7 @@
  */
 
 import { ConfigError, type LoadedConfig } from "../config/mod.ts";
-import type { PathGuard } from "../sandbox/path_guard.ts";
+import type { PathGuard } from "../sandbox/mod.ts";
 import { loadDeclarativeTools } from "../toolsets/declarative/load_declarative_tools.ts";
 import type { DeclarativeToolFile } from "../toolsets/declarative/declarative_tool_file.ts";
 import { type BubblewrapProbe, probeBubblewrap } from "../exec/bubblewrap.ts";

@@ -22,7 +22,7 @@ import { HookRunner, prepareHooks } from "../hooks/mod.ts";
 import { ToolRuntime } from "../runtime/tool_runtime.ts";
 import { DEFAULT_HANDLER_TIMEOUT_MS, ToolWorker } from "../worker/tool_worker.ts";
 import { discoverSkills } from "../skills/mod.ts";
-import type { ExecContext } from "../tools/tool_definition.ts";
+import type { ExecContext } from "../tools/mod.ts";
 import { commandResolution, commandsRun, execContext } from "./command_wiring.ts";
 import { environmentReader } from "./environment.ts";
 import { checkGrants } from "./grant_check.ts";

@@ -8,7 +8,7 @@ import type { Approver, Grant } from "../approval/mod.ts";
 import type { BubblewrapProbe } from "../exec/bubblewrap.ts";
 import type { PostToolUseHook, PreToolUseHook } from "../hooks/mod.ts";
 import type { AgentType, SkillRequest } from "../policy/effective_policy.ts";
-import type { ToolDefinition } from "../tools/tool_definition.ts";
+import type { ToolDefinition } from "../tools/mod.ts";
 import type { ReadEnvironment } from "./environment.ts";
 
 /** Options shared by `preparePolicy` and `openRunSession`. */

@@ -9,7 +9,7 @@
  */
 
 import * as nodePath from "node:path";
-import { isWithin, printable } from "../sandbox/path_guard.ts";
+import { isWithin, printable } from "../sandbox/mod.ts";
 import { parseSkillDocument } from "./skill_frontmatter.ts";
 
 /** Largest `SKILL.md` read, in bytes. */

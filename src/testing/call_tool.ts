@@ -6,7 +6,7 @@
  */
 
 import { Ajv } from "ajv";
-import type { ToolContext, ToolDefinition } from "../tools/tool_definition.ts";
+import type { ToolContext, ToolDefinition } from "../tools/mod.ts";
 import { failure, type ToolOutcome, toOutcome } from "../result/mod.ts";
 
 const ajv = new Ajv({ strict: false, allErrors: true, useDefaults: false, coerceTypes: false });

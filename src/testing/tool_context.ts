@@ -5,8 +5,8 @@
  */
 
 import * as nodePath from "node:path";
-import { PathGuard } from "../sandbox/path_guard.ts";
-import type { ToolContext } from "../tools/tool_definition.ts";
+import { PathGuard } from "../sandbox/mod.ts";
+import type { ToolContext } from "../tools/mod.ts";
 
 /** Options of {@linkcode createTestContext}. Every path is absolute and must exist. */
 export interface TestContextOptions {

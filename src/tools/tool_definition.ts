@@ -8,7 +8,7 @@
  */
 
 import { z } from "zod";
-import type { PathAccess, PathGuard } from "../sandbox/path_guard.ts";
+import type { PathAccess, PathGuard } from "../sandbox/mod.ts";
 
 export type { PathAccess };
 

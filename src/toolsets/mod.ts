@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { ToolDefinition } from "../tools/tool_definition.ts";
+import type { ToolDefinition } from "../tools/mod.ts";
 import { fsTools } from "./fs/mod.ts";
 import { runCommandTool } from "./exec/run_command.ts";
 import { runScriptTool } from "./skills/run_script.ts";

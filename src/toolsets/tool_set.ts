@@ -8,7 +8,7 @@
 import type { DeclarativeToolFile } from "./declarative/declarative_tool_file.ts";
 import type { MemorySettings } from "../memory/memory_settings.ts";
 import { memoryToolsFor } from "./memory/memory_tools_for.ts";
-import type { ToolDefinition } from "../tools/tool_definition.ts";
+import type { ToolDefinition } from "../tools/mod.ts";
 import { declarativeTool } from "./declarative/declarative_tool.ts";
 import { builtinTools, commandTools } from "./mod.ts";
 import { createSkillTools } from "./skills/skill_tools.ts";

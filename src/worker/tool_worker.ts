@@ -6,9 +6,9 @@
  * @module
  */
 
-import type { PathGuard } from "../sandbox/path_guard.ts";
+import type { PathGuard } from "../sandbox/mod.ts";
 import type { HostMessage, WorkerMessage } from "./worker_protocol.ts";
-import type { ExecContext, FileToolSettings, RunLocations } from "../tools/tool_definition.ts";
+import type { ExecContext, FileToolSettings, RunLocations } from "../tools/mod.ts";
 import type { MemorySettings } from "../memory/memory_settings.ts";
 import type { DeclarativeToolFile } from "../toolsets/declarative/declarative_tool_file.ts";
 import { failure, type ToolOutcome } from "../result/mod.ts";

@@ -6,8 +6,8 @@
  * @module
  */
 
-import { PathGuard } from "../sandbox/path_guard.ts";
-import { isNotCapable } from "../sandbox/safe_file.ts";
+import { PathGuard } from "../sandbox/mod.ts";
+import { isNotCapable } from "../sandbox/mod.ts";
 import type { HostMessage, InitMessage, WorkerMessage } from "./worker_protocol.ts";
 import type {
   ExecContext,
@@ -15,7 +15,7 @@ import type {
   RunLocations,
   ToolContext,
   ToolDefinition,
-} from "../tools/tool_definition.ts";
+} from "../tools/mod.ts";
 import { failure, type ToolOutcome, toOutcome } from "../result/mod.ts";
 import { MessageFetchClient } from "../network/mod.ts";
 import { builtinTools, toolSet } from "../toolsets/mod.ts";

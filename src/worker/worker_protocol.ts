@@ -4,8 +4,8 @@
  * @module
  */
 
-import type { PathGuardOptions } from "../sandbox/path_guard.ts";
-import type { ExecContext, FileToolSettings, RunLocations } from "../tools/tool_definition.ts";
+import type { PathGuardOptions } from "../sandbox/mod.ts";
+import type { ExecContext, FileToolSettings, RunLocations } from "../tools/mod.ts";
 import type { MemorySettings } from "../memory/memory_settings.ts";
 import type { DeclarativeToolFile } from "../toolsets/declarative/declarative_tool_file.ts";
 import type { ToolOutcome } from "../result/mod.ts";

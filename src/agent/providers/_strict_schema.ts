@@ -26,7 +26,7 @@
  * @module
  */
 
-import type { JsonSchema } from "../../tools/tool_definition.ts";
+import type { JsonSchema } from "../../tools/mod.ts";
 
 /** Strict mode's documented size limits for one function's parameters schema. */
 export const STRICT_MODE_LIMITS: Readonly<{

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { ToolDescriptor } from "../../tools/tool_definition.ts";
+import type { ToolDescriptor } from "../../tools/mod.ts";
 import { ToolNameMap } from "../tool_names.ts";
 
 /**

@@ -16,7 +16,7 @@ import type {
   TurnStop,
 } from "../model_provider.ts";
 import type { ToolCall } from "../../runtime/tool_call.ts";
-import type { ToolDescriptor } from "../../tools/tool_definition.ts";
+import type { ToolDescriptor } from "../../tools/mod.ts";
 import { DEFAULT_MODEL } from "../../config/mod.ts";
 import { ToolNameMap } from "../tool_names.ts";
 import { postJson } from "./_http.ts";

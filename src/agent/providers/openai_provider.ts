@@ -22,7 +22,7 @@ import {
   type TurnStop,
 } from "../model_provider.ts";
 import type { ToolCall } from "../../runtime/tool_call.ts";
-import type { JsonSchema, ToolDescriptor } from "../../tools/tool_definition.ts";
+import type { JsonSchema, ToolDescriptor } from "../../tools/mod.ts";
 import { ToolNameMap } from "../tool_names.ts";
 import { postJson } from "./_http.ts";
 import { createHash } from "node:crypto";

@@ -18,7 +18,7 @@
  */
 
 import { resolveCommand } from "../../exec/resolve_command.ts";
-import type { ToolDefinition } from "../../tools/tool_definition.ts";
+import type { ToolDefinition } from "../../tools/mod.ts";
 import { failure, isErrorType, success, type ToolOutcome } from "../../result/mod.ts";
 import { runPrepared } from "../exec/run_prepared.ts";
 import type { DeclarativeToolFile } from "./declarative_tool_file.ts";

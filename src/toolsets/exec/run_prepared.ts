@@ -16,7 +16,7 @@ import {
   withSafeDiffOptions,
 } from "../../exec/git_safe_mode.ts";
 import type { CommandScope } from "../../policy/policy_rule.ts";
-import type { ExecContext, ToolContext } from "../../tools/tool_definition.ts";
+import type { ExecContext, ToolContext } from "../../tools/mod.ts";
 import { commandProfile, quarantineCreated } from "../../exec/command_profile.ts";
 import { CALL_MARKER_ENV, callMarker } from "../../exec/process_sweep.ts";
 import { failure, success, type ToolOutcome } from "../../result/mod.ts";

@@ -5,10 +5,10 @@
  * @module
  */
 
-import type { PathGuard, ResolvedPath } from "../../sandbox/path_guard.ts";
-import type { PathAccess } from "../../tools/tool_definition.ts";
+import type { PathGuard, ResolvedPath } from "../../sandbox/mod.ts";
+import type { PathAccess } from "../../tools/mod.ts";
 import { failure, type ToolOutcome } from "../../result/mod.ts";
-import { ioFailure } from "../../sandbox/safe_file.ts";
+import { ioFailure } from "../../sandbox/mod.ts";
 
 /**
  * Resolves `requested` through the guard. The guard's refusals become failure outcomes with its

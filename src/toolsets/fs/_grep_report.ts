@@ -6,8 +6,8 @@
  * @module
  */
 
-import { describeBudget } from "../../sandbox/time_budget.ts";
-import type { WalkStats } from "../../sandbox/walk.ts";
+import { describeBudget } from "../../sandbox/mod.ts";
+import type { WalkStats } from "../../sandbox/mod.ts";
 import { MAX_WALK_DEPTH } from "./_limits.ts";
 
 /** Files passed over, by reason. */

@@ -7,12 +7,12 @@
  */
 
 import * as nodePath from "node:path";
-import type { ToolContext } from "../../tools/tool_definition.ts";
+import type { ToolContext } from "../../tools/mod.ts";
 import { success, type ToolOutcome } from "../../result/mod.ts";
-import type { ResolvedPath } from "../../sandbox/path_guard.ts";
-import { openVerifiedForRead } from "../../sandbox/safe_file.ts";
-import type { TimeBudget } from "../../sandbox/time_budget.ts";
-import { emptyWalkStats, walk, type WalkEntry, type WalkStats } from "../../sandbox/walk.ts";
+import type { ResolvedPath } from "../../sandbox/mod.ts";
+import { openVerifiedForRead } from "../../sandbox/mod.ts";
+import type { TimeBudget } from "../../sandbox/mod.ts";
+import { emptyWalkStats, walk, type WalkEntry, type WalkStats } from "../../sandbox/mod.ts";
 import { hasNulByte } from "./_binary.ts";
 import {
   grepReport,

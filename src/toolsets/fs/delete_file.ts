@@ -5,10 +5,10 @@
  */
 
 import { z } from "zod";
-import { defineTool } from "../../tools/tool_definition.ts";
+import { defineTool } from "../../tools/mod.ts";
 import { failure, success, type ToolOutcome } from "../../result/mod.ts";
-import { printable } from "../../sandbox/path_guard.ts";
-import { deleteVerifiedFile } from "../../sandbox/safe_file.ts";
+import { printable } from "../../sandbox/mod.ts";
+import { deleteVerifiedFile } from "../../sandbox/mod.ts";
 import { checkPath, isOutcome } from "./_check.ts";
 import { plural } from "./_text.ts";
 

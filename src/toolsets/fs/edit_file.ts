@@ -6,17 +6,12 @@
 
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from "diff";
 import { z } from "zod";
-import { defineTool } from "../../tools/tool_definition.ts";
+import { defineTool } from "../../tools/mod.ts";
 import { failure, success, type ToolOutcome } from "../../result/mod.ts";
 import * as nodePath from "node:path";
-import {
-  isWithin,
-  type PathGuard,
-  printable,
-  type ResolvedPath,
-} from "../../sandbox/path_guard.ts";
-import { ioFailure, openVerifiedForRead } from "../../sandbox/safe_file.ts";
-import { writeFileAtomic } from "../../sandbox/atomic_write.ts";
+import { isWithin, type PathGuard, printable, type ResolvedPath } from "../../sandbox/mod.ts";
+import { ioFailure, openVerifiedForRead } from "../../sandbox/mod.ts";
+import { writeFileAtomic } from "../../sandbox/mod.ts";
 import { applyEdits } from "./_apply_edits.ts";
 import { checkPath, isOutcome } from "./_check.ts";
 import { guessMediaType } from "./_binary.ts";

@@ -7,12 +7,12 @@
 import * as nodePath from "node:path";
 import { z } from "zod";
 import picomatch from "picomatch";
-import { defineTool } from "../../tools/tool_definition.ts";
+import { defineTool } from "../../tools/mod.ts";
 import { failure, type ToolOutcome } from "../../result/mod.ts";
-import { printable } from "../../sandbox/path_guard.ts";
-import { ioFailure } from "../../sandbox/safe_file.ts";
-import { DEFAULT_SEARCH_TIME_BUDGET_MS, TimeBudget } from "../../sandbox/time_budget.ts";
-import type { WalkStats } from "../../sandbox/walk.ts";
+import { printable } from "../../sandbox/mod.ts";
+import { ioFailure } from "../../sandbox/mod.ts";
+import { DEFAULT_SEARCH_TIME_BUDGET_MS, TimeBudget } from "../../sandbox/mod.ts";
+import type { WalkStats } from "../../sandbox/mod.ts";
 import { checkPath, isOutcome } from "./_check.ts";
 import type { GrepSkipped, GrepTruncatedReason, SkippedFile } from "./_grep_report.ts";
 import { type Candidate, Search } from "./_grep_search.ts";

@@ -5,15 +5,11 @@
  */
 
 import { z } from "zod";
-import { defineTool } from "../../tools/tool_definition.ts";
+import { defineTool } from "../../tools/mod.ts";
 import { failure, success, type ToolOutcome } from "../../result/mod.ts";
-import {
-  DEFAULT_SEARCH_TIME_BUDGET_MS,
-  describeBudget,
-  TimeBudget,
-} from "../../sandbox/time_budget.ts";
-import { emptyWalkStats, walk, type WalkEntry, type WalkStats } from "../../sandbox/walk.ts";
-import { inspectVerifiedFile, ioFailure } from "../../sandbox/safe_file.ts";
+import { DEFAULT_SEARCH_TIME_BUDGET_MS, describeBudget, TimeBudget } from "../../sandbox/mod.ts";
+import { emptyWalkStats, walk, type WalkEntry, type WalkStats } from "../../sandbox/mod.ts";
+import { inspectVerifiedFile, ioFailure } from "../../sandbox/mod.ts";
 import { checkPath, isOutcome } from "./_check.ts";
 import { formatBytes, MAX_WALK_DEPTH } from "./_limits.ts";
 

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { ToolDefinition } from "../../tools/tool_definition.ts";
+import type { ToolDefinition } from "../../tools/mod.ts";
 import { readFileTool } from "./read_file.ts";
 import { listFilesTool } from "./list_files.ts";
 import { grepFilesTool } from "./grep_files.ts";

@@ -5,9 +5,9 @@
  */
 
 import { z } from "zod";
-import { defineTool } from "../../tools/tool_definition.ts";
+import { defineTool } from "../../tools/mod.ts";
 import { failure, success, type ToolOutcome } from "../../result/mod.ts";
-import { ioFailure, openVerifiedForRead } from "../../sandbox/safe_file.ts";
+import { ioFailure, openVerifiedForRead } from "../../sandbox/mod.ts";
 import { guessMediaType, looksBinary } from "./_binary.ts";
 import { checkPath, isOutcome } from "./_check.ts";
 import { BINARY_SNIFF_BYTES, formatBytes } from "./_limits.ts";

@@ -5,9 +5,9 @@
  */
 
 import { z } from "zod";
-import { defineTool } from "../../tools/tool_definition.ts";
+import { defineTool } from "../../tools/mod.ts";
 import { failure, success, type ToolOutcome } from "../../result/mod.ts";
-import { writeFileAtomic } from "../../sandbox/atomic_write.ts";
+import { writeFileAtomic } from "../../sandbox/mod.ts";
 import { checkPath, isOutcome } from "./_check.ts";
 import { formatBytes, MAX_FILE_BYTES } from "./_limits.ts";
 import { plural } from "./_text.ts";

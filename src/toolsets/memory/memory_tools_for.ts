@@ -7,7 +7,7 @@
  */
 
 import { Redactor } from "../../audit/mod.ts";
-import type { ToolDefinition } from "../../tools/tool_definition.ts";
+import type { ToolDefinition } from "../../tools/mod.ts";
 import { memoryProvider, type MemorySettings } from "../../memory/memory_settings.ts";
 import { createMemoryTools } from "./mod.ts";
 

@@ -7,7 +7,7 @@
 
 import type { MemoryProvider } from "../../memory/memory_provider.ts";
 import type { MemoryWriteMode } from "../../memory/memory_settings.ts";
-import type { ToolDefinition } from "../../tools/tool_definition.ts";
+import type { ToolDefinition } from "../../tools/mod.ts";
 import { createRecallMemoryTool } from "./recall_memory.ts";
 import { createWriteMemoryTool } from "./write_memory.ts";
 

@@ -14,7 +14,7 @@ import {
   validateQuery,
   validateScope,
 } from "../../memory/memory_provider.ts";
-import { defineTool, type ToolDefinition } from "../../tools/tool_definition.ts";
+import { defineTool, type ToolDefinition } from "../../tools/mod.ts";
 import { success, type ToolOutcome } from "../../result/mod.ts";
 import { memoryFailure } from "./_memory_failure.ts";
 

@@ -14,7 +14,7 @@ import {
   validateScope,
   validateTags,
 } from "../../memory/memory_provider.ts";
-import { defineTool, type ToolDefinition } from "../../tools/tool_definition.ts";
+import { defineTool, type ToolDefinition } from "../../tools/mod.ts";
 import { failure, success, type ToolOutcome } from "../../result/mod.ts";
 import { memoryFailure } from "./_memory_failure.ts";
 

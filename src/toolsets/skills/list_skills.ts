@@ -8,8 +8,8 @@
 import * as nodePath from "node:path";
 import { z } from "zod";
 import { discoverSkills, type Skill } from "../../skills/skill_catalogue.ts";
-import { isWithin } from "../../sandbox/path_guard.ts";
-import { defineTool, type ToolDefinition } from "../../tools/tool_definition.ts";
+import { isWithin } from "../../sandbox/mod.ts";
+import { defineTool, type ToolDefinition } from "../../tools/mod.ts";
 import { success, type ToolOutcome } from "../../result/mod.ts";
 
 /** One entry of `skills.list_skills`. */

@@ -7,11 +7,11 @@
 
 import { z } from "zod";
 import { SKILL_NAME_PATTERN } from "../../exec/resolve_command.ts";
-import { printable } from "../../sandbox/path_guard.ts";
+import { printable } from "../../sandbox/mod.ts";
 import { discoverSkills } from "../../skills/skill_catalogue.ts";
 import { skillRequestFor } from "../../skills/skill_requests.ts";
 import { MAX_NAME_LENGTH } from "../../skills/skill_frontmatter.ts";
-import { defineTool, type ToolDefinition } from "../../tools/tool_definition.ts";
+import { defineTool, type ToolDefinition } from "../../tools/mod.ts";
 import { failure, success, type ToolOutcome } from "../../result/mod.ts";
 import { displaySkillPath } from "./list_skills.ts";
 

@@ -8,7 +8,7 @@
 
 import { z } from "zod";
 import { resolveScript } from "../../exec/resolve_command.ts";
-import { defineTool } from "../../tools/tool_definition.ts";
+import { defineTool } from "../../tools/mod.ts";
 import { failure } from "../../result/mod.ts";
 import { runPrepared } from "../exec/run_prepared.ts";
 

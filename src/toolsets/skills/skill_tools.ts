@@ -6,7 +6,7 @@
 
 import { listSkillsTool } from "./list_skills.ts";
 import { loadSkillTool } from "./load_skill.ts";
-import type { ToolDefinition } from "../../tools/tool_definition.ts";
+import type { ToolDefinition } from "../../tools/mod.ts";
 
 /**
  * `skills.list_skills` and `skills.load_skill` over `skillDirs`. Both read the folders on each
