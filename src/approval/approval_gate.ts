@@ -16,8 +16,8 @@
 
 import * as nodePath from "node:path";
 import { type AuditRecorder, JsonlWriter, type Redactor, summariseValue } from "../audit/mod.ts";
-import type { PolicyDecision, TargetScope } from "../policy/policy_rule.ts";
-import type { NamedLocation } from "../policy/named_locations.ts";
+import type { PolicyDecision, TargetScope } from "../policy/mod.ts";
+import type { NamedLocation } from "../policy/mod.ts";
 import type { ToolDescriptor } from "../tools/mod.ts";
 import { failure, type ToolOutcome } from "../result/mod.ts";
 import type { ApprovalRequest, Approver } from "./approver.ts";

@@ -9,8 +9,8 @@
 
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import type { TargetScope } from "../policy/policy_rule.ts";
-import { type NamedLocation, writeArgument, writePath } from "../policy/named_locations.ts";
+import type { TargetScope } from "../policy/mod.ts";
+import { type NamedLocation, writeArgument, writePath } from "../policy/mod.ts";
 
 /**
  * A grant as JSON: `{"tool": "fs.write_file", "scope": ["write:<workspace>/x"], "policy":

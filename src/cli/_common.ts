@@ -6,7 +6,7 @@
 
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { ConfigError, loadConfig, type LoadedConfig } from "../config/mod.ts";
-import { AGENT_TYPES, type AgentType } from "../policy/effective_policy.ts";
+import { AGENT_TYPES, type AgentType } from "../policy/mod.ts";
 import {
   approveArgument,
   formatGrant,

@@ -55,7 +55,7 @@ import {
 } from "./_argv_tables.ts";
 import { analyzeTar, TAR_SHORT_VALUES } from "./_argv_tar.ts";
 import { unrestrictedGroup } from "./_argv_unrestricted.ts";
-import type { FindingKind } from "../policy/policy_rule.ts";
+import type { FindingKind } from "../policy/mod.ts";
 
 /** What a finding means: the closed set the policy decides on ({@linkcode FindingKind}). */
 export type { FindingKind };

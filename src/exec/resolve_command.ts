@@ -8,7 +8,7 @@
  */
 
 import * as nodePath from "node:path";
-import type { CommandScope } from "../policy/policy_rule.ts";
+import type { CommandScope } from "../policy/mod.ts";
 import { isWithin, type PathGuard, printable } from "../sandbox/mod.ts";
 import type { ToolError } from "../result/mod.ts";
 import { analyzeArgv, type ArgumentFinding, argumentValues } from "./argv_analysis.ts";

@@ -11,8 +11,8 @@
  * @module
  */
 
-import { runConfined } from "../exec/spawn_confined.ts";
-import { CALL_MARKER_ENV, callMarker, sweepMarked } from "../exec/process_sweep.ts";
+import { runConfined } from "../exec/mod.ts";
+import { CALL_MARKER_ENV, callMarker, sweepMarked } from "../exec/mod.ts";
 import {
   type HookAnswer,
   HookFailure,

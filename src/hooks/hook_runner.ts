@@ -9,7 +9,7 @@
 
 import picomatch from "picomatch";
 import type { AuditRecorder } from "../audit/mod.ts";
-import type { TargetScope } from "../policy/policy_rule.ts";
+import type { TargetScope } from "../policy/mod.ts";
 import type { ToolResult } from "../result/mod.ts";
 import {
   type HookAnswer,

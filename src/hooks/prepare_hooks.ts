@@ -9,7 +9,7 @@
 
 import { ConfigError } from "../config/mod.ts";
 import type { LoadedConfig, LoadedHook } from "../config/mod.ts";
-import { AllowlistError, resolveAllowlist } from "../exec/program_allowlist.ts";
+import { AllowlistError, resolveAllowlist } from "../exec/mod.ts";
 import {
   type CommandHookEnvironment,
   commandPostToolUseHook,

@@ -4,8 +4,49 @@
  * @module
  */
 
-export * from "./policy_rule.ts";
-export * from "./effective_policy.ts";
-export * from "./named_locations.ts";
-export * from "./policy_hash.ts";
-export * from "./runtime_rules.ts";
+export {
+  type CommandFinding,
+  commandMatches,
+  type CommandScope,
+  type Decision,
+  type FindingKind,
+  matchesCall,
+  matchesTool,
+  NO_TARGETS,
+  pathMatches,
+  type PolicyAllow,
+  type PolicyAsk,
+  type PolicyDecision,
+  type PolicyDecisionBase,
+  type PolicyDeny,
+  type PolicyLayer,
+  type PolicyRule,
+  type TargetScope,
+} from "./policy_rule.ts";
+export {
+  AGENT_TYPES,
+  type AgentType,
+  type ConfigRule,
+  EffectivePolicy,
+  type PolicyInputs,
+  type SkillRequest,
+  type ToolPolicy,
+  WORKER_TOOLS,
+} from "./effective_policy.ts";
+export {
+  type LocationFolders,
+  type NamedLocation,
+  namedLocations,
+  replaceLocations,
+  sortLocations,
+  writeArgument,
+  writePath,
+} from "./named_locations.ts";
+export {
+  type HashedFolders,
+  type HashedInputs,
+  hashLocations,
+  meaningHash,
+  scopeLocations,
+} from "./policy_hash.ts";
+export { RUNTIME_RULES } from "./runtime_rules.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { PolicyDecision, TargetScope } from "../policy/policy_rule.ts";
+import type { PolicyDecision, TargetScope } from "../policy/mod.ts";
 import { failure, type ToolOutcome } from "../result/mod.ts";
 
 /**

@@ -7,11 +7,11 @@
  * @module
  */
 
-import type { AllowedProgram } from "../exec/program_allowlist.ts";
-import { resolveCommand, resolveScript } from "../exec/resolve_command.ts";
-import type { EffectivePolicy } from "../policy/effective_policy.ts";
-import { RUNTIME_RULES } from "../policy/effective_policy.ts";
-import type { PolicyDecision, TargetScope } from "../policy/policy_rule.ts";
+import type { AllowedProgram } from "../exec/mod.ts";
+import { resolveCommand, resolveScript } from "../exec/mod.ts";
+import type { EffectivePolicy } from "../policy/mod.ts";
+import { RUNTIME_RULES } from "../policy/mod.ts";
+import type { PolicyDecision, TargetScope } from "../policy/mod.ts";
 import type { PathGuard } from "../sandbox/mod.ts";
 import type { ToolDefinition } from "../tools/mod.ts";
 import type { ToolError } from "../result/mod.ts";

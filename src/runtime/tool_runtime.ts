@@ -14,8 +14,8 @@
 
 import type { ArtifactStore, AuditRecorder, Redactor } from "../audit/mod.ts";
 import type { HookRunner } from "../hooks/mod.ts";
-import type { EffectivePolicy, SkillRequest } from "../policy/effective_policy.ts";
-import type { PolicyDecision, TargetScope } from "../policy/policy_rule.ts";
+import type { EffectivePolicy, SkillRequest } from "../policy/mod.ts";
+import type { PolicyDecision, TargetScope } from "../policy/mod.ts";
 import type { PathGuard } from "../sandbox/mod.ts";
 import type { ToolWorker } from "../worker/tool_worker.ts";
 import type { ToolRegistry } from "../tools/mod.ts";
@@ -32,7 +32,7 @@ import { type ArgumentLimits, parseArguments } from "./parse_arguments.ts";
 import { record } from "./record.ts";
 import { shape } from "./shape.ts";
 import type { ToolCall } from "./tool_call.ts";
-import { callMarker, sweepMarked } from "../exec/process_sweep.ts";
+import { callMarker, sweepMarked } from "../exec/mod.ts";
 
 /** What the runtime is built from; one per run. */
 export interface ToolRuntimeOptions {

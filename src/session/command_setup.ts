@@ -11,19 +11,15 @@ import { ConfigError, type LoadedConfig } from "../config/mod.ts";
 import type { PathGuard } from "../sandbox/mod.ts";
 import { loadDeclarativeTools } from "../toolsets/declarative/load_declarative_tools.ts";
 import type { DeclarativeToolFile } from "../toolsets/declarative/declarative_tool_file.ts";
-import { type BubblewrapProbe, probeBubblewrap } from "../exec/bubblewrap.ts";
-import { hostSystemMounts, SYSTEM_FOLDERS, type SystemMount } from "../exec/system_mounts.ts";
-import {
-  commandSearchPath,
-  DEFAULT_ENV_ALLOWLIST,
-  expandAllowlist,
-} from "../exec/child_environment.ts";
+import { type BubblewrapProbe, probeBubblewrap } from "../exec/mod.ts";
+import { hostSystemMounts, SYSTEM_FOLDERS, type SystemMount } from "../exec/mod.ts";
+import { commandSearchPath, DEFAULT_ENV_ALLOWLIST, expandAllowlist } from "../exec/mod.ts";
 import {
   type AllowedProgram,
   AllowlistError,
   matchProgram,
   resolveAllowlist,
-} from "../exec/program_allowlist.ts";
+} from "../exec/mod.ts";
 
 /** What command tools run with, decided once per run. */
 export interface CommandSetup {

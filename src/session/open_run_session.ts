@@ -17,7 +17,7 @@ import {
 } from "../audit/mod.ts";
 import { ApprovalGate } from "../approval/mod.ts";
 import type { LoadedConfig } from "../config/mod.ts";
-import { sweepMarked } from "../exec/process_sweep.ts";
+import { sweepMarked } from "../exec/mod.ts";
 import { HookRunner, prepareHooks } from "../hooks/mod.ts";
 import { ToolRuntime } from "../runtime/tool_runtime.ts";
 import { DEFAULT_HANDLER_TIMEOUT_MS, ToolWorker } from "../worker/tool_worker.ts";

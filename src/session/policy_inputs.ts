@@ -8,9 +8,9 @@
 import * as nodePath from "node:path";
 import type { LoadedConfig } from "../config/mod.ts";
 import type { CommandSetup } from "./command_setup.ts";
-import type { MemorySettings } from "../memory/memory_settings.ts";
+import type { MemorySettings } from "../memory/mod.ts";
 import type { NetworkChannels } from "../network/mod.ts";
-import type { PolicyInputs } from "../policy/effective_policy.ts";
+import type { PolicyInputs } from "../policy/mod.ts";
 import type { PathGuard } from "../sandbox/mod.ts";
 import type { WorkerPermissions } from "../worker/tool_worker.ts";
 import type { ToolDescriptor } from "../tools/mod.ts";

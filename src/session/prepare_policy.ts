@@ -8,10 +8,10 @@
 import { ConfigError, type LoadedConfig } from "../config/mod.ts";
 import { type CommandSetup, prepareCommands } from "./command_setup.ts";
 import type { DeclarativeToolFile } from "../toolsets/declarative/declarative_tool_file.ts";
-import type { MemorySettings } from "../memory/memory_settings.ts";
-import { projectIdentity } from "../memory/project_identity.ts";
+import type { MemorySettings } from "../memory/mod.ts";
+import { projectIdentity } from "../memory/mod.ts";
 import { type NetworkChannels, networkChannels } from "../network/mod.ts";
-import { EffectivePolicy } from "../policy/effective_policy.ts";
+import { EffectivePolicy } from "../policy/mod.ts";
 import { DEFAULT_SENSITIVE_PATTERNS, PathGuard } from "../sandbox/mod.ts";
 import type { WorkerPermissions } from "../worker/tool_worker.ts";
 import { ToolRegistrationError, ToolRegistry } from "../tools/mod.ts";

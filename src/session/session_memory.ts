@@ -6,8 +6,8 @@
 
 import * as nodePath from "node:path";
 import type { LoadedConfig } from "../config/mod.ts";
-import type { MemorySettings } from "../memory/memory_settings.ts";
-import type { ProjectIdentity } from "../memory/project_identity.ts";
+import type { MemorySettings } from "../memory/mod.ts";
+import type { ProjectIdentity } from "../memory/mod.ts";
 import { scannedSecrets } from "./environment.ts";
 import type { SessionRun } from "./session_run.ts";
 

@@ -5,9 +5,9 @@
  */
 
 import type { Approver, Grant } from "../approval/mod.ts";
-import type { BubblewrapProbe } from "../exec/bubblewrap.ts";
+import type { BubblewrapProbe } from "../exec/mod.ts";
 import type { PostToolUseHook, PreToolUseHook } from "../hooks/mod.ts";
-import type { AgentType, SkillRequest } from "../policy/effective_policy.ts";
+import type { AgentType, SkillRequest } from "../policy/mod.ts";
 import type { ToolDefinition } from "../tools/mod.ts";
 import type { ReadEnvironment } from "./environment.ts";
 

@@ -15,6 +15,7 @@ export {
 } from "./skill_catalogue.ts";
 export {
   FRONTMATTER_KEYS,
+  MAX_NAME_LENGTH,
   parseSkillDocument,
   type SkillDocument,
   type SkillFrontmatter,

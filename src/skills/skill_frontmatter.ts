@@ -7,7 +7,7 @@
  */
 
 import { parseDocument } from "yaml";
-import { SKILL_NAME_PATTERN } from "../exec/resolve_command.ts";
+import { SKILL_NAME_PATTERN } from "../exec/mod.ts";
 
 /** Longest skill name, in characters. */
 export const MAX_NAME_LENGTH = 64;

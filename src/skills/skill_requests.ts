@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { SkillRequest } from "../policy/effective_policy.ts";
+import type { SkillRequest } from "../policy/mod.ts";
 import type { Skill } from "./skill_catalogue.ts";
 
 /**

@@ -6,7 +6,7 @@
  */
 
 import type { DeclarativeToolFile } from "./declarative/declarative_tool_file.ts";
-import type { MemorySettings } from "../memory/memory_settings.ts";
+import type { MemorySettings } from "../memory/mod.ts";
 import { memoryToolsFor } from "./memory/memory_tools_for.ts";
 import type { ToolDefinition } from "../tools/mod.ts";
 import { declarativeTool } from "./declarative/declarative_tool.ts";

@@ -9,12 +9,12 @@
 import type { PathGuard } from "../sandbox/mod.ts";
 import type { HostMessage, WorkerMessage } from "./worker_protocol.ts";
 import type { ExecContext, FileToolSettings, RunLocations } from "../tools/mod.ts";
-import type { MemorySettings } from "../memory/memory_settings.ts";
+import type { MemorySettings } from "../memory/mod.ts";
 import type { DeclarativeToolFile } from "../toolsets/declarative/declarative_tool_file.ts";
 import { failure, type ToolOutcome } from "../result/mod.ts";
 import { FetchResponder } from "../network/mod.ts";
 import { hostPermission } from "../network/mod.ts";
-import { DEFAULT_KILL_GRACE_MS } from "../exec/spawn_confined.ts";
+import { DEFAULT_KILL_GRACE_MS } from "../exec/mod.ts";
 import { DEFAULT_TOOLS } from "../config/mod.ts";
 
 /**

@@ -17,7 +17,7 @@
  * @module
  */
 
-import { resolveCommand } from "../../exec/resolve_command.ts";
+import { resolveCommand } from "../../exec/mod.ts";
 import type { ToolDefinition } from "../../tools/mod.ts";
 import { failure, isErrorType, success, type ToolOutcome } from "../../result/mod.ts";
 import { runPrepared } from "../exec/run_prepared.ts";

@@ -21,7 +21,7 @@
  * @module
  */
 
-import { analyzeArgv } from "../../exec/argv_analysis.ts";
+import { analyzeArgv } from "../../exec/mod.ts";
 import type { DeclarativeToolFile } from "./declarative_tool_file.ts";
 import type { ShellCommandUse } from "./shell_template.ts";
 import { templateFields } from "./template.ts";

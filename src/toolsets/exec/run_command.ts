@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { resolveCommand } from "../../exec/resolve_command.ts";
+import { resolveCommand } from "../../exec/mod.ts";
 import { defineTool } from "../../tools/mod.ts";
 import { failure } from "../../result/mod.ts";
 import { runPrepared } from "./run_prepared.ts";

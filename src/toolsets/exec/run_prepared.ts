@@ -7,18 +7,14 @@
  */
 
 import * as nodePath from "node:path";
-import { buildChildEnvironment, DEFAULT_ENV_ALLOWLIST } from "../../exec/child_environment.ts";
-import { type CommandOutcome, type IsolationPlan, runConfined } from "../../exec/spawn_confined.ts";
+import { buildChildEnvironment, DEFAULT_ENV_ALLOWLIST } from "../../exec/mod.ts";
+import { type CommandOutcome, type IsolationPlan, runConfined } from "../../exec/mod.ts";
 import { Redactor } from "../../audit/mod.ts";
-import {
-  gitSafeEnvironment,
-  unsafeGitConfigKeys,
-  withSafeDiffOptions,
-} from "../../exec/git_safe_mode.ts";
-import type { CommandScope } from "../../policy/policy_rule.ts";
+import { gitSafeEnvironment, unsafeGitConfigKeys, withSafeDiffOptions } from "../../exec/mod.ts";
+import type { CommandScope } from "../../policy/mod.ts";
 import type { ExecContext, ToolContext } from "../../tools/mod.ts";
-import { commandProfile, quarantineCreated } from "../../exec/command_profile.ts";
-import { CALL_MARKER_ENV, callMarker } from "../../exec/process_sweep.ts";
+import { commandProfile, quarantineCreated } from "../../exec/mod.ts";
+import { CALL_MARKER_ENV, callMarker } from "../../exec/mod.ts";
 import { failure, success, type ToolOutcome } from "../../result/mod.ts";
 
 /** Per-call limits of a command tool. */

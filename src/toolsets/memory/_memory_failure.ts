@@ -4,7 +4,7 @@
  * @module
  */
 
-import { MemoryError } from "../../memory/memory_provider.ts";
+import { MemoryError } from "../../memory/mod.ts";
 import { failure, type ToolOutcome } from "../../result/mod.ts";
 
 /**

@@ -8,7 +8,7 @@
 
 import { Redactor } from "../../audit/mod.ts";
 import type { ToolDefinition } from "../../tools/mod.ts";
-import { memoryProvider, type MemorySettings } from "../../memory/memory_settings.ts";
+import { memoryProvider, type MemorySettings } from "../../memory/mod.ts";
 import { createMemoryTools } from "./mod.ts";
 
 /** `memory.recall_memory` and, unless disabled, `memory.write_memory`. */

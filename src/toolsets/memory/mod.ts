@@ -5,8 +5,8 @@
  * @module
  */
 
-import type { MemoryProvider } from "../../memory/memory_provider.ts";
-import type { MemoryWriteMode } from "../../memory/memory_settings.ts";
+import type { MemoryProvider } from "../../memory/mod.ts";
+import type { MemoryWriteMode } from "../../memory/mod.ts";
 import type { ToolDefinition } from "../../tools/mod.ts";
 import { createRecallMemoryTool } from "./recall_memory.ts";
 import { createWriteMemoryTool } from "./write_memory.ts";

@@ -13,7 +13,7 @@ import {
   validateLimit,
   validateQuery,
   validateScope,
-} from "../../memory/memory_provider.ts";
+} from "../../memory/mod.ts";
 import { defineTool, type ToolDefinition } from "../../tools/mod.ts";
 import { success, type ToolOutcome } from "../../result/mod.ts";
 import { memoryFailure } from "./_memory_failure.ts";

@@ -13,7 +13,7 @@ import {
   validateContent,
   validateScope,
   validateTags,
-} from "../../memory/memory_provider.ts";
+} from "../../memory/mod.ts";
 import { defineTool, type ToolDefinition } from "../../tools/mod.ts";
 import { failure, success, type ToolOutcome } from "../../result/mod.ts";
 import { memoryFailure } from "./_memory_failure.ts";

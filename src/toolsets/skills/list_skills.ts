@@ -7,7 +7,7 @@
 
 import * as nodePath from "node:path";
 import { z } from "zod";
-import { discoverSkills, type Skill } from "../../skills/skill_catalogue.ts";
+import { discoverSkills, type Skill } from "../../skills/mod.ts";
 import { isWithin } from "../../sandbox/mod.ts";
 import { defineTool, type ToolDefinition } from "../../tools/mod.ts";
 import { success, type ToolOutcome } from "../../result/mod.ts";

@@ -6,11 +6,11 @@
  */
 
 import { z } from "zod";
-import { SKILL_NAME_PATTERN } from "../../exec/resolve_command.ts";
+import { SKILL_NAME_PATTERN } from "../../exec/mod.ts";
 import { printable } from "../../sandbox/mod.ts";
-import { discoverSkills } from "../../skills/skill_catalogue.ts";
-import { skillRequestFor } from "../../skills/skill_requests.ts";
-import { MAX_NAME_LENGTH } from "../../skills/skill_frontmatter.ts";
+import { discoverSkills } from "../../skills/mod.ts";
+import { skillRequestFor } from "../../skills/mod.ts";
+import { MAX_NAME_LENGTH } from "../../skills/mod.ts";
 import { defineTool, type ToolDefinition } from "../../tools/mod.ts";
 import { failure, success, type ToolOutcome } from "../../result/mod.ts";
 import { displaySkillPath } from "./list_skills.ts";

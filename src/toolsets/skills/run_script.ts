@@ -7,7 +7,7 @@
  */
 
 import { z } from "zod";
-import { resolveScript } from "../../exec/resolve_command.ts";
+import { resolveScript } from "../../exec/mod.ts";
 import { defineTool } from "../../tools/mod.ts";
 import { failure } from "../../result/mod.ts";
 import { runPrepared } from "../exec/run_prepared.ts";

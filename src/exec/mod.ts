@@ -1,0 +1,33 @@
+/**
+ * Commands, confined: the program allowlist, the child environment, argument analysis, bubblewrap
+ * isolation, the spawn with its time limit, and the sweep of what a command left behind. The door
+ * other folders use (`toolsets/exec`, `hooks`, `runtime`, `session`).
+ *
+ * @module
+ */
+
+export { resolveCommand, resolveScript, SKILL_NAME_PATTERN } from "./resolve_command.ts";
+export {
+  type AllowedProgram,
+  AllowlistError,
+  matchProgram,
+  resolveAllowlist,
+} from "./program_allowlist.ts";
+export { CALL_MARKER_ENV, callMarker, sweepMarked } from "./process_sweep.ts";
+export {
+  type CommandOutcome,
+  DEFAULT_KILL_GRACE_MS,
+  type IsolationPlan,
+  runConfined,
+} from "./spawn_confined.ts";
+export {
+  buildChildEnvironment,
+  commandSearchPath,
+  DEFAULT_ENV_ALLOWLIST,
+  expandAllowlist,
+} from "./child_environment.ts";
+export { gitSafeEnvironment, unsafeGitConfigKeys, withSafeDiffOptions } from "./git_safe_mode.ts";
+export { commandProfile, quarantineCreated } from "./command_profile.ts";
+export { analyzeArgv } from "./argv_analysis.ts";
+export { type BubblewrapProbe, probeBubblewrap } from "./bubblewrap.ts";
+export { hostSystemMounts, SYSTEM_FOLDERS, type SystemMount } from "./system_mounts.ts";
