@@ -8,12 +8,12 @@
 
 import type { AuditRecorder } from "../audit/mod.ts";
 import { DEFAULT_MAX_PARALLEL_TOOLS } from "../config/mod.ts";
-import type { ToolRuntime } from "../runtime/tool_runtime.ts";
-import { runTurn } from "../runtime/scheduler.ts";
+import type { ToolRuntime } from "../runtime/mod.ts";
+import { runTurn } from "../runtime/mod.ts";
 import type { Permission, ToolDescriptor } from "../tools/mod.ts";
 import type { ToolResult } from "../result/mod.ts";
-import { eventTypeOf } from "../runtime/record.ts";
-import type { ToolCall } from "../runtime/tool_call.ts";
+import { eventTypeOf } from "../runtime/mod.ts";
+import type { ToolCall } from "../runtime/mod.ts";
 import {
   ModelError,
   type ModelMessage,

@@ -4,7 +4,24 @@
  * @module
  */
 
-export * from "./model_provider.ts";
-export * from "./agent_loop.ts";
-export * from "./system_prompt.ts";
-export * from "./providers/script_provider.ts";
+export {
+  ModelError,
+  type ModelMessage,
+  type ModelProvider,
+  type ModelRequest,
+  type ModelTurn,
+  type RunContext,
+  type TokenUsage,
+  type TurnStop,
+  type TurnStopReason,
+} from "./model_provider.ts";
+export {
+  type AgentOptions,
+  type AgentOutcome,
+  countResults,
+  type EndReason,
+  type ResultCounts,
+  runAgent,
+} from "./agent_loop.ts";
+export { buildSystemPrompt, type SystemPrompt, type SystemPromptInput } from "./system_prompt.ts";
+export { ScriptProvider } from "./providers/script_provider.ts";

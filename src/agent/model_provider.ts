@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { ToolCall } from "../runtime/tool_call.ts";
+import type { ToolCall } from "../runtime/mod.ts";
 import type { ToolDescriptor } from "../tools/mod.ts";
 import type { ToolResult } from "../result/mod.ts";
 

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { ToolCall } from "../runtime/tool_call.ts";
+import type { ToolCall } from "../runtime/mod.ts";
 
 /**
  * Hands out run-unique ids. A call whose id was already used in the run gets `<id>-<n>` (the

@@ -9,7 +9,7 @@
 
 import { createHash } from "node:crypto";
 import { type AuditRecorder, summariseValue } from "../audit/mod.ts";
-import type { ToolCall } from "../runtime/tool_call.ts";
+import type { ToolCall } from "../runtime/mod.ts";
 import { failure, type ToolResult } from "../result/mod.ts";
 import type { TurnStop, TurnStopReason } from "./model_provider.ts";
 

@@ -4,7 +4,32 @@
  * @module
  */
 
-export * from "./approver.ts";
-export * from "./grant.ts";
-export * from "./approval_gate.ts";
-export * from "./terminal_approver.ts";
+export {
+  type ApprovalAnswer,
+  type ApprovalChoice,
+  type ApprovalRequest,
+  type Approver,
+} from "./approver.ts";
+export {
+  approveArgument,
+  formatGrant,
+  type Grant,
+  grantCovers,
+  GrantSchema,
+  normaliseScope,
+  parseGrant,
+  shellQuote,
+} from "./grant.ts";
+export {
+  ApprovalGate,
+  type ApprovalGateOptions,
+  type CallApproval,
+  type GateInput,
+  type PendingApproval,
+} from "./approval_gate.ts";
+export {
+  describeRequest,
+  stdinLines,
+  TerminalApprover,
+  type TerminalStreams,
+} from "./terminal_approver.ts";

@@ -8,11 +8,11 @@
  * @module
  */
 
-import type { AgentOutcome } from "../agent/agent_loop.ts";
-import type { PendingApproval } from "../approval/approval_gate.ts";
+import type { AgentOutcome } from "../agent/mod.ts";
+import type { PendingApproval } from "../approval/mod.ts";
 import { MIN_SECRET_LENGTH, type Redactor } from "../audit/mod.ts";
-import { approveArgument } from "../approval/grant.ts";
-import { eventTypeOf } from "../runtime/record.ts";
+import { approveArgument } from "../approval/mod.ts";
+import { eventTypeOf } from "../runtime/mod.ts";
 
 /** The facts of a finished run that CI output is made of. */
 export interface RunReport {

@@ -17,7 +17,7 @@ import * as nodePath from "node:path";
 import { createHash } from "node:crypto";
 import { openRunSession, recordStartFailure, type RunSession } from "../session/mod.ts";
 import { displayRunDir } from "./display_run_dir.ts";
-import { OpenAiProvider } from "../agent/providers/openai_provider.ts";
+import { OpenAiProvider } from "../agent/providers/mod.ts";
 import {
   annotations,
   listDeliverables,
@@ -26,14 +26,14 @@ import {
   type RunReport,
   stepSummary,
 } from "./_ci_output.ts";
-import { AnthropicProvider } from "../agent/providers/anthropic_provider.ts";
+import { AnthropicProvider } from "../agent/providers/mod.ts";
 import { DEFAULT_MODEL, type LoadedConfig } from "../config/mod.ts";
 import type { NetworkGateway } from "../network/mod.ts";
 import { type Paint, painter, type Tone } from "./_colour.ts";
 import { discoverSkills } from "../skills/mod.ts";
 import { describeTool } from "../tools/mod.ts";
 import type { ToolResult } from "../result/mod.ts";
-import { eventTypeOf } from "../runtime/record.ts";
+import { eventTypeOf } from "../runtime/mod.ts";
 import { Redactor } from "../audit/mod.ts";
 import { appendStepSummary, checkStepSummary } from "./_step_summary.ts";
 import {

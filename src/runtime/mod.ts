@@ -4,10 +4,23 @@
  * @module
  */
 
-export * from "./tool_call.ts";
-export * from "./parse_arguments.ts";
-export * from "./decide.ts";
-export * from "./approve.ts";
-export * from "./shape.ts";
-export * from "./record.ts";
-export * from "./tool_runtime.ts";
+export { type ProviderCallOrigin, type ToolCall } from "./tool_call.ts";
+export {
+  type ArgumentLimits,
+  DEFAULT_ARGUMENT_LIMITS,
+  nestingDepth,
+  parseArguments,
+} from "./parse_arguments.ts";
+export { type CommandResolutionContext, decide, type DecisionOutcome } from "./decide.ts";
+export { approve } from "./approve.ts";
+export { shape, type ShapedOutcome } from "./shape.ts";
+export {
+  type CallRecord,
+  eventTypeOf,
+  INLINE_RECORD_BYTES,
+  record,
+  type RecordKeeping,
+  recordNotRun,
+} from "./record.ts";
+export { ToolRuntime, type ToolRuntimeOptions } from "./tool_runtime.ts";
+export { runTurn } from "./scheduler.ts";

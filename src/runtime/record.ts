@@ -14,7 +14,7 @@
 import { createHash } from "node:crypto";
 import type { ArtifactStore, AuditRecorder, Redactor } from "../audit/mod.ts";
 import { summariseValue } from "../audit/mod.ts";
-import type { CallApproval } from "../approval/approval_gate.ts";
+import type { CallApproval } from "../approval/mod.ts";
 import type { PolicyDecision } from "../policy/mod.ts";
 import type { ArtifactRef, ToolResult } from "../result/mod.ts";
 import type { ProviderCallOrigin } from "./tool_call.ts";

@@ -17,7 +17,7 @@ import type { HookRunner } from "../hooks/mod.ts";
 import type { EffectivePolicy, SkillRequest } from "../policy/mod.ts";
 import type { PolicyDecision, TargetScope } from "../policy/mod.ts";
 import type { PathGuard } from "../sandbox/mod.ts";
-import type { ToolWorker } from "../worker/tool_worker.ts";
+import type { ToolWorker } from "../worker/mod.ts";
 import type { ToolRegistry } from "../tools/mod.ts";
 import {
   failure,
@@ -26,7 +26,7 @@ import {
   type ToolResult,
 } from "../result/mod.ts";
 import { approve } from "./approve.ts";
-import type { ApprovalGate, CallApproval } from "../approval/approval_gate.ts";
+import type { ApprovalGate, CallApproval } from "../approval/mod.ts";
 import { type CommandResolutionContext, decide } from "./decide.ts";
 import { type ArgumentLimits, parseArguments } from "./parse_arguments.ts";
 import { record } from "./record.ts";

@@ -9,8 +9,8 @@
 
 import { ConfigError, type LoadedConfig } from "../config/mod.ts";
 import type { PathGuard } from "../sandbox/mod.ts";
-import { loadDeclarativeTools } from "../toolsets/declarative/load_declarative_tools.ts";
-import type { DeclarativeToolFile } from "../toolsets/declarative/declarative_tool_file.ts";
+import { loadDeclarativeTools } from "../toolsets/declarative/mod.ts";
+import type { DeclarativeToolFile } from "../toolsets/declarative/mod.ts";
 import { type BubblewrapProbe, probeBubblewrap } from "../exec/mod.ts";
 import { hostSystemMounts, SYSTEM_FOLDERS, type SystemMount } from "../exec/mod.ts";
 import { commandSearchPath, DEFAULT_ENV_ALLOWLIST, expandAllowlist } from "../exec/mod.ts";

@@ -8,7 +8,7 @@
 import * as nodePath from "node:path";
 import type { LoadedConfig } from "../config/mod.ts";
 import type { CommandSetup } from "./command_setup.ts";
-import type { CommandResolutionContext } from "../runtime/decide.ts";
+import type { CommandResolutionContext } from "../runtime/mod.ts";
 import type { ExecContext } from "../tools/mod.ts";
 import { scannedSecrets } from "./environment.ts";
 import type { SessionRun } from "./session_run.ts";

@@ -12,7 +12,7 @@ import type { MemorySettings } from "../memory/mod.ts";
 import type { NetworkChannels } from "../network/mod.ts";
 import type { PolicyInputs } from "../policy/mod.ts";
 import type { PathGuard } from "../sandbox/mod.ts";
-import type { WorkerPermissions } from "../worker/tool_worker.ts";
+import type { WorkerPermissions } from "../worker/mod.ts";
 import type { ToolDescriptor } from "../tools/mod.ts";
 import { commandToolNames } from "../toolsets/mod.ts";
 import { commandsSnapshot } from "./command_wiring.ts";

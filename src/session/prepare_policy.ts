@@ -7,13 +7,13 @@
 
 import { ConfigError, type LoadedConfig } from "../config/mod.ts";
 import { type CommandSetup, prepareCommands } from "./command_setup.ts";
-import type { DeclarativeToolFile } from "../toolsets/declarative/declarative_tool_file.ts";
+import type { DeclarativeToolFile } from "../toolsets/declarative/mod.ts";
 import type { MemorySettings } from "../memory/mod.ts";
 import { projectIdentity } from "../memory/mod.ts";
 import { type NetworkChannels, networkChannels } from "../network/mod.ts";
 import { EffectivePolicy } from "../policy/mod.ts";
 import { DEFAULT_SENSITIVE_PATTERNS, PathGuard } from "../sandbox/mod.ts";
-import type { WorkerPermissions } from "../worker/tool_worker.ts";
+import type { WorkerPermissions } from "../worker/mod.ts";
 import { ToolRegistrationError, ToolRegistry } from "../tools/mod.ts";
 import { describeTool, type ToolDefinition } from "../tools/mod.ts";
 import { toolSet, type ToolSetSettings } from "../toolsets/mod.ts";

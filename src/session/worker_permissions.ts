@@ -9,7 +9,7 @@ import * as nodePath from "node:path";
 import type { CommandSetup } from "./command_setup.ts";
 import type { MemorySettings } from "../memory/mod.ts";
 import type { PathGuard } from "../sandbox/mod.ts";
-import { computeWorkerPermissions, type WorkerPermissions } from "../worker/tool_worker.ts";
+import { computeWorkerPermissions, type WorkerPermissions } from "../worker/mod.ts";
 import type { SessionRun } from "./session_run.ts";
 
 /**

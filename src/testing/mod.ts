@@ -5,9 +5,15 @@
  * @module
  */
 
-export * from "./temp_sandbox.ts";
-export * from "./tool_context.ts";
-export * from "./call_tool.ts";
-export * from "./with_timeout.ts";
-export * from "./path_exists.ts";
-export * from "./unconfined_approver.ts";
+export {
+  canCreateFifo,
+  createFifo,
+  createTempSandbox,
+  type TempSandbox,
+  writeTree,
+} from "./temp_sandbox.ts";
+export { createTestContext, type TestContextOptions } from "./tool_context.ts";
+export { callTool } from "./call_tool.ts";
+export { withTimeout } from "./with_timeout.ts";
+export { exists } from "./path_exists.ts";
+export { unconfinedCommandApprover } from "./unconfined_approver.ts";

@@ -10,9 +10,6 @@ import { fsTools } from "./fs/mod.ts";
 import { runCommandTool } from "./exec/run_command.ts";
 import { runScriptTool } from "./skills/run_script.ts";
 
-export { toolSet, type ToolSetHandlers, type ToolSetSettings } from "./tool_set.ts";
-export { createSkillTools } from "./skills/skill_tools.ts";
-
 /** Every built-in tool that is always registered, in listing order. */
 export function builtinTools(): ToolDefinition[] {
   return [...fsTools()];
@@ -27,3 +24,6 @@ export function commandTools(): ToolDefinition[] {
 export function commandToolNames(): string[] {
   return commandTools().map((tool) => tool.name);
 }
+
+export { toolSet, type ToolSetHandlers, type ToolSetSettings } from "./tool_set.ts";
+export { createSkillTools } from "./skills/skill_tools.ts";

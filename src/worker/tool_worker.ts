@@ -10,7 +10,7 @@ import type { PathGuard } from "../sandbox/mod.ts";
 import type { HostMessage, WorkerMessage } from "./worker_protocol.ts";
 import type { ExecContext, FileToolSettings, RunLocations } from "../tools/mod.ts";
 import type { MemorySettings } from "../memory/mod.ts";
-import type { DeclarativeToolFile } from "../toolsets/declarative/declarative_tool_file.ts";
+import type { DeclarativeToolFile } from "../toolsets/declarative/mod.ts";
 import { failure, type ToolOutcome } from "../result/mod.ts";
 import { FetchResponder } from "../network/mod.ts";
 import { hostPermission } from "../network/mod.ts";

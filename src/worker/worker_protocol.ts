@@ -7,7 +7,7 @@
 import type { PathGuardOptions } from "../sandbox/mod.ts";
 import type { ExecContext, FileToolSettings, RunLocations } from "../tools/mod.ts";
 import type { MemorySettings } from "../memory/mod.ts";
-import type { DeclarativeToolFile } from "../toolsets/declarative/declarative_tool_file.ts";
+import type { DeclarativeToolFile } from "../toolsets/declarative/mod.ts";
 import type { ToolOutcome } from "../result/mod.ts";
 import type { FetchAbortMessage, FetchReplyMessage, FetchRequestMessage } from "../network/mod.ts";
 

@@ -8,7 +8,7 @@
  */
 
 import { ModelError, type ModelTurn, type TokenUsage, type TurnStop } from "../model_provider.ts";
-import type { ToolCall } from "../../runtime/tool_call.ts";
+import type { ToolCall } from "../../runtime/mod.ts";
 
 /**
  * Builds the turn, or throws `ModelError("provider_failed")` for an empty answer that ended

@@ -15,7 +15,7 @@ import type {
   ModelTurn,
   TurnStop,
 } from "../model_provider.ts";
-import type { ToolCall } from "../../runtime/tool_call.ts";
+import type { ToolCall } from "../../runtime/mod.ts";
 import type { ToolDescriptor } from "../../tools/mod.ts";
 import { DEFAULT_MODEL } from "../../config/mod.ts";
 import { ToolNameMap } from "../tool_names.ts";

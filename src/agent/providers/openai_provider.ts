@@ -21,7 +21,7 @@ import {
   type ModelTurn,
   type TurnStop,
 } from "../model_provider.ts";
-import type { ToolCall } from "../../runtime/tool_call.ts";
+import type { ToolCall } from "../../runtime/mod.ts";
 import type { JsonSchema, ToolDescriptor } from "../../tools/mod.ts";
 import { ToolNameMap } from "../tool_names.ts";
 import { postJson } from "./_http.ts";

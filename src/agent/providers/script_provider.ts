@@ -26,7 +26,7 @@ import {
   type ModelRequest,
   type ModelTurn,
 } from "../model_provider.ts";
-import type { ToolCall } from "../../runtime/tool_call.ts";
+import type { ToolCall } from "../../runtime/mod.ts";
 
 interface ScriptLine {
   line: number;

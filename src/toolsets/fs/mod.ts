@@ -14,13 +14,6 @@ import { writeFileTool } from "./write_file.ts";
 import { editFileTool } from "./edit_file.ts";
 import { deleteFileTool } from "./delete_file.ts";
 
-export * from "./read_file.ts";
-export * from "./list_files.ts";
-export * from "./grep_files.ts";
-export * from "./write_file.ts";
-export * from "./edit_file.ts";
-export * from "./delete_file.ts";
-
 /**
  * Every fs tool, in a stable order: read, list, grep, write, edit, delete. `fs.delete_file` is
  * destructive (off by default in policy); `fs.write_file` and `fs.edit_file` have permission
@@ -36,3 +29,35 @@ export * from "./delete_file.ts";
 export function fsTools(): ToolDefinition[] {
   return [readFileTool, listFilesTool, grepFilesTool, writeFileTool, editFileTool, deleteFileTool];
 }
+
+export {
+  DEFAULT_MAX_LINES,
+  MAX_LINE_BYTES,
+  MAX_LINES_LIMIT,
+  type ReadFileData,
+  readFileTool,
+} from "./read_file.ts";
+export {
+  DEFAULT_LIST_LIMIT,
+  type ListedEntry,
+  type ListFilesData,
+  listFilesTool,
+  type ListTruncatedReason,
+  MAX_LIST_LIMIT,
+} from "./list_files.ts";
+export {
+  DEFAULT_GREP_LIMIT,
+  type GrepFilesData,
+  grepFilesTool,
+  type GrepMatch,
+  type GrepSkipped,
+  type GrepTruncatedReason,
+  MAX_FILES_SCANNED,
+  MAX_GREP_LIMIT,
+  MAX_MATCH_LINE_CHARACTERS,
+  MAX_PATTERN_LENGTH,
+  type SkippedFile,
+} from "./grep_files.ts";
+export { type WriteFileData, writeFileTool } from "./write_file.ts";
+export { type EditFileData, editFileTool, MAX_DIFF_OUTPUT_LINES, MAX_EDITS } from "./edit_file.ts";
+export { type DeleteFileData, deleteFileTool } from "./delete_file.ts";

@@ -11,9 +11,6 @@ import type { ToolDefinition } from "../../tools/mod.ts";
 import { createRecallMemoryTool } from "./recall_memory.ts";
 import { createWriteMemoryTool } from "./write_memory.ts";
 
-export * from "./recall_memory.ts";
-export * from "./write_memory.ts";
-
 export type { MemoryWriteMode };
 
 /** Options of {@linkcode createMemoryTools}. */
@@ -52,3 +49,15 @@ export function createMemoryTools(options: MemoryToolsOptions): ToolDefinition[]
   }
   return tools;
 }
+
+export {
+  createRecallMemoryTool,
+  type RecallMemoryData,
+  type RecallMemoryOptions,
+} from "./recall_memory.ts";
+export {
+  createWriteMemoryTool,
+  type MemoryCandidate,
+  type WriteMemoryData,
+  type WriteMemoryOptions,
+} from "./write_memory.ts";
