@@ -24,106 +24,31 @@
  */
 
 import * as nodePath from "node:path";
-import * as nodeFs from "node:fs";
-import picomatch from "picomatch";
+import type * as nodeFs from "node:fs";
+import {
+  canonicalLoose,
+  canonicalRoot,
+  isWithin,
+  lstatOrNull,
+  MAX_SYMLINK_HOPS,
+  printable,
+  realOrSelf,
+  resolvePhysically,
+  SPECIAL_FILESYSTEMS,
+  splitComponents,
+} from "./_physical_resolution.ts";
 import type { ToolError } from "../result/mod.ts";
-
-/** How a tool uses a path: `list` walks a folder, `read` reads a file, `write` creates or changes, `delete` removes. */
-export type PathAccess = "read" | "list" | "write" | "delete";
+import type { PathAccess, PathCheck, PathGuardOptions, ResolvedPath } from "./resolved_path.ts";
+import { DEFAULT_SENSITIVE_PATTERNS, sensitiveMatcher } from "./sensitive_patterns.ts";
 
 /** Longest path accepted, in bytes (Linux `PATH_MAX`). */
 export const MAX_PATH_BYTES = 4096;
-/** Most symlinks followed while resolving one path (Linux `MAXSYMLINKS`). */
-export const MAX_SYMLINK_HOPS = 40;
 
-/** Sensitive path patterns every run has (ARCHITECTURE §6, issue 2). `~/` is the home folder. */
-export const DEFAULT_SENSITIVE_PATTERNS: readonly string[] = [
-  "~/.ssh",
-  "~/.gnupg",
-  "~/.aws",
-  "~/.config/gcloud",
-  "*.pem",
-  "*.key",
-  ".env",
-  ".env.*",
-];
+export { DEFAULT_SENSITIVE_PATTERNS, isWithin, MAX_SYMLINK_HOPS, printable };
+export type { PathAccess, PathCheck, PathGuardOptions, ResolvedPath };
 
 /** A resolution saw a component change under it (see {@linkcode PathGuard.check}). */
 const CHANGED = Symbol("changed");
-
-/** Folders that are outside the sandbox whatever the roots say. */
-const SPECIAL_FILESYSTEMS = ["/proc", "/sys", "/dev"];
-
-/** Options of {@linkcode PathGuard.create}. Every path is absolute. */
-export interface PathGuardOptions {
-  /** The sandbox root: readable and writable. */
-  workspace: string;
-  /** Extra read-only roots. @default [] */
-  readRoots?: readonly string[];
-  /** Extra writable (and readable) roots, e.g. the run's `workspace/` and `deliverables/`. @default [] */
-  writeRoots?: readonly string[];
-  /** Files or folders never writable, even inside a write root. @default [] */
-  protectedPaths?: readonly string[];
-  /** Folders inside a protected path that stay writable (the current run's workspace). @default [] */
-  writableExceptions?: readonly string[];
-  /**
-   * Sensitive patterns: with a `/` they match the whole absolute path (`~/` expands to `home`), a
-   * folder pattern also covers everything below it; without a `/` they match the file name.
-   * @default DEFAULT_SENSITIVE_PATTERNS
-   */
-  sensitivePatterns?: readonly string[];
-  /** The home folder for `~`; `null` refuses `~` paths. */
-  home: string | null;
-  /** Folders recursive walks never enter (the runs folder); `.git` folders are always skipped. @default [] */
-  walkExclusions?: readonly string[];
-}
-
-/** What a path resolves to. Everything a policy decision needs. */
-export interface ResolvedPath {
-  /** As given. */
-  requested: string;
-  /** The real path: every existing component resolved, missing ones appended. */
-  real: string;
-  /**
-   * The path as spelled: absolute, `.` and `..` collapsed as text, no link followed. Deny and ask
-   * rules, protected and sensitive paths are checked on it as well as on `real`.
-   */
-  spelled: string;
-  /** The real path relative to the workspace (`.` for the workspace), or the real path if outside it. */
-  display: string;
-  access: PathAccess;
-  /** What is at `real` (after following links): `other` is a FIFO, socket or device. */
-  type: "file" | "directory" | "missing" | "other";
-  /** The requested path itself is a symlink (its target is `real`). */
-  via_symlink: boolean;
-  /** The root that contains `real`. */
-  root: string;
-  /**
-   * The outermost root that contains `real` (a root nested in another root is not trusted as a
-   * starting point: its parents can change). `safe_file.ts` and `walk.ts` hold the folders from
-   * here down. Always set by the guard; absent only in hand-made values (then `root` is used).
-   */
-  anchor?: string;
-  /** The protected path `real` falls in (writes and deletes only), or null. */
-  protected: string | null;
-  /** The sensitive pattern matched by the requested or the real path, or null. */
-  sensitive: string | null;
-  /** Identity of an existing file or folder, to re-verify after open (`null` when missing). */
-  identity: { dev: number; ino: number } | null;
-  /** Size of an existing file in bytes (0 otherwise). */
-  size: number;
-  /**
-   * Hard links of an existing regular file (lstat `nlink`: 1 for an ordinary file, more when the
-   * same content has other names, possibly outside the roots). Absent for folders and missing
-   * paths. A policy may treat `links > 1` like a sensitive file.
-   */
-  links?: number;
-}
-
-/** The guard's answer: facts, or why the path is refused before any policy is consulted. */
-export type PathCheck =
-  | { ok: true; path: ResolvedPath }
-  | { ok: false; requested: string; error: ToolError };
 
 /**
  * Resolves and checks paths against canonical roots. Create once per run with
@@ -462,207 +387,6 @@ export class PathGuard {
   }
 }
 
-/**
- * Tells whether `path` is `parent` or below it, comparing whole components (so `/w/project2` is not
- * within `/w/project`). Both must be normalised absolute paths.
- */
-export function isWithin(path: string, parent: string): boolean {
-  if (parent === "/") return path.startsWith("/");
-  return path === parent || path.startsWith(parent.endsWith("/") ? parent : parent + "/");
-}
-
-type Resolution =
-  | { real: string; viaSpecial: boolean; leafWasSymlink: boolean }
-  | {
-    error: string;
-    type: "invalid_arguments" | "path_outside_sandbox" | "io_error" | "sandbox_violation";
-    /** A component changed while it was read (worth resolving again). */
-    changed?: boolean;
-  };
-
-/**
- * Walks `rest` from `start` one component at a time, the way the kernel would, reading symlinks
- * itself so that dangling links are followed too. Missing components end the physical walk; what
- * follows is appended as text (a `..` there steps back over the text, which names nothing real).
- */
-async function resolvePhysically(
-  start: string,
-  rest: string,
-  roots: readonly string[][] = [],
-): Promise<Resolution> {
-  let current = start;
-  // Components still to walk; `original` marks those of the requested path (not of a link target).
-  let pending = splitComponents(rest).map((name) => ({ name, original: true }));
-  let hops = 0;
-  let viaSpecial = false;
-  let leafWasSymlink = false;
-  // How many text components past the last existing one `current` is (0: `current` exists).
-  let missingDepth = 0;
-  while (pending.length > 0) {
-    if (current === "/" && missingDepth === 0) {
-      // A root is a real path (no symlink in it), so a walk that spells a root out from "/" may
-      // jump straight to it. Besides saving work, this keeps the guard usable in the Worker, which
-      // may not read the roots' parents.
-      const root = roots.find((parts) =>
-        parts.every((part, index) => pending[index]?.name === part)
-      );
-      if (root !== undefined && root.length > 0) {
-        current = "/" + root.join("/");
-        pending = pending.slice(root.length);
-        continue;
-      }
-    }
-    const { name, original } = pending.shift() as { name: string; original: boolean };
-    const isLastOriginal = original && !pending.some((item) => item.original);
-    if (name === ".") continue;
-    if (name === "..") {
-      current = nodePath.dirname(current);
-      if (missingDepth > 0) missingDepth -= 1;
-      continue;
-    }
-    const candidate = current === "/" ? "/" + name : current + "/" + name;
-    if (missingDepth > 0) {
-      missingDepth += 1;
-      current = candidate;
-      continue;
-    }
-    let stat: nodeFs.Stats | null;
-    try {
-      stat = await lstatOrNull(candidate);
-    } catch (error) {
-      if (isPermissionRefusal(error)) {
-        return {
-          type: "path_outside_sandbox",
-          error: `"${printable(candidate)}" is outside what this process may read`,
-        };
-      }
-      return {
-        type: "io_error",
-        error: `"${printable(candidate)}" cannot be inspected (${String(error)})`,
-      };
-    }
-    if (stat === null) {
-      missingDepth = 1;
-      current = candidate;
-      continue;
-    }
-    if (stat.isSymbolicLink()) {
-      hops += 1;
-      if (hops > MAX_SYMLINK_HOPS) {
-        return {
-          type: "invalid_arguments",
-          error: `more than ${MAX_SYMLINK_HOPS} symlinks (a loop?)`,
-        };
-      }
-      let target: string;
-      try {
-        target = await nodeFs.promises.readlink(candidate);
-      } catch (error) {
-        const code = (error as { code?: string }).code;
-        if (code !== "EINVAL" && code !== "ENOENT" && code !== "ENOTDIR") throw error;
-        return {
-          type: "sandbox_violation",
-          error: `"${
-            printable(candidate)
-          }" changed while the path was resolved (a concurrent rename?); try again`,
-          changed: true,
-        };
-      }
-      if (isLastOriginal) leafWasSymlink = true;
-      if (nodePath.isAbsolute(target)) current = "/";
-      pending = [
-        ...splitComponents(target).map((part) => ({ name: part, original: false })),
-        ...pending,
-      ];
-      continue;
-    }
-    if (pending.some((item) => item.name !== ".") && !stat.isDirectory()) {
-      return { type: "invalid_arguments", error: `"${printable(candidate)}" is not a folder` };
-    }
-    current = candidate;
-    if (SPECIAL_FILESYSTEMS.some((special) => isWithin(current, special))) viaSpecial = true;
-  }
-  return { real: current, viaSpecial, leafWasSymlink };
-}
-
-/** Deno's `NotCapable` (its permissions) or the OS's EACCES/EPERM. */
-function isPermissionRefusal(error: unknown): boolean {
-  const code = (error as { code?: string }).code;
-  return (error instanceof Error && error.name === "NotCapable") || code === "EACCES" ||
-    code === "EPERM";
-}
-
-function splitComponents(path: string): string[] {
-  return path.split("/").filter((part) => part.length > 0);
-}
-
-async function lstatOrNull(path: string): Promise<nodeFs.Stats | null> {
-  try {
-    return await nodeFs.promises.lstat(path);
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return null;
-    throw error;
-  }
-}
-
-async function canonicalRoot(path: string, what: string): Promise<string> {
-  if (!nodePath.isAbsolute(path)) {
-    throw new TypeError(`Cannot use ${what} "${path}": it must be an absolute path`);
-  }
-  let real: string;
-  try {
-    real = await nodeFs.promises.realpath(path);
-  } catch {
-    throw new TypeError(`Cannot use ${what} "${path}": it does not exist`);
-  }
-  if (!(await nodeFs.promises.stat(real)).isDirectory()) {
-    throw new TypeError(`Cannot use ${what} "${path}": it is not a folder`);
-  }
-  if (real === "/" || SPECIAL_FILESYSTEMS.some((special) => isWithin(real, special))) {
-    throw new TypeError(`Cannot use ${what} "${path}": "/", /proc, /sys and /dev cannot be roots`);
-  }
-  return real;
-}
-
-/** Real path of a path that may not exist yet (protected files are often created later). */
-async function canonicalLoose(path: string): Promise<string> {
-  const resolution = await resolvePhysically("/", nodePath.resolve(path));
-  return "error" in resolution ? nodePath.resolve(path) : resolution.real;
-}
-
-async function realOrSelf(path: string): Promise<string> {
-  try {
-    return await nodeFs.promises.realpath(path);
-  } catch {
-    return nodePath.resolve(path);
-  }
-}
-
-function sensitiveMatcher(
-  pattern: string,
-  home: string | null,
-): { pattern: string; test: (path: string) => boolean } {
-  if (!pattern.includes("/")) {
-    const matchName = picomatch(pattern, { dot: true });
-    return { pattern, test: (path) => matchName(nodePath.basename(path)) };
-  }
-  let absolute = pattern;
-  if (pattern.startsWith("~/")) {
-    if (home === null) return { pattern, test: () => false };
-    absolute = home + pattern.slice(1);
-  }
-  const matchPath = picomatch([absolute, `${absolute.replace(/\/+$/, "")}/**`], { dot: true });
-  return { pattern, test: (path) => matchPath(path) };
-}
-
 function unique(values: string[]): string[] {
   return [...new Set(values)];
-}
-
-/** A path shortened and stripped of control characters for messages. */
-export function printable(path: string): string {
-  // deno-lint-ignore no-control-regex
-  const clean = path.replace(/[\u0000-\u001f]/g, "?");
-  return clean.length > 200 ? `${clean.slice(0, 120)}…${clean.slice(-60)}` : clean;
 }

@@ -1,0 +1,50 @@
+/**
+ * Sensitive paths (ARCHITECTURE §6, issue 2): the patterns every run has, and how one pattern
+ * matches a path (with a `/`: the whole absolute path and everything below it; without: the file
+ * name).
+ *
+ * @module
+ */
+
+import * as nodePath from "node:path";
+import picomatch from "picomatch";
+
+/** Sensitive path patterns every run has (ARCHITECTURE §6, issue 2). `~/` is the home folder. */
+export const DEFAULT_SENSITIVE_PATTERNS: readonly string[] = [
+  "~/.ssh",
+  "~/.gnupg",
+  "~/.aws",
+  "~/.config/gcloud",
+  "*.pem",
+  "*.key",
+  ".env",
+  ".env.*",
+];
+
+/**
+ * A matcher for one sensitive pattern. `~/` expands to `home`; with no home such a pattern matches
+ * nothing.
+ *
+ * @example
+ * ```ts
+ * import { sensitiveMatcher } from "./sensitive_patterns.ts";
+ * const matcher = sensitiveMatcher("*.pem", null);
+ * console.assert(matcher.test("/w/certs/server.pem") && !matcher.test("/w/server.pem.txt"));
+ * ```
+ */
+export function sensitiveMatcher(
+  pattern: string,
+  home: string | null,
+): { pattern: string; test: (path: string) => boolean } {
+  if (!pattern.includes("/")) {
+    const matchName = picomatch(pattern, { dot: true });
+    return { pattern, test: (path) => matchName(nodePath.basename(path)) };
+  }
+  let absolute = pattern;
+  if (pattern.startsWith("~/")) {
+    if (home === null) return { pattern, test: () => false };
+    absolute = home + pattern.slice(1);
+  }
+  const matchPath = picomatch([absolute, `${absolute.replace(/\/+$/, "")}/**`], { dot: true });
+  return { pattern, test: (path) => matchPath(path) };
+}
