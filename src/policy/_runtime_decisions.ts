@@ -7,7 +7,13 @@
  */
 
 import type { ToolDescriptor } from "../tools/mod.ts";
-import type { CommandFinding, PolicyDecision, PolicyRule } from "./policy_rule.ts";
+import type {
+  CommandFinding,
+  Decision,
+  PolicyDecision,
+  PolicyLayer,
+  PolicyRule,
+} from "./policy_rule.ts";
 import { RUNTIME_RULES } from "./runtime_rules.ts";
 
 /**
@@ -93,4 +99,26 @@ export function ruleDecision(rule: PolicyRule): PolicyDecision {
   return rule.decision === "deny"
     ? { decision: "deny", ...said, error_type: "permission_denied" }
     : { decision: rule.decision, ...said, error_type: null };
+}
+
+const LAYER_ORDER: PolicyLayer[] = ["runtime", "sandbox", "skill", "config", "default"];
+const DECISION_RANK: Record<Decision, number> = { allow: 0, ask: 1, deny: 2 };
+
+/** The decision that wins: deny > ask > allow; for equal decisions, the earlier layer. */
+export function strongest(candidates: PolicyDecision[]): PolicyDecision {
+  return candidates.reduce((best, candidate) => {
+    const rank = DECISION_RANK[candidate.decision] - DECISION_RANK[best.decision];
+    if (rank > 0) return candidate;
+    if (rank === 0 && LAYER_ORDER.indexOf(candidate.layer) < LAYER_ORDER.indexOf(best.layer)) {
+      return candidate;
+    }
+    return best;
+  });
+}
+
+/** Drops keys whose value is undefined (exactOptionalPropertyTypes). */
+export function definedOnly<T extends object>(value: T): PolicyRule {
+  return Object.fromEntries(
+    Object.entries(value).filter(([, item]) => item !== undefined),
+  ) as unknown as PolicyRule;
 }

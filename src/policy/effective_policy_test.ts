@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import type { ResolvedPath } from "../sandbox/path_guard.ts";
 import type { ToolDescriptor } from "../tools/tool_definition.ts";
-import { type ConfigRule, EffectivePolicy, RUNTIME_RULES } from "./effective_policy.ts";
+import { EffectivePolicy, RUNTIME_RULES } from "./effective_policy.ts";
+import type { ConfigRule } from "./policy_inputs.ts";
 import { type CommandFinding, NO_TARGETS, type TargetScope } from "./policy_rule.ts";
 
 const WORKSPACE = "/w/project";

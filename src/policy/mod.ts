@@ -23,16 +23,16 @@ export {
   type PolicyRule,
   type TargetScope,
 } from "./policy_rule.ts";
+export { EffectivePolicy } from "./effective_policy.ts";
 export {
   AGENT_TYPES,
   type AgentType,
   type ConfigRule,
-  EffectivePolicy,
   type PolicyInputs,
   type SkillRequest,
   type ToolPolicy,
   WORKER_TOOLS,
-} from "./effective_policy.ts";
+} from "./policy_inputs.ts";
 export {
   type LocationFolders,
   type NamedLocation,

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { ToolDescriptor } from "../tools/tool_definition.ts";
-import { type ConfigRule, EffectivePolicy } from "./effective_policy.ts";
+import { EffectivePolicy } from "./effective_policy.ts";
+import type { ConfigRule } from "./policy_inputs.ts";
 import { replaceLocations, sortLocations } from "./named_locations.ts";
 
 const write = {

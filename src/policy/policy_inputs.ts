@@ -1,0 +1,106 @@
+/**
+ * What the effective policy is computed from and what it reports per tool: config rules, skill
+ * requests, the inputs of {@linkcode EffectivePolicy.compute}, agent types and the tool-level view.
+ *
+ * @module
+ */
+
+import type { ToolDescriptor } from "../tools/mod.ts";
+import type { Decision, PolicyLayer } from "./policy_rule.ts";
+import type { HashedFolders } from "./policy_hash.ts";
+
+/** A permissions.json rule as loaded from config (ids filled in). */
+export interface ConfigRule {
+  id: string;
+  tools: string[];
+  tags?: string[] | undefined;
+  paths?: string[] | undefined;
+  commands?: string[] | undefined;
+  arguments?: string[] | undefined;
+  decision: Decision;
+  reason?: string | undefined;
+}
+
+/** What a skill asks for: rules (ask/deny only) and a narrowing of the tool set. */
+export interface SkillRequest {
+  skill: string;
+  /** Tool-name patterns the skill may use; the run's tool set becomes the intersection. */
+  allowed_tools?: string[];
+  rules?: Omit<ConfigRule, "id">[];
+}
+
+/** Inputs of {@linkcode EffectivePolicy.compute}. */
+export interface PolicyInputs {
+  /** Every registered tool. */
+  tools: ToolDescriptor[];
+  /** Canonical workspace path, for path rules. */
+  workspace: string;
+  /** Rules from permissions.json, in file order. */
+  configRules: ConfigRule[];
+  /** Where they came from: a file path, `inline`, or null when none. */
+  configSource: string | null;
+  skillRequests?: SkillRequest[];
+  /** Roots and protected paths, recorded in the snapshot. */
+  sandbox: Record<string, unknown>;
+  /**
+   * The current run's own folders (`workspace/`, `deliverables/`, real paths): writes that stay
+   * inside them are allowed by default, since they exist to be written. @default []
+   */
+  runFolders?: string[];
+  /**
+   * Which agent the tool set is for. `worker` gets a minimal readonly set
+   * ({@linkcode WORKER_TOOLS}); `sub`, `fork` and `worker` never get memory tools; each starts from
+   * the config, never from a parent's set. @default "main"
+   */
+  agentType?: AgentType;
+  /** The task policy's tool patterns: the set can only be narrowed to them. @default no narrowing */
+  taskTools?: string[];
+  /** Tools the task suggests: a preference recorded in the snapshot, never a grant. */
+  suggestedTools?: string[];
+  /**
+   * How the commands of command tools (`tools`: exec.run_command, skills.run_script, declarative
+   * tools) are confined. `off` turns those tools off (`sandbox:command-isolation`); `none` makes
+   * every call of them ask (`runtime:unconfined-command`), whatever a rule allows. @default bwrap
+   */
+  commandIsolation?: { effective: "bwrap" | "none" | "off"; reason: string; tools: string[] };
+  /**
+   * The run's folder: written `<run>` in scopes and before hashing, so that the policy hash (which
+   * grants name) is the same for every run of the same config.
+   */
+  runDir?: string;
+  /**
+   * Other folders written by name before hashing: the home folder `<home>` (home dotfiles are
+   * protected paths), the config file's folder `<config>`, the runs folder `<runs>`.
+   * @default none
+   */
+  folders?: HashedFolders;
+}
+
+/** The tool-level view of one tool, for `kagent-run policy` and the snapshot. */
+export interface ToolPolicy {
+  tool: string;
+  /** The decision for a call that touches no path. */
+  decision: Decision;
+  rule: string;
+  layer: PolicyLayer;
+  reason: string;
+  /** In the run's effective tool set (a tool-level deny removes it). */
+  available: boolean;
+  /** Rules with paths or commands that may change the decision per call. */
+  conditional_rules: string[];
+}
+
+/** The kinds of agent a tool set is computed for. */
+export type AgentType = "main" | "sub" | "fork" | "worker";
+
+/** The agent types, for option parsing. */
+export const AGENT_TYPES: readonly AgentType[] = ["main", "sub", "fork", "worker"];
+
+/** The readonly tools a `worker` agent may have at most. */
+export const WORKER_TOOLS: readonly string[] = [
+  "fs.read_file",
+  "fs.list_files",
+  "fs.grep_files",
+  "skills.list_skills",
+  "skills.load_skill",
+];
