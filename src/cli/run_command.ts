@@ -5,19 +5,12 @@
  * @module
  */
 
-import {
-  buildSystemPrompt,
-  countResults,
-  ModelError,
-  runAgent,
-  ScriptProvider,
-} from "../agent/mod.ts";
-import type { ModelProvider, RunContext, SystemPrompt } from "../agent/mod.ts";
+import { buildSystemPrompt, countResults, runAgent } from "../agent/mod.ts";
+import type { RunContext, SystemPrompt } from "../agent/mod.ts";
 import * as nodePath from "node:path";
 import { createHash } from "node:crypto";
 import { openRunSession, recordStartFailure, type RunSession } from "../session/mod.ts";
 import { displayRunDir } from "./display_run_dir.ts";
-import { OpenAiProvider } from "../agent/providers/mod.ts";
 import {
   annotations,
   listDeliverables,
@@ -26,9 +19,9 @@ import {
   type RunReport,
   stepSummary,
 } from "./_ci_output.ts";
-import { AnthropicProvider } from "../agent/providers/mod.ts";
-import { DEFAULT_MODEL, type LoadedConfig } from "../config/mod.ts";
+import type { LoadedConfig } from "../config/mod.ts";
 import type { NetworkGateway } from "../network/mod.ts";
+import { providerFor } from "./_provider_for.ts";
 import { type Paint, painter, type Tone } from "./_colour.ts";
 import { discoverSkills } from "../skills/mod.ts";
 import { describeTool } from "../tools/mod.ts";
@@ -358,62 +351,4 @@ export function progressLine(result: ToolResult, paint: Paint = (_tone, text) =>
   return `  ${paint(tone, status)} ${result.tool} ${
     paint("dim", `(${result.duration_ms} ms)`)
   }${type} ${result.summary.split("\n")[0]}\n`;
-}
-
-/**
- * The model provider the config names: a script replayed from a file, or an OpenAI-compatible
- * endpoint whose API key is read from the variable \`api_key_env\` names.
- *
- * @throws {UsageError} for an unreadable script or an unset API key variable.
- */
-async function providerFor(
-  model: NonNullable<LoadedConfig["model"]>,
-  io: CommandIo,
-  gateway: NetworkGateway | null,
-): Promise<ModelProvider> {
-  if (model.provider === "script") {
-    try {
-      return await ScriptProvider.fromFile(model.script);
-    } catch (error) {
-      if (error instanceof ModelError) throw new UsageError(error.message);
-      throw error;
-    }
-  }
-  let apiKey: string | null = null;
-  if (model.api_key_env !== undefined) {
-    apiKey = io.env(model.api_key_env) ?? null;
-    if (apiKey === null || apiKey === "") {
-      throw new UsageError(
-        `Cannot run with model "${model.model}": the variable "${model.api_key_env}" named by ` +
-          `"model.api_key_env" is not set`,
-      );
-    }
-  }
-  if (gateway === null) {
-    throw new Error(`Cannot call provider "${model.provider}": the network boundary is not open`);
-  }
-  const fetch = gateway.fetchFor("model");
-  if (model.provider === "anthropic") {
-    return new AnthropicProvider({
-      fetch,
-      model: model.model,
-      base_url: model.base_url ?? DEFAULT_MODEL.base_urls.anthropic,
-      api_key: apiKey,
-      max_tokens: model.max_tokens ?? DEFAULT_MODEL.anthropic_max_tokens,
-      ...(model.temperature === undefined ? {} : { temperature: model.temperature }),
-      timeout_ms: model.timeout_ms ?? DEFAULT_MODEL.timeout_ms,
-      retries: model.retries ?? DEFAULT_MODEL.retries,
-    });
-  }
-  return new OpenAiProvider({
-    fetch,
-    model: model.model,
-    ...(model.strict === undefined ? {} : { strict: model.strict }),
-    base_url: model.base_url ?? DEFAULT_MODEL.base_urls.openai,
-    api_key: apiKey,
-    ...(model.temperature === undefined ? {} : { temperature: model.temperature }),
-    ...(model.max_tokens === undefined ? {} : { max_tokens: model.max_tokens }),
-    timeout_ms: model.timeout_ms ?? DEFAULT_MODEL.timeout_ms,
-    retries: model.retries ?? DEFAULT_MODEL.retries,
-  });
 }

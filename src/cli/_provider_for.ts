@@ -1,0 +1,69 @@
+/**
+ * The model provider a run's config names, built for the CLI. Private to the CLI folder.
+ *
+ * @module
+ */
+
+import { ModelError, type ModelProvider, ScriptProvider } from "../agent/mod.ts";
+import { AnthropicProvider, OpenAiProvider } from "../agent/providers/mod.ts";
+import { DEFAULT_MODEL, type LoadedConfig } from "../config/mod.ts";
+import type { NetworkGateway } from "../network/mod.ts";
+import { type CommandIo, UsageError } from "./_common.ts";
+
+/**
+ * The model provider the config names: a script replayed from a file, or an OpenAI-compatible
+ * endpoint whose API key is read from the variable \`api_key_env\` names.
+ *
+ * @throws {UsageError} for an unreadable script or an unset API key variable.
+ */
+export async function providerFor(
+  model: NonNullable<LoadedConfig["model"]>,
+  io: CommandIo,
+  gateway: NetworkGateway | null,
+): Promise<ModelProvider> {
+  if (model.provider === "script") {
+    try {
+      return await ScriptProvider.fromFile(model.script);
+    } catch (error) {
+      if (error instanceof ModelError) throw new UsageError(error.message);
+      throw error;
+    }
+  }
+  let apiKey: string | null = null;
+  if (model.api_key_env !== undefined) {
+    apiKey = io.env(model.api_key_env) ?? null;
+    if (apiKey === null || apiKey === "") {
+      throw new UsageError(
+        `Cannot run with model "${model.model}": the variable "${model.api_key_env}" named by ` +
+          `"model.api_key_env" is not set`,
+      );
+    }
+  }
+  if (gateway === null) {
+    throw new Error(`Cannot call provider "${model.provider}": the network boundary is not open`);
+  }
+  const fetch = gateway.fetchFor("model");
+  if (model.provider === "anthropic") {
+    return new AnthropicProvider({
+      fetch,
+      model: model.model,
+      base_url: model.base_url ?? DEFAULT_MODEL.base_urls.anthropic,
+      api_key: apiKey,
+      max_tokens: model.max_tokens ?? DEFAULT_MODEL.anthropic_max_tokens,
+      ...(model.temperature === undefined ? {} : { temperature: model.temperature }),
+      timeout_ms: model.timeout_ms ?? DEFAULT_MODEL.timeout_ms,
+      retries: model.retries ?? DEFAULT_MODEL.retries,
+    });
+  }
+  return new OpenAiProvider({
+    fetch,
+    model: model.model,
+    ...(model.strict === undefined ? {} : { strict: model.strict }),
+    base_url: model.base_url ?? DEFAULT_MODEL.base_urls.openai,
+    api_key: apiKey,
+    ...(model.temperature === undefined ? {} : { temperature: model.temperature }),
+    ...(model.max_tokens === undefined ? {} : { max_tokens: model.max_tokens }),
+    timeout_ms: model.timeout_ms ?? DEFAULT_MODEL.timeout_ms,
+    retries: model.retries ?? DEFAULT_MODEL.retries,
+  });
+}
