@@ -9,6 +9,7 @@
 import { z } from "zod";
 import { PermissionsFileSchema } from "./permissions_schema.ts";
 import { DEFAULT_HOOK, MAX_ARGUMENT_DEPTH } from "./defaults.ts";
+import { McpServersSchema } from "./mcp_server_schema.ts";
 
 const pathString = (description: string) => z.string().min(1).describe(description);
 
@@ -329,6 +330,7 @@ export const ConfigFileSchema = z.strictObject({
   hooks: HooksConfigSchema.optional().describe(
     "Programs run before (PreToolUse, may restrict) and after (PostToolUse, observe) tool calls.",
   ),
+  mcp_servers: McpServersSchema.optional(),
 });
 
 /** A config file as written (the input of {@linkcode ConfigFileSchema}). */

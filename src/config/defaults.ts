@@ -209,3 +209,20 @@ export const DEFAULT_HOOK: Readonly<{
   max_timeout_ms: 60_000,
   tools: Object.freeze(["*"]),
 });
+
+/** Defaults of an `mcp_servers` entry. */
+export const DEFAULT_MCP_SERVER: Readonly<{
+  /** Longest one tool call may take, in ms. @default 60000 */
+  timeout_ms: number;
+  /** Longest the server may take to start and list its tools, in ms. @default 30000 */
+  startup_timeout_ms: number;
+  /** @default false */
+  trust_annotations: boolean;
+  /** @default true */
+  required: boolean;
+}> = Object.freeze({
+  timeout_ms: 60_000,
+  startup_timeout_ms: 30_000,
+  trust_annotations: false,
+  required: true,
+});

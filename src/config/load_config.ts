@@ -16,6 +16,7 @@ import { resolveAgent } from "./_resolve_agent.ts";
 import { resolveAudit } from "./_resolve_audit.ts";
 import type { ResolveContext } from "./_resolve_context.ts";
 import { resolveHooks } from "./_resolve_hooks.ts";
+import { resolveMcpServers } from "./_resolve_mcp.ts";
 import { resolveLimits } from "./_resolve_limits.ts";
 import { resolveMemory } from "./_resolve_memory.ts";
 import { resolveModel } from "./_resolve_model.ts";
@@ -117,6 +118,7 @@ export async function loadConfig(
   const model = await resolveModel(context);
   const agent = await resolveAgent(context);
   const hooks = resolveHooks(context);
+  const mcpServers = resolveMcpServers(context);
   if (issues.length > 0) throw invalid(issues);
 
   const { permissions, permissionsPath } = await resolvePermissions(context, path);
@@ -138,5 +140,6 @@ export async function loadConfig(
     limits: resolveLimits(file),
     audit: resolveAudit(file),
     hooks,
+    mcp_servers: mcpServers,
   };
 }

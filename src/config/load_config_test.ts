@@ -81,6 +81,7 @@ Deno.test("loadConfig fills every default when the file sets only the workspace"
     limits: { ...DEFAULT_LIMITS },
     audit: { secret_env: [...DEFAULT_SECRET_ENV] },
     hooks: { pre_tool_use: [], post_tool_use: [] },
+    mcp_servers: {},
     memory: {
       write_mode: "candidate",
       folder: "/home/tester/.kagent/memory",
@@ -681,4 +682,55 @@ Deno.test("loadConfig reads the search time budget and the listing switch when t
     const error = await configError(loadConfig(bad));
     assert.deepEqual(error.issues, ['key "limits.search_time_budget_ms" must be at least 1']);
   });
+});
+
+Deno.test("loadConfig fills an mcp_servers entry pasted from another client", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(
+      `${dir}/agent.jsonc`,
+      JSON.stringify({
+        mcp_servers: {
+          everything: {
+            command: "npx",
+            args: ["-y", "@modelcontextprotocol/server-everything"],
+            env: { TOKEN: "${MY_TOKEN}" },
+          },
+        },
+      }),
+    );
+    const config = await loadConfig(`${dir}/agent.jsonc`);
+    assert.deepEqual(config.mcp_servers.everything, {
+      type: "stdio",
+      command: "npx",
+      args: ["-y", "@modelcontextprotocol/server-everything"],
+      env: { TOKEN: "${MY_TOKEN}" },
+      cwd: await Deno.realPath(dir),
+      timeout_ms: 60_000,
+      startup_timeout_ms: 30_000,
+      tools: null,
+      trust_annotations: false,
+      required: true,
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("loadConfig refuses an HTTP MCP server as not supported yet, naming it", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(
+      `${dir}/agent.jsonc`,
+      JSON.stringify({ mcp_servers: { remote: { type: "http", url: "https://example.com/mcp" } } }),
+    );
+    await assert.rejects(
+      () => loadConfig(`${dir}/agent.jsonc`),
+      (error: Error) =>
+        error instanceof ConfigError && error.message.includes("mcp_servers.remote") &&
+        error.message.includes("not supported yet"),
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

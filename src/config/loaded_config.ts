@@ -31,6 +31,26 @@ type DefaultedSection<K extends keyof FileSections> = Defaulted<NonNullable<File
  */
 export type LoadedHook = Defaulted<z.output<typeof HookConfigSchema>>;
 
+/**
+ * One `mcp_servers` entry after loading: a stdio server whose `command` is a bare name (searched in
+ * the server's PATH) or an absolute path, `cwd` absolute inside the workspace, `env` values as
+ * written (`${VAR}` expands at start-up, as a secret), defaults filled; `tools` null means all.
+ */
+export interface LoadedMcpServer {
+  type: "stdio";
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+  /** Longest one call may take, in ms. */
+  timeout_ms: number;
+  /** Longest start-up and tool listing may take, in ms. */
+  startup_timeout_ms: number;
+  tools: string[] | null;
+  trust_annotations: boolean;
+  required: boolean;
+}
+
 /** `model` after loading: the script path absolute. */
 export type ModelConfig = ModelConfigInput;
 
@@ -71,6 +91,8 @@ interface ResolvedSections {
   };
   /** Command hooks, in order; resolved to programs at start-up. Default: none. */
   hooks: { [K in keyof DefaultedSection<"hooks">]: LoadedHook[] };
+  /** MCP servers by id (stdio only for now). Default: none. */
+  mcp_servers: Record<string, LoadedMcpServer>;
 }
 
 /** Every section of the file: its resolved form when it has one, else its defaulted form. */

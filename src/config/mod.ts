@@ -37,6 +37,7 @@ export {
   DEFAULT_LIMITS,
   DEFAULT_MAX_PARALLEL_TOOLS,
   DEFAULT_MAX_TURNS,
+  DEFAULT_MCP_SERVER,
   DEFAULT_MEMORY,
   DEFAULT_MODEL,
   DEFAULT_RUNS_DIR,
@@ -55,6 +56,7 @@ export {
   type Defaulted,
   type LoadedConfig,
   type LoadedHook,
+  type LoadedMcpServer,
   type ModelConfig,
 } from "./loaded_config.ts";
 export { loadPermissionsFile, type LoadPermissionsFileOptions } from "./load_permissions_file.ts";
@@ -69,4 +71,11 @@ export {
   PermissionsFileSchema,
   ruleId,
 } from "./permissions_schema.ts";
+export {
+  MCP_SERVER_ID_PATTERN,
+  McpHttpServerSchema,
+  McpServerSchema,
+  McpServersSchema,
+  McpStdioServerSchema,
+} from "./mcp_server_schema.ts";
 export { formatIssues, type IssueText } from "./_format_issues.ts";
