@@ -5,6 +5,7 @@
  */
 
 import { callCommand } from "./call_command.ts";
+import { mcpCommand } from "./mcp_command.ts";
 import { policyCommand } from "./policy_command.ts";
 import { RUN_HELP, runCommand } from "./run_command.ts";
 import { toolsCommand } from "./tools_command.ts";
@@ -22,6 +23,7 @@ Usage:
   kagent-run call <tool> '<json arguments>' --config FILE
   kagent-run tools --config FILE [--json]
   kagent-run policy --config FILE [--json]
+  kagent-run mcp --config FILE            (serve the tools to an MCP client over stdio)
   kagent-run --version
 
 "kagent-run <command> --help" explains each command. Without --config, agent.jsonc in the current
@@ -34,6 +36,7 @@ const COMMANDS: Record<string, (args: string[], io: CommandIo) => Promise<number
   call: callCommand,
   tools: toolsCommand,
   policy: policyCommand,
+  mcp: mcpCommand,
 };
 
 /**
@@ -56,7 +59,7 @@ export async function main(args: string[], io: CommandIo): Promise<number> {
     const command = COMMANDS[first];
     if (command === undefined) {
       io.stderr(
-        `kagent-run: Cannot run command "${first}": it is not a command; use run, call, tools or policy (see kagent-run --help)\n`,
+        `kagent-run: Cannot run command "${first}": it is not a command; use run, call, tools, policy or mcp (see kagent-run --help)\n`,
       );
       return EXIT.usage;
     }
