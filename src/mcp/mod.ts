@@ -1,9 +1,19 @@
 /**
- * MCP: kagent-run as an MCP server (`server/`), serving a run's tools through the whole pipeline.
+ * MCP both ways (issue 13). The client (`client/`): tools of MCP servers inside the boundary, as
+ * `mcp.<server_id>.<tool_name>`. The server (`server/`): kagent-run as an MCP server, serving a
+ * run's effective tool set through the whole pipeline (`kagent-run mcp`).
  *
  * @module
  */
 
+export {
+  type McpServerRecord,
+  McpServers,
+  type StartMcpServersOptions,
+} from "./client/mcp_servers.ts";
+export { mcpCallOutcome, type McpResultStores } from "./client/mcp_call_result.ts";
+export { mcpToolDefinition, mcpToolName } from "./client/mcp_tool_definition.ts";
+export { type McpServerIdentity } from "./client/mcp_server_connection.ts";
 export { ElicitationApprover, type Elicitor } from "./server/elicitation_approver.ts";
 export { McpRunServer, type McpRunServerOptions } from "./server/run_server.ts";
 export { toCallToolResult } from "./server/result_mapping.ts";

@@ -124,7 +124,8 @@ export class McpRunServer {
 
   #open(): Promise<RunSession> {
     if (this.#session === null) {
-      const elicitation = this.server.getClientCapabilities()?.elicitation !== undefined;
+      // Form elicitation (an empty `elicitation: {}` means form); a URL-only client cannot answer.
+      const elicitation = this.server.getClientCapabilities()?.elicitation?.form !== undefined;
       this.#session = this.#options.openSession(
         elicitation ? new ElicitationApprover(this.server) : null,
       );
