@@ -6,14 +6,6 @@
  * @module
  */
 
-export {
-  type McpServerRecord,
-  McpServers,
-  type StartMcpServersOptions,
-} from "./client/mcp_servers.ts";
-export { mcpCallOutcome, type McpResultStores } from "./client/mcp_call_result.ts";
-export { mcpToolDefinition, mcpToolName } from "./client/mcp_tool_definition.ts";
-export { type McpServerIdentity } from "./client/mcp_server_connection.ts";
 export { ElicitationApprover, type Elicitor } from "./server/elicitation_approver.ts";
 export { McpRunServer, type McpRunServerOptions } from "./server/run_server.ts";
 export { toCallToolResult } from "./server/result_mapping.ts";
