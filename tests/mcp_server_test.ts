@@ -17,6 +17,7 @@ import {
   type Project,
   readJsonl,
   repository,
+  runCli,
   taskFlags,
 } from "./_cli_helpers.ts";
 
@@ -224,4 +225,63 @@ Deno.test("kagent-run mcp asks the client's user through elicitation when the cl
   } finally {
     await allowing.close();
   }
+});
+
+Deno.test("kagent-run mcp ends the run with run.completed and exit 143 when it gets SIGTERM", async () => {
+  await using project = await createProject();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      ...taskFlags("kagent-run"),
+      nodePath.join(repository, "main.ts"),
+      "mcp",
+      "--config",
+      project.configPath,
+    ],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const send = (message: unknown) =>
+    writer.write(new TextEncoder().encode(JSON.stringify(message) + "\n"));
+  await send({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: {
+      protocolVersion: LATEST_PROTOCOL_VERSION,
+      capabilities: {},
+      clientInfo: { name: "raw", version: "1" },
+    },
+  });
+  await send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  await send({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+  let seen = "";
+  while (!seen.includes('"id":2')) {
+    const { value, done } = await lines.read();
+    if (done) break;
+    seen += value;
+  }
+  includes(seen, `"protocolVersion":"${LATEST_PROTOCOL_VERSION}"`);
+  child.kill("SIGTERM");
+  const status = await child.status;
+  await lines.cancel();
+  await writer.close().catch(() => {});
+  assert.equal(status.code, 143);
+  const events = await readJsonl(nodePath.join(await onlyRunDir(project), "events.jsonl"));
+  const completed = events.find((event) => event.type === "run.completed");
+  exists(completed, "the run ends with run.completed on SIGTERM");
+  assert.equal(completed.end_reason, "aborted");
+});
+
+Deno.test("kagent-run mcp --help prints the client configuration line and exits 0", async () => {
+  const help = await runCli(["mcp", "--help"]);
+  assert.equal(help.code, 0);
+  includes(help.stdout, '"mcpServers"');
+  // Near miss: a config that does not exist is a usage error, and nothing is served.
+  const missing = await runCli(["mcp", "--config", "/nonexistent/agent.jsonc"]);
+  assert.equal(missing.code, 2);
+  assert.equal(missing.stdout, "");
 });
