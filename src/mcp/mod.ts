@@ -1,7 +1,6 @@
 /**
- * MCP both ways (issue 13). The client (`client/`): tools of MCP servers inside the boundary, as
- * `mcp.<server_id>.<tool_name>`. The server (`server/`): kagent-run as an MCP server, serving a
- * run's effective tool set through the whole pipeline (`kagent-run mcp`).
+ * MCP, the server side (issue 13 §2): kagent-run as an MCP server (`kagent-run mcp`), serving a
+ * run's effective tool set through the whole pipeline. The client side is `src/mcp_client/`.
  *
  * @module
  */
