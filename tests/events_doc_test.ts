@@ -55,6 +55,16 @@ const FIELDS: FieldNames = {
   },
   "skill_catalogue.recorded": { skills: true, invalid: true },
   "command_tools.disabled": { reason: true },
+  "mcp_server.started": {
+    server: true,
+    name: true,
+    version: true,
+    protocol_version: true,
+    offered: true,
+    registered: true,
+    refused: true,
+  },
+  "mcp_server.skipped": { server: true, reason: true },
   "network_boundary.measured": {
     model_hosts: true,
     memory_hosts: true,

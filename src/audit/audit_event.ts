@@ -119,6 +119,29 @@ export type AuditEvent =
     reason: string;
   }
   | {
+    type: "mcp_server.started";
+    /** The `mcp_servers` id. */
+    server: string;
+    /** The server's own name and version (from `initialize`), null when it gave none. */
+    name: string | null;
+    version: string | null;
+    /** The MCP protocol version negotiated, e.g. `2025-11-25`. */
+    protocol_version: string | null;
+    /** Every tool name the server offered, as it named them. */
+    offered: string[];
+    /** The canonical names registered (`mcp.<server>.<tool>`). */
+    registered: string[];
+    /** Tools left out, with why (not in `tools`, a bad name, a schema outside the subset). */
+    refused: { tool: string; reason: string }[];
+  }
+  | {
+    type: "mcp_server.skipped";
+    /** The `mcp_servers` id of a server with `required: false` that could not start. */
+    server: string;
+    /** Why it could not start. */
+    reason: string;
+  }
+  | {
     type: "network_boundary.measured";
     /** Hosts the model channel may reach. */
     model_hosts: string[];
@@ -273,6 +296,8 @@ export const AUDIT_EVENT_TYPES = [
   "run.completed",
   "skill_catalogue.recorded",
   "command_tools.disabled",
+  "mcp_server.started",
+  "mcp_server.skipped",
   "network_boundary.measured",
   "system_prompt.recorded",
   "model.responded",

@@ -15,6 +15,7 @@
  *   read.
  * - `permissions_syntax`: the permissions file is not valid JSONC (or repeats a key).
  * - `permissions_invalid`: the permissions file parses but does not fit the permissions format.
+ * - `mcp_server_failed`: a required MCP server of `mcp_servers` could not start or list its tools.
  */
 export type ConfigErrorCode =
   | "config_not_found"
@@ -24,7 +25,8 @@ export type ConfigErrorCode =
   | "permissions_syntax"
   | "permissions_invalid"
   | "commands_invalid"
-  | "tool_invalid";
+  | "tool_invalid"
+  | "mcp_server_failed";
 
 /** The fields of a {@linkcode ConfigError}, as given to its constructor. */
 export interface ConfigErrorOptions {

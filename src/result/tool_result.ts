@@ -26,6 +26,8 @@
  * - `sandbox_violation`: Deno's permission layer stopped the handler (layer 2 caught it).
  * - `aborted`: the run was interrupted while the tool ran.
  * - `skipped`: the call was not run because an earlier call of the turn stopped it.
+ * - `tool_error`: an MCP server's tool answered with an error result (`isError`), or the server
+ *   crashed, timed out or answered garbage during the call.
  * - `internal_error`: a bug in kagent-run or a tool handler.
  */
 export const ERROR_TYPES = [
@@ -51,6 +53,7 @@ export const ERROR_TYPES = [
   "sandbox_violation",
   "aborted",
   "skipped",
+  "tool_error",
   "internal_error",
 ] as const;
 

@@ -23,4 +23,5 @@ export {
   recordNotRun,
 } from "./record.ts";
 export { ToolRuntime, type ToolRuntimeOptions } from "./tool_runtime.ts";
-export { runTurn } from "./scheduler.ts";
+export { type MainThreadTools } from "./main_thread_tools.ts";
+export { runTurn, unrunResult } from "./scheduler.ts";

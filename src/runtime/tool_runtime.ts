@@ -32,6 +32,7 @@ import { type ArgumentLimits, parseArguments } from "./parse_arguments.ts";
 import { record } from "./record.ts";
 import { shape } from "./shape.ts";
 import type { ToolCall } from "./tool_call.ts";
+import type { MainThreadTools } from "./main_thread_tools.ts";
 import { callMarker, sweepMarked } from "../exec/mod.ts";
 
 /** What the runtime is built from; one per run. */
@@ -57,6 +58,8 @@ export interface ToolRuntimeOptions {
    * left behind outside its process group; see `exec/process_sweep.ts`). @default null: no sweep
    */
   sweep?: { runId: string; psPath: string } | null;
+  /** Tools whose handlers run on the main thread (MCP servers' tools). @default null: none */
+  mainThreadTools?: MainThreadTools | null;
 }
 
 /** What the steps before shaping found. */
@@ -309,8 +312,12 @@ export class ToolRuntime {
     const approval: CallApproval | null = decision.decision === "ask"
       ? gate?.takeApproval(call.id) ?? null
       : { by: "rule", rule: decision.rule, scope: gate?.scopeOf(scope) ?? [] };
-    // 6. Execute in the Worker; then nothing the command started may outlive the call.
-    const outcome = await worker.execute(call.name, call.id, args, signal);
+    // 6. Execute in the Worker (or on the main thread, for MCP servers' tools); then nothing the
+    // command started may outlive the call.
+    const mainThread = this.#options.mainThreadTools ?? null;
+    const outcome = mainThread !== null && mainThread.handles(call.name)
+      ? await mainThread.execute(call.name, call.id, args, signal)
+      : await worker.execute(call.name, call.id, args, signal);
     const sweep = this.#options.sweep ?? null;
     if (sweep !== null && (scope.commands?.length ?? 0) > 0) {
       const killed = await sweepMarked(callMarker(sweep.runId, call.id), { psPath: sweep.psPath });

@@ -82,6 +82,25 @@ async function openSessionIn(
   const read = environmentReader(options.env);
   const run = sessionRun(folder);
   const prepared = await preparePolicy(config, options, run);
+  try {
+    return await wireSession(folder, config, options, now, prepared, read, run);
+  } catch (error) {
+    // No MCP server outlives a run that failed to start.
+    await prepared.mcp?.close();
+    throw error;
+  }
+}
+
+/** {@linkcode openSessionIn} once the policy side is prepared (and MCP servers started). */
+async function wireSession(
+  folder: RunFolder,
+  config: LoadedConfig,
+  options: SessionOptions,
+  now: () => Date,
+  prepared: PreparedPolicy,
+  read: ReturnType<typeof environmentReader>,
+  run: ReturnType<typeof sessionRun>,
+): Promise<RunSession> {
   // Hook programs resolve now, outside the workspace and every write root (ConfigError, exit 2).
   const configHooks = await prepareHooks(config, {
     forbiddenRoots: prepared.guard.allWriteRoots,
@@ -101,6 +120,7 @@ async function openSessionIn(
     await recorder.event("command_tools.disabled", { reason: prepared.commands.isolation.reason });
     await recorder.error({ source: "sandbox", message: prepared.commands.isolation.reason });
   }
+  await recordMcpServers(prepared, recorder);
   const worker = await startWorker(prepared, exec, config, folder, options, recorder);
   const hooks = new HookRunner({
     preToolUse: [...configHooks.preToolUse, ...(options.hooks?.preToolUse ?? [])],
@@ -124,17 +144,24 @@ async function openSessionIn(
   const psPath = exec === null || exec.isolation !== "none"
     ? null
     : prepared.commands?.psPath ?? null;
+  const artifacts = new ArtifactStore({
+    artifactsDir: folder.paths.artifacts,
+    runDir: folder.dir,
+    maxBytes: config.limits.max_artifact_bytes,
+  });
+  const mcp = prepared.mcp;
   const runtime = new ToolRuntime({
     ...prepared,
     approvals,
     worker,
     recorder,
     redactor,
-    artifacts: new ArtifactStore({
-      artifactsDir: folder.paths.artifacts,
-      runDir: folder.dir,
-      maxBytes: config.limits.max_artifact_bytes,
-    }),
+    artifacts,
+    mainThreadTools: mcp === null ? null : {
+      handles: (name) => mcp.handles(name),
+      execute: (name, _id, args, signal) =>
+        mcp.execute(name, args, signal, { artifacts, redactor }),
+    },
     commands: prepared.commands === null
       ? null
       : commandResolution(prepared.commands, exec, run.workspace),
@@ -159,12 +186,24 @@ async function openSessionIn(
       if (closed) return;
       closed = true;
       worker.terminate();
+      await mcp?.close();
       // Whatever a command of this run left running (isolation none) ends with the run.
       if (psPath !== null) await sweepMarked(`${folder.id}/`, { psPath, prefix: true });
       await approvals.close();
       await recorder.close();
     },
   };
+}
+
+/** Records each MCP server started (`mcp_server.started`) and each optional one that could not. */
+async function recordMcpServers(prepared: PreparedPolicy, recorder: AuditRecorder): Promise<void> {
+  for (const record of prepared.mcp?.records ?? []) {
+    await recorder.event("mcp_server.started", { ...record });
+  }
+  for (const warning of prepared.mcp?.warnings ?? []) {
+    await recorder.event("mcp_server.skipped", { server: warning.server, reason: warning.reason });
+    await recorder.error({ source: "mcp", message: warning.reason });
+  }
 }
 
 /** Writes `run.json`, the `run.started` event and the skill catalogue (invalid skills as errors). */

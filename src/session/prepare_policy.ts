@@ -11,6 +11,7 @@ import type { DeclarativeToolFile } from "../toolsets/declarative/mod.ts";
 import type { MemorySettings } from "../memory/mod.ts";
 import { projectIdentity } from "../memory/mod.ts";
 import { type NetworkChannels, networkChannels } from "../network/mod.ts";
+import { McpServers } from "../mcp_client/mod.ts";
 import { EffectivePolicy } from "../policy/mod.ts";
 import { DEFAULT_SENSITIVE_PATTERNS, PathGuard } from "../sandbox/mod.ts";
 import type { WorkerPermissions } from "../worker/mod.ts";
@@ -42,8 +43,13 @@ export interface PreparedPolicy {
   network: NetworkChannels;
   /** What the tool set is built from, in both threads (the Worker gets it in its init message). */
   toolSettings: ToolSetSettings;
-  /** The set values of `audit.secret_env`, read once. */
+  /** The set values of `audit.secret_env`, read once, and the expanded `${VAR}` of MCP servers. */
   secrets: string[];
+  /**
+   * The run's MCP servers, started, their tools registered; null when the config has none. Without
+   * a run (`tools`, `policy`) they are already closed: only their tools' descriptions are used.
+   */
+  mcp: McpServers | null;
 }
 
 /**
@@ -97,6 +103,7 @@ export async function preparePolicy(
   };
   const registry = new ToolRegistry();
   registerTools(registry, toolSet(toolSettings, options.tools), toolSettings.declarative_tools);
+  const mcp = await startMcp(config, read, registry, run !== null);
   const workerPermissions = sessionWorkerPermissions(guard, commands, skillDirs, memory, run);
   const network = networkChannels(config);
   const policy = EffectivePolicy.compute(policyInputs({
@@ -120,8 +127,39 @@ export async function preparePolicy(
     memory,
     network,
     toolSettings,
-    secrets,
+    secrets: [...secrets, ...(mcp?.secrets ?? [])],
+    mcp,
   };
+}
+
+/**
+ * Starts the config's MCP servers and registers their tools; without a run they are closed at
+ * once. A tool the registry still refuses is left out like any refused tool.
+ *
+ * @throws {ConfigError} `mcp_server_failed` when a required server cannot start.
+ */
+async function startMcp(
+  config: LoadedConfig,
+  read: (name: string) => string | undefined,
+  registry: ToolRegistry,
+  keepOpen: boolean,
+): Promise<McpServers | null> {
+  if (Object.keys(config.mcp_servers).length === 0) return null;
+  const mcp = await McpServers.start({
+    servers: config.mcp_servers,
+    read,
+    configPath: config.configPath,
+  });
+  if (!keepOpen) await mcp.close();
+  for (const tool of mcp.tools) {
+    try {
+      registry.register(tool);
+    } catch (error) {
+      if (!(error instanceof ToolRegistrationError)) throw error;
+      mcp.refuse(tool.name, error.message);
+    }
+  }
+  return mcp;
 }
 
 /** Registers the tool set; a declarative tool the registry refuses is a config error on its file. */
