@@ -9,7 +9,7 @@
 
 import { createHash } from "node:crypto";
 import { type AuditRecorder, summariseValue } from "../audit/mod.ts";
-import type { ToolCall } from "../runtime/mod.ts";
+import { type ToolCall, unrunResult } from "../runtime/mod.ts";
 import { failure, type ToolResult } from "../result/mod.ts";
 import type { TurnStop, TurnStopReason } from "./model_provider.ts";
 
@@ -192,17 +192,7 @@ export async function recordNotExecuted(
       stop: { reason: stop.reason, ...stop.provider },
     };
     const outcome = failure("skipped", message, details);
-    const result: ToolResult = {
-      tool_call_id: call.id,
-      tool: call.name,
-      ok: false,
-      summary: outcome.summary,
-      output: outcome.output,
-      data: null,
-      artifacts: [],
-      error: outcome.error,
-      duration_ms: 0,
-    };
+    const result: ToolResult = unrunResult(call, outcome);
     const origin = call.provider === undefined ? {} : { provider: { ...call.provider } };
     const at = now().toISOString();
     await recorder.event("tool.skipped", {

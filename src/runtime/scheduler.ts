@@ -160,7 +160,22 @@ function groupCalls(calls: readonly ToolCall[], isReadonly: (name: string) => bo
   return groups;
 }
 
-function unrunResult(call: ToolCall, outcome: ReturnType<typeof failure>): ToolResult {
+/**
+ * The result of a call that never ran (skipped, aborted before it started, cut off with its turn):
+ * the outcome's failure, no data, no artifacts, 0 ms.
+ *
+ * @example
+ * ```ts
+ * import { failure } from "../result/mod.ts";
+ * import { unrunResult } from "./scheduler.ts";
+ * const result = unrunResult(
+ *   { id: "c1", name: "fs.read_file", arguments: "{}" },
+ *   failure("skipped", "Cannot run tool \"fs.read_file\": an earlier call was denied"),
+ * );
+ * console.assert(result.ok === false && result.error?.type === "skipped");
+ * ```
+ */
+export function unrunResult(call: ToolCall, outcome: ReturnType<typeof failure>): ToolResult {
   return {
     tool_call_id: call.id,
     tool: call.name,
