@@ -219,53 +219,63 @@ Deno.test("an abort before the first model request ends the run aborted without 
   assert.equal(provider.requests.length, 0);
 });
 
-Deno.test("kagent-run on SIGINT while a command runs records aborted_tools and exits 130", async () => {
-  const marker = "30.4822";
-  await using project = await createProject({
-    config: { commands: ["sleep"], sandbox: { command_isolation: "bwrap" } },
-    permissions: {
-      rules: [{ tools: ["exec.run_command"], commands: ["sleep"], decision: "allow" }],
-    },
-    plan: [
-      JSON.stringify({
-        tool_calls: [{
-          id: "nap",
-          name: "exec.run_command",
-          arguments: { argv: ["sleep", marker] },
-        }],
-      }),
-      JSON.stringify({ content: "never reached" }),
-    ],
+for (
+  const [signal, code, marker] of [["SIGINT", 130, "30.4822"], ["SIGTERM", 143, "30.4823"]] as const
+) {
+  Deno.test(`kagent-run on ${signal} while a command runs records aborted_tools and exits ${code}`, async () => {
+    await using project = await createProject({
+      config: { commands: ["sleep"], sandbox: { command_isolation: "bwrap" } },
+      permissions: {
+        rules: [{ tools: ["exec.run_command"], commands: ["sleep"], decision: "allow" }],
+      },
+      plan: [
+        JSON.stringify({
+          tool_calls: [{
+            id: "nap",
+            name: "exec.run_command",
+            arguments: { argv: ["sleep", marker] },
+          }],
+        }),
+        JSON.stringify({ content: "never reached" }),
+      ],
+    });
+    const main = new URL("../main.ts", import.meta.url).pathname;
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--unstable-worker-options",
+        "--allow-all",
+        main,
+        "--config",
+        project.configPath,
+      ],
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    // Wait until the command runs (the near miss: the scan sees it), then signal the CLI only.
+    const deadline = Date.now() + 20_000;
+    while ((await sleepProcesses(marker)).length === 0) {
+      assert.ok(Date.now() < deadline, "the command never started");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    child.kill(signal);
+    const { code: status, stderr } = await child.output();
+    assert.equal(status, code, new TextDecoder().decode(stderr));
+    assert.match(new TextDecoder().decode(stderr), /run aborted_tools in /);
+    assert.deepEqual(await sleepProcesses(marker), []);
+    const [runDir] = await Array.fromAsync(Deno.readDir(project.runsDir));
+    assert.ok(runDir);
+    const events = (await Deno.readTextFile(`${project.runsDir}/${runDir.name}/events.jsonl`))
+      .split("\n").filter((line) => line !== "").map((line) => JSON.parse(line));
+    const completed = events.find((event) => event.type === "run.completed");
+    assert.equal(completed?.end_reason, "aborted_tools");
+    const failed = events.find((event) =>
+      event.type === "tool.failed" && event.tool_call_id === "nap"
+    );
+    assert.equal(failed?.error_type, "aborted");
+    assert.ok(
+      events.indexOf(failed) < events.indexOf(completed),
+      "the tool result is recorded before run.completed",
+    );
   });
-  const main = new URL("../main.ts", import.meta.url).pathname;
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--unstable-worker-options", "--allow-all", main, "--config", project.configPath],
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  // Wait until the command runs (the near miss: the scan sees it), then interrupt the CLI only.
-  const deadline = Date.now() + 20_000;
-  while ((await sleepProcesses(marker)).length === 0) {
-    assert.ok(Date.now() < deadline, "the command never started");
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  child.kill("SIGINT");
-  const { code, stderr } = await child.output();
-  assert.equal(code, 130, new TextDecoder().decode(stderr));
-  assert.match(new TextDecoder().decode(stderr), /run aborted_tools in /);
-  assert.deepEqual(await sleepProcesses(marker), []);
-  const [runDir] = await Array.fromAsync(Deno.readDir(project.runsDir));
-  assert.ok(runDir);
-  const events = (await Deno.readTextFile(`${project.runsDir}/${runDir.name}/events.jsonl`))
-    .split("\n").filter((line) => line !== "").map((line) => JSON.parse(line));
-  const completed = events.find((event) => event.type === "run.completed");
-  assert.equal(completed?.end_reason, "aborted_tools");
-  const failed = events.find((event) =>
-    event.type === "tool.failed" && event.tool_call_id === "nap"
-  );
-  assert.equal(failed?.error_type, "aborted");
-  assert.ok(
-    events.indexOf(failed) < events.indexOf(completed),
-    "the tool result is recorded before run.completed",
-  );
-});
+}
