@@ -63,6 +63,7 @@ const FIELDS: FieldNames = {
     offered: true,
     registered: true,
     refused: true,
+    confinement: true,
   },
   "mcp_server.skipped": { server: true, reason: true },
   "network_boundary.measured": {

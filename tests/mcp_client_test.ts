@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import * as nodePath from "node:path";
 import { fileURLToPath } from "node:url";
 import { ConfigError, loadConfig } from "../src/config/mod.ts";
+import { probeBubblewrap } from "../src/exec/mod.ts";
 import { openRunSession, type RunSession } from "../src/session/mod.ts";
 
 const EVERYTHING = ["-y", "@modelcontextprotocol/server-everything"];
@@ -34,12 +35,31 @@ const npxProblem = await (async () => {
 })();
 if (npxProblem !== null) console.log(`Skipping the server-everything tests: ${npxProblem}`);
 
+const PROBE_SERVER = fileURLToPath(new URL("./testdata/mcp/probe_server.mjs", import.meta.url));
+
+/** Why the confinement tests cannot run here (no node, no working bubblewrap), or null. */
+const confinementProblem = await (async () => {
+  const bubblewrap = await probeBubblewrap("/usr/bin/bwrap");
+  if (!bubblewrap.usable) return bubblewrap.reason;
+  try {
+    await new Deno.Command("node", { args: ["--version"], stdout: "null" }).output();
+    return null;
+  } catch (error) {
+    return `node cannot run: ${error}`;
+  }
+})();
+if (confinementProblem !== null) {
+  console.log(`Skipping the MCP confinement tests: ${confinementProblem}`);
+}
+
 /** Opens a run whose config has `servers` and allows every MCP tool by a rule. */
 async function openMcpRun(
   servers: Record<string, unknown>,
   env: (name: string) => string | undefined = (name) => Deno.env.get(name),
+  setUp: (dir: string) => Promise<void> = () => Promise.resolve(),
 ): Promise<{ session: RunSession; dir: string }> {
   const dir = await Deno.makeTempDir({ prefix: "kagent-mcp-" });
+  await setUp(dir);
   await Deno.writeTextFile(
     nodePath.join(dir, "agent.jsonc"),
     JSON.stringify({
@@ -79,7 +99,7 @@ Deno.test({
   sanitizeOps: false,
   async fn() {
     const { session, dir } = await openMcpRun({
-      everything: { command: "npx", args: EVERYTHING, startup_timeout_ms: 120_000 },
+      everything: { command: "npx", args: EVERYTHING, startup_timeout_ms: 120_000, network: true },
     });
     try {
       const echo = session.registry.get("mcp.everything.echo");
@@ -112,7 +132,7 @@ Deno.test({
   sanitizeOps: false,
   async fn() {
     const { session, dir } = await openMcpRun({
-      everything: { command: "npx", args: EVERYTHING, startup_timeout_ms: 120_000 },
+      everything: { command: "npx", args: EVERYTHING, startup_timeout_ms: 120_000, network: true },
     });
     try {
       const echoed = await call(session, "mcp.everything.echo", { message: "hello from kagent" });
@@ -170,6 +190,7 @@ Deno.test({
         args: EVERYTHING,
         env: { SERVER_TOKEN: "${MY_SERVER_TOKEN}", PLAIN: "plain-value" },
         startup_timeout_ms: 120_000,
+        network: true,
       },
     }, env);
     try {
@@ -241,6 +262,7 @@ Deno.test({
         args: EVERYTHING,
         timeout_ms: 500,
         startup_timeout_ms: 120_000,
+        network: true,
       },
     });
     try {
@@ -258,5 +280,65 @@ Deno.test({
       await session.close();
       await Deno.remove(dir, { recursive: true });
     }
+  },
+});
+
+/**
+ * Opens a run with the probe server (copied into the workspace: its program is `node`), calls its
+ * tool to read a secret outside every root and to write into the workspace, and reports.
+ */
+async function probeConfinement(write: boolean): Promise<{ output: string; wrote: boolean }> {
+  const outside = await Deno.makeTempDir({ prefix: "kagent-mcp-outside-" });
+  const secret = "outside-secret-canary-7f3a";
+  await Deno.writeTextFile(nodePath.join(outside, "secret.txt"), secret);
+  const { session, dir } = await openMcpRun(
+    { probe: { command: "node", args: ["probe_server.mjs"], write } },
+    (name) => Deno.env.get(name),
+    (workspace) => Deno.copyFile(PROBE_SERVER, nodePath.join(workspace, "probe_server.mjs")),
+  ).catch(async (error) => {
+    await Deno.remove(outside, { recursive: true });
+    throw error;
+  });
+  const target = nodePath.join(dir, "planted.txt");
+  try {
+    const started = (await events(session)).find((event) => event.type === "mcp_server.started");
+    assert.deepEqual(started?.confinement, { mode: "bwrap", write, network: false });
+    const result = await call(session, "mcp.probe.probe", {
+      read: nodePath.join(outside, "secret.txt"),
+      write: target,
+    });
+    assert.equal(result.ok, true, result.output);
+    assert.ok(!result.output.includes(secret), "the outside file must not be readable");
+    return { output: result.output, wrote: await Deno.stat(target).then(() => true, () => false) };
+  } finally {
+    await session.close();
+    await Deno.remove(dir, { recursive: true });
+    await Deno.remove(outside, { recursive: true });
+  }
+}
+
+Deno.test({
+  name: "mcp client confines a server by bubblewrap when it reads outside and writes the workspace",
+  ignore: confinementProblem !== null,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const { output, wrote } = await probeConfinement(false);
+    assert.match(output, /read failed: ENOENT/);
+    assert.match(output, /write failed: (EROFS|EACCES|EPERM)/);
+    assert.equal(wrote, false, "the write into the read-only workspace left no file");
+  },
+});
+
+Deno.test({
+  name: "mcp client lets a confined server write the workspace when its config says write",
+  ignore: confinementProblem !== null,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const { output, wrote } = await probeConfinement(true);
+    assert.match(output, /read failed: ENOENT/, "still nothing outside the roots");
+    assert.match(output, /write written/);
+    assert.equal(wrote, true);
   },
 });

@@ -133,6 +133,10 @@ export type AuditEvent =
     registered: string[];
     /** Tools left out, with why (not in `tools`, a bad name, a schema outside the subset). */
     refused: { tool: string; reason: string }[];
+    /** Bubblewrap (with the server's `write` and `network`), or none: unconfined, with why. */
+    confinement:
+      | { mode: "bwrap"; write: boolean; network: boolean }
+      | { mode: "none"; reason: string };
   }
   | {
     type: "mcp_server.skipped";

@@ -47,6 +47,8 @@ export function resolveMcpServers(context: ResolveContext): LoadedConfig["mcp_se
       tools: server.tools === undefined ? null : [...new Set(server.tools)],
       trust_annotations: server.trust_annotations ?? DEFAULT_MCP_SERVER.trust_annotations,
       required: server.required ?? DEFAULT_MCP_SERVER.required,
+      write: server.write ?? DEFAULT_MCP_SERVER.write,
+      network: server.network ?? DEFAULT_MCP_SERVER.network,
     };
   }
   return servers;

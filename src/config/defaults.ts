@@ -220,9 +220,15 @@ export const DEFAULT_MCP_SERVER: Readonly<{
   trust_annotations: boolean;
   /** @default true */
   required: boolean;
+  /** Under bubblewrap, the workspace and write roots writable. @default false */
+  write: boolean;
+  /** Under bubblewrap, the host's network. @default false */
+  network: boolean;
 }> = Object.freeze({
   timeout_ms: 60_000,
   startup_timeout_ms: 30_000,
   trust_annotations: false,
   required: true,
+  write: false,
+  network: false,
 });

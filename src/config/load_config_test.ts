@@ -711,6 +711,8 @@ Deno.test("loadConfig fills an mcp_servers entry pasted from another client", as
       tools: null,
       trust_annotations: false,
       required: true,
+      write: false,
+      network: false,
     });
   } finally {
     await Deno.remove(dir, { recursive: true });

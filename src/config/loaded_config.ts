@@ -49,6 +49,10 @@ export interface LoadedMcpServer {
   tools: string[] | null;
   trust_annotations: boolean;
   required: boolean;
+  /** Under bubblewrap: the workspace and write roots writable (else read-only). */
+  write: boolean;
+  /** Under bubblewrap: the host's network (else an isolated loopback only). */
+  network: boolean;
 }
 
 /** `model` after loading: the script path absolute. */

@@ -47,6 +47,15 @@ export const McpStdioServerSchema = z.strictObject({
   cwd: z.string().min(1).optional().describe(
     "Working folder, relative to the workspace, inside the workspace. Default: the workspace.",
   ),
+  write: z.boolean().optional().describe(
+    "Under bubblewrap (sandbox.command_isolation bwrap, or auto with bubblewrap working), let the " +
+      "server write the workspace and the write roots (protected paths stay read-only). False " +
+      "(the default) binds them read-only. Ignored under isolation none. Default: false.",
+  ),
+  network: z.boolean().optional().describe(
+    "Under bubblewrap, give the server the host's network (npx needs it to fetch a package). " +
+      "False (the default) leaves it only an isolated loopback. Default: false.",
+  ),
   ...kagentKeys,
 });
 

@@ -29,5 +29,10 @@ export {
 export { gitSafeEnvironment, unsafeGitConfigKeys, withSafeDiffOptions } from "./git_safe_mode.ts";
 export { commandProfile, quarantineCreated } from "./command_profile.ts";
 export { analyzeArgv } from "./argv_analysis.ts";
-export { type BubblewrapProbe, probeBubblewrap } from "./bubblewrap.ts";
+export {
+  type BubblewrapProbe,
+  buildBwrapArgs,
+  type BwrapPlan,
+  probeBubblewrap,
+} from "./bubblewrap.ts";
 export { hostSystemMounts, SYSTEM_FOLDERS, type SystemMount } from "./system_mounts.ts";

@@ -8,6 +8,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { ConfigError, type LoadedMcpServer } from "../config/mod.ts";
+import type { McpLaunch } from "./server_confinement.ts";
 import { StdioProcessTransport } from "./stdio_process_transport.ts";
 
 /** What the server said about itself at start-up (recorded in the run folder). */
@@ -21,8 +22,11 @@ export interface McpServerIdentity {
 export interface McpConnectOptions {
   id: string;
   server: LoadedMcpServer;
-  /** The server's whole environment (allowlisted names plus its configured `env`, expanded). */
-  env: Record<string, string>;
+  /**
+   * What `setsid` runs: the server's program, or `bwrap` with its profile and the program (see
+   * `mcpLaunch`), with the server's whole environment.
+   */
+  launch: McpLaunch;
   setsidPath: string;
   /** The config file, named by start-up errors. */
   configPath: string;
@@ -67,9 +71,9 @@ export class McpServerConnection {
     const { id, server } = options;
     const transport = new StdioProcessTransport({
       setsidPath: options.setsidPath,
-      command: server.command,
-      args: server.args,
-      env: options.env,
+      command: options.launch.program,
+      args: options.launch.args,
+      env: options.launch.env,
       cwd: server.cwd,
     });
     const client = new Client({ name: "kagent-run", version: "0.1.0" }, { capabilities: {} });

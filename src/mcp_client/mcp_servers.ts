@@ -3,8 +3,8 @@
  * configured `env`, `${VAR}` expanded as secrets), its tools turned into definitions (refusals
  * recorded per tool), its calls run on the main thread, every process ended on close.
  *
- * Not yet confined by the commands' mount profile (bubblewrap): a server runs as the user, in its
- * own process group, with the cleared environment only.
+ * Each runs in its own process group; under bubblewrap with the commands' mount profile (see
+ * `server_confinement.ts`), under isolation `none` unconfined, as the user (recorded as such).
  *
  * @module
  */
@@ -15,6 +15,7 @@ import { failure, type ToolDefinition, type ToolOutcome } from "../tools/mod.ts"
 import { mcpCallOutcome, type McpResultStores } from "./mcp_call_result.ts";
 import { McpServerConnection, type McpServerIdentity } from "./mcp_server_connection.ts";
 import { mcpToolDefinition } from "./mcp_tool_definition.ts";
+import { type McpConfinement, mcpLaunch } from "./server_confinement.ts";
 
 /** What the run folder records of one server (the `mcp_server.started` event). */
 export interface McpServerRecord extends McpServerIdentity {
@@ -23,6 +24,13 @@ export interface McpServerRecord extends McpServerIdentity {
   offered: string[];
   /** The canonical names registered. */
   registered: string[];
+  /**
+   * How the server is confined: `bwrap` (with its `write` and `network`), or `none` with why
+   * (it then runs unconfined, as the user).
+   */
+  confinement:
+    | { mode: "bwrap"; write: boolean; network: boolean }
+    | { mode: "none"; reason: string };
   /** Tools left out, with why (not in `tools`, a bad name, a schema outside the subset). */
   refused: { tool: string; reason: string }[];
 }
@@ -33,6 +41,8 @@ export interface StartMcpServersOptions {
   /** Reads kagent-run's environment (for the allowlist and `${VAR}`). */
   read: (name: string) => string | undefined;
   configPath: string;
+  /** How to confine the servers. */
+  confinement: McpConfinement;
   /** @default the first of /usr/bin/setsid, /bin/setsid that exists */
   setsidPath?: string;
 }
@@ -56,6 +66,7 @@ export class McpServers {
     settings: Record<string, LoadedMcpServer>,
     warnings: { server: string; reason: string }[],
     secrets: string[],
+    confinement: McpConfinement,
   ) {
     this.#connections = connections;
     this.warnings = warnings;
@@ -71,6 +82,9 @@ export class McpServers {
         offered: connection.tools.map((tool) => tool.name),
         registered: [],
         refused: [],
+        confinement: confinement.mode === "none"
+          ? { mode: "none", reason: confinement.reason }
+          : { mode: "bwrap", write: server.write, network: server.network },
       };
       for (const tool of connection.tools) {
         if (server.tools !== null && !server.tools.includes(tool.name)) {
@@ -106,11 +120,12 @@ export class McpServers {
     for (const [id, server] of Object.entries(options.servers)) {
       try {
         const env = serverEnvironment(id, server, options, secrets);
+        const launch = await mcpLaunch(id, server, env, options.confinement, options.configPath);
         connections.push(
           await McpServerConnection.connect({
             id,
             server,
-            env,
+            launch,
             setsidPath,
             configPath: options.configPath,
           }),
@@ -123,7 +138,7 @@ export class McpServers {
         warnings.push({ server: id, reason: error.message });
       }
     }
-    return new McpServers(connections, options.servers, warnings, secrets);
+    return new McpServers(connections, options.servers, warnings, secrets, options.confinement);
   }
 
   /** Leaves a registered tool out after all (the registry refused it), recording why. */

@@ -11,3 +11,9 @@ export { type McpServerRecord, McpServers, type StartMcpServersOptions } from ".
 export { mcpCallOutcome, type McpResultStores } from "./mcp_call_result.ts";
 export { mcpToolDefinition, mcpToolName } from "./mcp_tool_definition.ts";
 export { type McpServerIdentity } from "./mcp_server_connection.ts";
+export {
+  type McpBwrapConfinement,
+  type McpConfinement,
+  type McpLaunch,
+  mcpLaunch,
+} from "./server_confinement.ts";

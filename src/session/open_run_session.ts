@@ -199,6 +199,13 @@ async function wireSession(
 async function recordMcpServers(prepared: PreparedPolicy, recorder: AuditRecorder): Promise<void> {
   for (const record of prepared.mcp?.records ?? []) {
     await recorder.event("mcp_server.started", { ...record });
+    if (record.confinement.mode === "none") {
+      await recorder.error({
+        source: "mcp",
+        message: `MCP server "${record.server}" runs unconfined (no bubblewrap), as the user: ` +
+          record.confinement.reason,
+      });
+    }
   }
   for (const warning of prepared.mcp?.warnings ?? []) {
     await recorder.event("mcp_server.skipped", { server: warning.server, reason: warning.reason });

@@ -11,7 +11,8 @@ import type { DeclarativeToolFile } from "../toolsets/declarative/mod.ts";
 import type { MemorySettings } from "../memory/mod.ts";
 import { projectIdentity } from "../memory/mod.ts";
 import { type NetworkChannels, networkChannels } from "../network/mod.ts";
-import { McpServers } from "../mcp_client/mod.ts";
+import * as nodePath from "node:path";
+import { type McpConfinement, McpServers } from "../mcp_client/mod.ts";
 import { EffectivePolicy } from "../policy/mod.ts";
 import { DEFAULT_SENSITIVE_PATTERNS, PathGuard } from "../sandbox/mod.ts";
 import type { WorkerPermissions } from "../worker/mod.ts";
@@ -19,6 +20,7 @@ import { ToolRegistrationError, ToolRegistry } from "../tools/mod.ts";
 import { describeTool, type ToolDefinition } from "../tools/mod.ts";
 import { toolSet, type ToolSetSettings } from "../toolsets/mod.ts";
 import { environmentNames, environmentReader, secretValues } from "./environment.ts";
+import { mcpConfinement } from "./mcp_confinement.ts";
 import { policyInputs } from "./policy_inputs.ts";
 import { protectedPaths } from "./protected_paths.ts";
 import type { SessionOptions } from "./session_options.ts";
@@ -103,7 +105,13 @@ export async function preparePolicy(
   };
   const registry = new ToolRegistry();
   registerTools(registry, toolSet(toolSettings, options.tools), toolSettings.declarative_tools);
-  const mcp = await startMcp(config, read, registry, run !== null);
+  const mcp = await startMcp(
+    config,
+    read,
+    registry,
+    run,
+    async () => await mcpConfinement({ config, guard, commands, run, home, options }),
+  );
   const workerPermissions = sessionWorkerPermissions(guard, commands, skillDirs, memory, run);
   const network = networkChannels(config);
   const policy = EffectivePolicy.compute(policyInputs({
@@ -142,15 +150,26 @@ async function startMcp(
   config: LoadedConfig,
   read: (name: string) => string | undefined,
   registry: ToolRegistry,
-  keepOpen: boolean,
+  run: SessionRun | null,
+  confine: () => Promise<McpConfinement>,
 ): Promise<McpServers | null> {
   if (Object.keys(config.mcp_servers).length === 0) return null;
-  const mcp = await McpServers.start({
-    servers: config.mcp_servers,
-    read,
-    configPath: config.configPath,
-  });
-  if (!keepOpen) await mcp.close();
+  const confinement = await confine();
+  let mcp: McpServers;
+  try {
+    mcp = await McpServers.start({
+      servers: config.mcp_servers,
+      read,
+      configPath: config.configPath,
+      confinement,
+    });
+    if (run === null) await mcp.close();
+  } finally {
+    // Without a run, the servers' HOME was a temporary folder.
+    if (run === null && confinement.mode === "bwrap") {
+      await Deno.remove(nodePath.dirname(confinement.home), { recursive: true }).catch(() => {});
+    }
+  }
   for (const tool of mcp.tools) {
     try {
       registry.register(tool);

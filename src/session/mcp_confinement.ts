@@ -1,0 +1,100 @@
+/**
+ * How the run's stdio MCP servers are confined: by bubblewrap when commands would be (isolation
+ * `bwrap`, or `auto` with bubblewrap working), else not at all, with the reason recorded.
+ *
+ * @module
+ */
+
+import * as nodePath from "node:path";
+import { ConfigError, type LoadedConfig } from "../config/mod.ts";
+import { hostSystemMounts, probeBubblewrap } from "../exec/mod.ts";
+import type { McpConfinement } from "../mcp_client/mod.ts";
+import type { PathGuard } from "../sandbox/mod.ts";
+import { type CommandSetup, programFolders } from "./command_setup.ts";
+import type { SessionOptions } from "./session_options.ts";
+import type { SessionRun } from "./session_run.ts";
+
+/** What {@linkcode mcpConfinement} decides from. */
+export interface McpConfinementInputs {
+  config: LoadedConfig;
+  guard: PathGuard;
+  /** The command set-up (its isolation is reused), or null when no command tool is enabled. */
+  commands: CommandSetup | null;
+  /** The run folder; without one the servers get a temporary HOME (removed after). */
+  run: SessionRun | null;
+  /** The host user's home folder, or null. */
+  home: string | null;
+  options: SessionOptions;
+}
+
+/**
+ * Decides the servers' confinement: the command set-up's isolation when there is one, else the
+ * same decision made here (`sandbox.command_isolation`, bubblewrap probed).
+ *
+ * @throws {ConfigError} `mcp_server_failed` when `sandbox.command_isolation` is `"bwrap"` and
+ *   bubblewrap cannot run.
+ * @example
+ * ```ts ignore
+ * const confinement = await mcpConfinement({ config, guard, commands, run, home, options });
+ * ```
+ */
+export async function mcpConfinement(inputs: McpConfinementInputs): Promise<McpConfinement> {
+  const { config, guard, commands, run, home } = inputs;
+  let bwrapPath: string | null = null;
+  if (commands !== null) {
+    if (commands.isolation.effective !== "bwrap" || commands.bwrapPath === null) {
+      return { mode: "none", reason: commands.isolation.reason };
+    }
+    bwrapPath = commands.bwrapPath;
+  } else {
+    const configured = config.sandbox.command_isolation;
+    if (configured === "none") {
+      return { mode: "none", reason: 'sandbox.command_isolation is "none"' };
+    }
+    const found = await firstFile(["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"]);
+    const probe = found === null
+      ? { usable: false as const, reason: "bwrap is not installed (Debian: bubblewrap)" }
+      : await (inputs.options.probeBubblewrap ?? probeBubblewrap)(found);
+    if (!probe.usable) {
+      const reason = `bubblewrap cannot run here: ${probe.reason}`;
+      if (configured === "bwrap") {
+        throw new ConfigError({
+          code: "mcp_server_failed",
+          file: config.configPath,
+          key: "sandbox.command_isolation",
+          message: `Cannot start MCP servers: "bwrap" was asked for but ${reason}`,
+        });
+      }
+      return { mode: "none", reason };
+    }
+    bwrapPath = found;
+  }
+  const base = run?.dir ?? await Deno.makeTempDir({ prefix: "kagent-mcp-" });
+  return {
+    mode: "bwrap",
+    bwrapPath: bwrapPath as string,
+    system: commands?.systemMounts.length ? commands.systemMounts : hostSystemMounts(),
+    writeRoots: guard.allWriteRoots,
+    readRoots: guard.readRoots,
+    protectedPaths: guard.protectedPaths,
+    writableExceptions: guard.writableExceptions,
+    scanExclusions: guard.walkExclusions,
+    home: nodePath.join(base, "home"),
+    tmpDir: nodePath.join(base, "tmp"),
+    hostHome: home,
+    sensitiveMatch: (path) => guard.sensitiveMatch(path),
+    programFolders: (paths) => programFolders(paths, home),
+  };
+}
+
+/** The first path of `paths` that is a file, or null. */
+async function firstFile(paths: readonly string[]): Promise<string | null> {
+  for (const path of paths) {
+    try {
+      if ((await Deno.stat(path)).isFile) return path;
+    } catch {
+      // Try the next.
+    }
+  }
+  return null;
+}
