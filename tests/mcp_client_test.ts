@@ -342,3 +342,55 @@ Deno.test({
     assert.equal(wrote, true);
   },
 });
+
+Deno.test({
+  name: "mcp client starts no server unconfined when isolation auto finds no working bubblewrap",
+  ignore: confinementProblem !== null,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const dir = await Deno.makeTempDir({ prefix: "kagent-mcp-off-" });
+    try {
+      await Deno.copyFile(PROBE_SERVER, nodePath.join(dir, "probe_server.mjs"));
+      const unusable = () =>
+        Promise.resolve({
+          usable: false as const,
+          reason: 'Cannot run "/usr/bin/bwrap": setting up uid map: Permission denied',
+        });
+      const write = (required: boolean) =>
+        Deno.writeTextFile(
+          nodePath.join(dir, "agent.jsonc"),
+          JSON.stringify({
+            sandbox: { command_isolation: "auto" },
+            mcp_servers: { probe: { command: "node", args: ["probe_server.mjs"], required } },
+          }),
+        );
+      // A required server that cannot be confined stops the start, naming it and the fixes.
+      await write(true);
+      const config = await loadConfig(nodePath.join(dir, "agent.jsonc"));
+      const error = await openRunSession(config, { probeBubblewrap: unusable }).then(
+        (session) => session.close().then(() => null),
+        (thrown: unknown) => thrown,
+      );
+      assert.ok(error instanceof ConfigError, `the run started: ${error}`);
+      assert.equal(error.key, "mcp_servers.probe");
+      assert.match(error.message, /cannot be confined here/);
+      assert.match(error.message, /"sandbox\.command_isolation": "none"/);
+      // Near miss: an optional one is skipped with the reason and the run opens without it.
+      await write(false);
+      const optional = await loadConfig(nodePath.join(dir, "agent.jsonc"));
+      const session = await openRunSession(optional, { probeBubblewrap: unusable });
+      try {
+        const recorded = await events(session);
+        assert.ok(!recorded.some((event) => event.type === "mcp_server.started"));
+        const skipped = recorded.find((event) => event.type === "mcp_server.skipped");
+        assert.match(String(skipped?.reason), /cannot be confined here/);
+        assert.equal(session.registry.get("mcp.probe.probe"), undefined);
+      } finally {
+        await session.close();
+      }
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});

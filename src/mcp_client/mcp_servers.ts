@@ -82,7 +82,7 @@ export class McpServers {
         offered: connection.tools.map((tool) => tool.name),
         registered: [],
         refused: [],
-        confinement: confinement.mode === "none"
+        confinement: confinement.mode !== "bwrap"
           ? { mode: "none", reason: confinement.reason }
           : { mode: "bwrap", write: server.write, network: server.network },
       };

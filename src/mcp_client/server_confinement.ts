@@ -40,7 +40,12 @@ export interface McpBwrapConfinement {
 }
 
 /** How MCP servers are confined: bubblewrap, or not at all (`reason` says why). */
-export type McpConfinement = McpBwrapConfinement | { mode: "none"; reason: string };
+export type McpConfinement =
+  | McpBwrapConfinement
+  /** `sandbox.command_isolation: "none"`, chosen explicitly: servers run unconfined, as the user. */
+  | { mode: "none"; reason: string }
+  /** `auto` without a working bubblewrap: servers are not started, like command tools. */
+  | { mode: "off"; reason: string };
 
 /** The program `setsid` starts, its arguments and its environment. */
 export interface McpLaunch {
@@ -67,9 +72,6 @@ export async function mcpLaunch(
   confinement: McpConfinement,
   configPath: string,
 ): Promise<McpLaunch> {
-  if (confinement.mode === "none") {
-    return { program: server.command, args: [...server.args], env };
-  }
   const fail = (reason: string) =>
     new ConfigError({
       code: "mcp_server_failed",
@@ -77,6 +79,16 @@ export async function mcpLaunch(
       key: `mcp_servers.${id}`,
       message: `Cannot start MCP server "${id}" ("${server.command}"): ${reason}`,
     });
+  if (confinement.mode === "off") {
+    throw fail(
+      `it cannot be confined here, as command tools cannot (${confinement.reason}); set ` +
+        `"required": false to run without it, or "sandbox.command_isolation": "none" to run MCP ` +
+        `servers unconfined`,
+    );
+  }
+  if (confinement.mode === "none") {
+    return { program: server.command, args: [...server.args], env };
+  }
   const found = await findProgram(server.command, env.PATH ?? "");
   if (found === null) {
     throw fail(`"${server.command}" was not found in the server's PATH "${env.PATH ?? ""}"`);

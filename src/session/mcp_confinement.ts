@@ -1,6 +1,7 @@
 /**
  * How the run's stdio MCP servers are confined: by bubblewrap when commands would be (isolation
- * `bwrap`, or `auto` with bubblewrap working), else not at all, with the reason recorded.
+ * `bwrap`, or `auto` with bubblewrap working); under `none`, chosen explicitly, not at all (recorded);
+ * under `auto` without a working bubblewrap, `off`: like command tools, they are not started.
  *
  * @module
  */
@@ -42,6 +43,9 @@ export async function mcpConfinement(inputs: McpConfinementInputs): Promise<McpC
   const { config, guard, commands, run, home } = inputs;
   let bwrapPath: string | null = null;
   if (commands !== null) {
+    if (commands.isolation.effective === "off") {
+      return { mode: "off", reason: commands.isolation.reason };
+    }
     if (commands.isolation.effective !== "bwrap" || commands.bwrapPath === null) {
       return { mode: "none", reason: commands.isolation.reason };
     }
@@ -65,7 +69,7 @@ export async function mcpConfinement(inputs: McpConfinementInputs): Promise<McpC
           message: `Cannot start MCP servers: "bwrap" was asked for but ${reason}`,
         });
       }
-      return { mode: "none", reason };
+      return { mode: "off", reason };
     }
     bwrapPath = found;
   }
