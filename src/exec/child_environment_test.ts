@@ -10,6 +10,7 @@ import {
 } from "./child_environment.ts";
 import { runConfined } from "./spawn_confined.ts";
 import { baseSpec, tempDir } from "./_test_support.ts";
+import { exists } from "../testing/mod.ts";
 
 /** A parent environment holding a canary secret and variables that make programs run code. */
 const PARENT: Record<string, string> = {
@@ -290,13 +291,3 @@ Deno.test("tar -z finds the system gzip with commandSearchPath, not a workspace 
     await Deno.remove(workspace, { recursive: true });
   }
 });
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
-  }
-}

@@ -15,6 +15,7 @@
  */
 
 import * as nodePath from "node:path";
+import { isWithin } from "../sandbox/mod.ts";
 import type { BwrapPlan } from "./bubblewrap.ts";
 import type { SystemMount } from "./system_mounts.ts";
 
@@ -272,11 +273,6 @@ export function quarantineCreated(
 function outermost(paths: readonly string[]): string[] {
   const unique = [...new Set(paths)];
   return unique.filter((path) => !unique.some((other) => other !== path && isWithin(path, other)));
-}
-
-function isWithin(path: string, parent: string): boolean {
-  if (parent === "/") return true;
-  return path === parent || path.startsWith(parent.endsWith("/") ? parent : `${parent}/`);
 }
 
 function exists(path: string): boolean {

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import * as nodePath from "node:path";
 import { analyzeShellTemplate } from "./shell_template.ts";
 import { fillShell } from "./template.ts";
+import { exists } from "../../testing/mod.ts";
 
 const REFUSED: readonly (readonly [string, string])[] = [
   ["echo '{{text}}'", "inside single quotes"],
@@ -152,13 +153,3 @@ Deno.test("the refused places would run a value in sh (the refusals are not vacu
     await Deno.remove(folder, { recursive: true });
   }
 });
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
-  }
-}
