@@ -139,18 +139,9 @@ export async function prepareCommands(
     reason: 'sandbox.command_isolation is "none"',
   };
   if (configured !== "none") {
-    try {
-      bwrapPath = (await resolveAllowlist(["bwrap"], {
-        searchPath: `${searchPath}:/usr/bin:/bin`,
-        forbiddenRoots,
-      }))[0]?.path ?? null;
-    } catch (error) {
-      if (!(error instanceof AllowlistError)) throw error;
-    }
-    const probe = bwrapPath === null
-      ? { usable: false as const, reason: "bwrap is not installed (Debian: bubblewrap)" }
-      : await probeWith(bwrapPath);
+    const probe = await findBubblewrap(searchPath, forbiddenRoots, probeWith);
     if (probe.usable) {
+      bwrapPath = probe.path;
       isolation = { configured, effective: "bwrap", reason: `bubblewrap works (${bwrapPath})` };
     } else if (configured === "bwrap") {
       throw fail(
@@ -158,7 +149,6 @@ export async function prepareCommands(
         `"bwrap" was asked for but bubblewrap cannot run here: ${probe.reason}`,
       );
     } else {
-      bwrapPath = null;
       isolation = {
         configured,
         effective: "off",
@@ -296,4 +286,34 @@ export function programFolders(
 function relativeInside(path: string, folder: string): string | null {
   const base = folder.endsWith("/") ? folder : `${folder}/`;
   return path.startsWith(base) ? path.slice(base.length) : null;
+}
+
+/**
+ * Finds `bwrap` (on `searchPath`, then `/usr/bin` and `/bin`; never inside a write root) and tells
+ * whether it can confine here. Shared by command tools and MCP servers, which are confined alike.
+ *
+ * @param searchPath The runtime's `PATH`.
+ * @param forbiddenRoots The write roots: a `bwrap` inside one is not used.
+ * @param probeWith Runs the probe. @default probeBubblewrap
+ * @returns `{ usable: true, path }`, or `{ usable: false, reason }` with a house-style sentence.
+ */
+export async function findBubblewrap(
+  searchPath: string,
+  forbiddenRoots: readonly string[],
+  probeWith: (bwrapPath: string) => Promise<BubblewrapProbe> = probeBubblewrap,
+): Promise<{ usable: true; path: string } | { usable: false; reason: string }> {
+  let path: string | null = null;
+  try {
+    path = (await resolveAllowlist(["bwrap"], {
+      searchPath: `${searchPath}:/usr/bin:/bin`,
+      forbiddenRoots,
+    }))[0]?.path ?? null;
+  } catch (error) {
+    if (!(error instanceof AllowlistError)) throw error;
+  }
+  if (path === null) {
+    return { usable: false, reason: "bwrap is not installed (Debian: bubblewrap)" };
+  }
+  const probe = await probeWith(path);
+  return probe.usable ? { usable: true, path } : probe;
 }

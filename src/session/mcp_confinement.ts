@@ -11,7 +11,8 @@ import { ConfigError, type LoadedConfig } from "../config/mod.ts";
 import { hostSystemMounts, probeBubblewrap } from "../exec/mod.ts";
 import type { McpConfinement } from "../mcp_client/mod.ts";
 import type { PathGuard } from "../sandbox/mod.ts";
-import { type CommandSetup, programFolders } from "./command_setup.ts";
+import { type CommandSetup, findBubblewrap, programFolders } from "./command_setup.ts";
+import { environmentReader } from "./environment.ts";
 import type { SessionOptions } from "./session_options.ts";
 import type { SessionRun } from "./session_run.ts";
 
@@ -55,10 +56,11 @@ export async function mcpConfinement(inputs: McpConfinementInputs): Promise<McpC
     if (configured === "none") {
       return { mode: "none", reason: 'sandbox.command_isolation is "none"' };
     }
-    const found = await firstFile(["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"]);
-    const probe = found === null
-      ? { usable: false as const, reason: "bwrap is not installed (Debian: bubblewrap)" }
-      : await (inputs.options.probeBubblewrap ?? probeBubblewrap)(found);
+    const probe = await findBubblewrap(
+      environmentReader(inputs.options.env)("PATH") ?? "/usr/local/bin:/usr/bin:/bin",
+      guard.allWriteRoots,
+      inputs.options.probeBubblewrap ?? probeBubblewrap,
+    );
     if (!probe.usable) {
       const reason = `bubblewrap cannot run here: ${probe.reason}`;
       if (configured === "bwrap") {
@@ -71,7 +73,7 @@ export async function mcpConfinement(inputs: McpConfinementInputs): Promise<McpC
       }
       return { mode: "off", reason };
     }
-    bwrapPath = found;
+    bwrapPath = probe.path;
   }
   const base = run?.dir ?? await Deno.makeTempDir({ prefix: "kagent-mcp-" });
   return {
@@ -89,16 +91,4 @@ export async function mcpConfinement(inputs: McpConfinementInputs): Promise<McpC
     sensitiveMatch: (path) => guard.sensitiveMatch(path),
     programFolders: (paths) => programFolders(paths, home),
   };
-}
-
-/** The first path of `paths` that is a file, or null. */
-async function firstFile(paths: readonly string[]): Promise<string | null> {
-  for (const path of paths) {
-    try {
-      if ((await Deno.stat(path)).isFile) return path;
-    } catch {
-      // Try the next.
-    }
-  }
-  return null;
 }
