@@ -8,7 +8,13 @@
 
 import { z } from "zod";
 import { PermissionsFileSchema } from "./permissions_schema.ts";
-import { DEFAULT_HOOK, MAX_ARGUMENT_DEPTH } from "./defaults.ts";
+import {
+  AGENT_ID_PATTERN,
+  DEFAULT_CHILD_AGENTS,
+  DEFAULT_HOOK,
+  MAX_ARGUMENT_DEPTH,
+  MAX_INSTRUCTIONS_BYTES,
+} from "./defaults.ts";
 import { McpServersSchema } from "./mcp_server_schema.ts";
 
 const pathString = (description: string) => z.string().min(1).describe(description);
@@ -228,6 +234,49 @@ export const AgentConfigSchema = z.strictObject({
     "Path of a text or Markdown file (UTF-8, at most 64 KiB) whose text goes into the system " +
       "prompt; relative to the config file's folder. Read when the config loads. Default: none.",
   ).optional(),
+  max_children_per_run: z.int().min(1).max(1000).optional().describe(
+    "Child agents (sub-agents, forks, workers) one run may start in all; a call past it fails " +
+      `without starting one. Default: ${DEFAULT_CHILD_AGENTS.max_children_per_run}.`,
+  ),
+  max_concurrent_children: z.int().min(1).max(32).optional().describe(
+    "Child agents that run at once in the whole agent tree; further ones wait for a free slot. " +
+      `Default: ${DEFAULT_CHILD_AGENTS.max_concurrent_children}.`,
+  ),
+  max_depth: z.int().min(1).max(8).optional().describe(
+    "Levels of the agent tree, the main agent being level 1: 1 allows no child agents, 2 lets " +
+      `the main agent start children. Default: ${DEFAULT_CHILD_AGENTS.max_depth}.`,
+  ),
+});
+
+/** One entry of `agents`: a child agent the main agent may start with the agent tools. */
+export const AgentDefinitionSchema = z.strictObject({
+  description: z.string().min(1).max(2000).describe(
+    "What the agent is for; the model reads it through agent.list_agent_definitions.",
+  ),
+  agent_type: z.enum(["sub", "fork", "worker"]).describe(
+    '"sub": starts fresh with the task text (agent.create_sub_agent); "fork": starts with a ' +
+      'copy of the parent\'s conversation (agent.fork_agent); "worker": claims and completes ' +
+      "steps of a task (agent.dispatch_worker).",
+  ),
+  instructions: z.string().min(1).max(MAX_INSTRUCTIONS_BYTES).optional().describe(
+    "Text added to the child's system prompt. Default: none.",
+  ),
+  model: ModelConfigSchema.optional().describe(
+    'The child\'s own model (e.g. {"provider": "script", "script": "plans/worker.jsonl"}). ' +
+      'Default: the config\'s "model".',
+  ),
+  allowed_tools: z.array(z.string().min(1)).optional().describe(
+    "Tool-name patterns the child's tool set is narrowed to (never widened past its agent " +
+      "type's set and the policy); a worker gets a write tool only when it is named here " +
+      "exactly (or by the dispatch) and the policy allows it. Default: the agent type's set.",
+  ),
+  suggested_tools: z.array(z.string().min(1)).optional().describe(
+    "Tools the child should prefer: named in its system prompt and policy snapshot, never a " +
+      "grant. Default: [].",
+  ),
+  max_turns: z.int().min(1).max(1000).optional().describe(
+    'Model turns of the child before it stops. Default: the config\'s "agent.max_turns".',
+  ),
 });
 
 /** `limits`: sizes in bytes (nesting levels, times in ms). All positive integers. */
@@ -331,6 +380,15 @@ export const ConfigFileSchema = z.strictObject({
     "Programs run before (PreToolUse, may restrict) and after (PostToolUse, observe) tool calls.",
   ),
   mcp_servers: McpServersSchema.optional(),
+  agents: z.record(
+    z.string().regex(AGENT_ID_PATTERN, {
+      error: "must be an agent id: lower-case letters, digits, _ and -, starting with a letter",
+    }),
+    AgentDefinitionSchema,
+  ).optional().describe(
+    "Child agents by id, started by the main agent's agent tools (agent.create_sub_agent, " +
+      "agent.fork_agent, agent.dispatch_worker). Default: none (no agent tools).",
+  ),
 });
 
 /** A config file as written (the input of {@linkcode ConfigFileSchema}). */

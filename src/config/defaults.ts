@@ -38,6 +38,22 @@ export const DEFAULT_MAX_TURNS = 50;
  */
 export const DEFAULT_MAX_PARALLEL_TOOLS = 4;
 
+/** Limits of child agents (`agent.max_children_per_run`, `max_concurrent_children`, `max_depth`). */
+export const DEFAULT_CHILD_AGENTS: Readonly<{
+  /** Child agents one run may start in all. @default 16 */
+  max_children_per_run: number;
+  /** Child agents that run at once in the whole agent tree. @default 4 */
+  max_concurrent_children: number;
+  /** Levels of the agent tree, the main agent being level 1. @default 2 */
+  max_depth: number;
+}> = Object.freeze({ max_children_per_run: 16, max_concurrent_children: 4, max_depth: 2 });
+
+/**
+ * What an id of `agents` looks like: lower-case letters, digits, `_` and `-`, starting with a
+ * letter, at most 64 characters (`reviewer`, `step-worker`).
+ */
+export const AGENT_ID_PATTERN: RegExp = /^[a-z][a-z0-9_-]{0,63}$/;
+
 /**
  * `agent.instructions`: the largest instructions file accepted, in bytes.
  * @default 65536 (64 KiB)

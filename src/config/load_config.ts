@@ -12,7 +12,7 @@ import type { LoadedConfig } from "./loaded_config.ts";
 import { formatIssues, type IssueText } from "./_format_issues.ts";
 import { homeFromEnvironment } from "./_home.ts";
 import { readJsoncFile } from "./_read_jsonc_file.ts";
-import { resolveAgent } from "./_resolve_agent.ts";
+import { resolveAgent, resolveAgents } from "./_resolve_agent.ts";
 import { resolveAudit } from "./_resolve_audit.ts";
 import type { ResolveContext } from "./_resolve_context.ts";
 import { resolveHooks } from "./_resolve_hooks.ts";
@@ -26,7 +26,12 @@ import { resolveSkills } from "./_resolve_skills.ts";
 import { resolveTools } from "./_resolve_tools.ts";
 import { resolveRunsDir, resolveWorkspace } from "./_resolve_workspace.ts";
 
-export type { LoadedConfig, LoadedHook, ModelConfig } from "./loaded_config.ts";
+export type {
+  LoadedAgentDefinition,
+  LoadedConfig,
+  LoadedHook,
+  ModelConfig,
+} from "./loaded_config.ts";
 
 /** Values given on the command line that replace the file's. */
 export interface LoadConfigOverrides {
@@ -119,6 +124,7 @@ export async function loadConfig(
   const agent = await resolveAgent(context);
   const hooks = resolveHooks(context);
   const mcpServers = resolveMcpServers(context);
+  const agents = await resolveAgents(context);
   if (issues.length > 0) throw invalid(issues);
 
   const { permissions, permissionsPath } = await resolvePermissions(context, path);
@@ -141,5 +147,6 @@ export async function loadConfig(
     audit: resolveAudit(file),
     hooks,
     mcp_servers: mcpServers,
+    agents,
   };
 }

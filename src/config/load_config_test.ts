@@ -63,7 +63,14 @@ Deno.test("loadConfig fills every default when the file sets only the workspace"
     permissions: { rules: [] },
     model: null,
     task: null,
-    agent: { max_turns: 50, max_parallel_tools: 4, instructions: null },
+    agent: {
+      max_turns: 50,
+      max_parallel_tools: 4,
+      instructions: null,
+      max_children_per_run: 16,
+      max_concurrent_children: 4,
+      max_depth: 2,
+    },
     commands: [],
     tools: {
       default_timeout_ms: 120_000,
@@ -82,6 +89,7 @@ Deno.test("loadConfig fills every default when the file sets only the workspace"
     audit: { secret_env: [...DEFAULT_SECRET_ENV] },
     hooks: { pre_tool_use: [], post_tool_use: [] },
     mcp_servers: {},
+    agents: {},
     memory: {
       write_mode: "candidate",
       folder: "/home/tester/.kagent/memory",

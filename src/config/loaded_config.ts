@@ -59,6 +59,23 @@ export interface LoadedMcpServer {
 export type ModelConfig = ModelConfigInput;
 
 /**
+ * One `agents` entry after loading: a child agent's definition with its model's script path
+ * absolute; `null` for "none" (instructions, model: the config's own, allowed_tools: the agent
+ * type's set), `max_turns` filled from `agent.max_turns`.
+ */
+export interface LoadedAgentDefinition {
+  /** The entry's key. */
+  id: string;
+  description: string;
+  agent_type: "sub" | "fork" | "worker";
+  instructions: string | null;
+  model: ModelConfig | null;
+  allowed_tools: string[] | null;
+  suggested_tools: string[];
+  max_turns: number;
+}
+
+/**
  * The sections whose loaded form differs in kind from the file's (paths, `null`s, loaded parts).
  */
 interface ResolvedSections {
@@ -97,6 +114,8 @@ interface ResolvedSections {
   hooks: { [K in keyof DefaultedSection<"hooks">]: LoadedHook[] };
   /** MCP servers by id (stdio only for now). Default: none. */
   mcp_servers: Record<string, LoadedMcpServer>;
+  /** Child agent definitions by id. Default: none. */
+  agents: Record<string, LoadedAgentDefinition>;
 }
 
 /** Every section of the file: its resolved form when it has one, else its defaulted form. */

@@ -20,6 +20,7 @@
 export { ConfigError, type ConfigErrorCode, type ConfigErrorOptions } from "./config_error.ts";
 export {
   AgentConfigSchema,
+  AgentDefinitionSchema,
   AuditConfigSchema,
   type ConfigFile,
   ConfigFileSchema,
@@ -32,6 +33,8 @@ export {
   ToolsConfigSchema,
 } from "./config_schema.ts";
 export {
+  AGENT_ID_PATTERN,
+  DEFAULT_CHILD_AGENTS,
   DEFAULT_HOOK,
   DEFAULT_KAGENT_HOME,
   DEFAULT_LIMITS,
@@ -54,6 +57,7 @@ export { configJsonSchema, permissionsJsonSchema } from "./json_schema.ts";
 export { loadConfig, type LoadConfigOptions, type LoadConfigOverrides } from "./load_config.ts";
 export {
   type Defaulted,
+  type LoadedAgentDefinition,
   type LoadedConfig,
   type LoadedHook,
   type LoadedMcpServer,
