@@ -169,8 +169,10 @@ export function processIo(): CommandIo {
 
 /**
  * Opens the run's network boundary: starts the network gateway for the hosts the config needs
- * (none: no gateway; `uses.model: false` leaves out the model's host, for `call`), then revokes the process's own net permission through `io`, so from here on
- * only the gateway's Worker can open a connection, and only to those hosts.
+ * (none: no gateway; `uses.model: false` leaves out the model's host, for `call`, `mcp`, `tools`
+ * and `policy`; `uses.memory: false` the memory service's, for `tools` and `policy`; the HTTP MCP
+ * servers' hosts are always in), then revokes the process's own net permission through `io`, so
+ * from here on only the gateway's Worker can open a connection, and only to those hosts.
  *
  * @throws {UsageError} when the gateway cannot start (for example when kagent-run runs without
  * net permission for a configured host).
@@ -178,11 +180,15 @@ export function processIo(): CommandIo {
 export async function openNetworkBoundary(
   config: LoadedConfig,
   io: CommandIo,
-  uses: { model: boolean } = { model: true },
+  uses: { model: boolean; memory?: boolean } = { model: true },
 ): Promise<NetworkGateway | null> {
   const needed = networkChannels(config);
-  const channels = { model: uses.model ? needed.model : [], memory: needed.memory };
-  const hosts = [...channels.model, ...channels.memory];
+  const channels = {
+    model: uses.model ? needed.model : [],
+    memory: uses.memory === false ? [] : needed.memory,
+    mcp: needed.mcp,
+  };
+  const hosts = [...channels.model, ...channels.memory, ...channels.mcp];
   let gateway: NetworkGateway | null = null;
   if (hosts.length > 0) {
     try {
@@ -190,9 +196,9 @@ export async function openNetworkBoundary(
     } catch (error) {
       throw new UsageError(
         `Cannot open the network for ${hosts.map((host) => `"${host}"`).join(", ")} (from ` +
-          `"model.base_url" / "memory.provider.base_url" in "${config.configPath}"): ` +
-          `${error instanceof Error ? error.message : String(error)}; run kagent-run with net ` +
-          `permission for these hosts`,
+          `"model.base_url" / "memory.provider.base_url" / "mcp_servers.<id>.url" in ` +
+          `"${config.configPath}"): ${error instanceof Error ? error.message : String(error)}; ` +
+          `run kagent-run with net permission for these hosts`,
       );
     }
   }

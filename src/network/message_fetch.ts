@@ -1,11 +1,14 @@
 /**
  * `fetch` over a message channel: a client that turns `fetch(url, init)` into plain messages, and
- * the answering side that performs the real request. The tool Worker reaches an HTTP memory
+ * the answering side (fetch_responder.ts) that performs the real request. The tool Worker reaches an HTTP memory
  * service this way through the main thread, and the main thread reaches the model and memory
  * hosts through the network Worker (see network_gateway.ts), so only that Worker holds Deno net
  * permission.
  *
- * Bodies travel as text (UTF-8): every service kagent-run talks to speaks JSON.
+ * Bodies travel as text (UTF-8): every service kagent-run talks to speaks JSON (or, for MCP
+ * servers, server-sent events). A request made with `stream: true` gets its response as soon as
+ * the head arrives and its body in chunks as they come (an MCP server's event stream may stay open
+ * for the whole run); any other gets the whole body in one reply.
  *
  * @module
  */
@@ -14,12 +17,17 @@
 export interface FetchRequestMessage {
   type: "fetch";
   id: number;
-  /** Which allowlist the request is checked against ("model", "memory"). */
+  /** Which allowlist the request is checked against ("model", "memory", "mcp"). */
   channel: string;
   url: string;
   method: string;
   headers: [string, string][];
   body: string | null;
+  /**
+   * Answer with `fetch_head`, then `fetch_chunk`s as the body arrives, then `fetch_end` (or a
+   * `fetch_error`). @default false: one `fetch_response` with the whole body
+   */
+  stream?: boolean;
 }
 
 /** Cancels request `id`; its answer, if any still comes, is ignored. */
@@ -28,7 +36,11 @@ export interface FetchAbortMessage {
   id: number;
 }
 
-/** The answer to one request: the response with its whole body, or why there is none. */
+/**
+ * The answer to one request: the response with its whole body, or (`stream: true`) its head, the
+ * body's chunks and its end; or why there is none (a `fetch_error` after a head ends the body
+ * with that error).
+ */
 export type FetchReplyMessage =
   | {
     type: "fetch_response";
@@ -38,6 +50,15 @@ export type FetchReplyMessage =
     headers: [string, string][];
     body: string;
   }
+  | {
+    type: "fetch_head";
+    id: number;
+    status: number;
+    status_text: string;
+    headers: [string, string][];
+  }
+  | { type: "fetch_chunk"; id: number; text: string }
+  | { type: "fetch_end"; id: number }
   | { type: "fetch_error"; id: number; message: string };
 
 /** Default cap of a response body: 16 MiB, far above any model turn or memory answer. */
@@ -52,13 +73,22 @@ interface Waiting {
   cleanup: () => void;
 }
 
+/** A streamed body still arriving. */
+interface Arriving {
+  controller: ReadableStreamDefaultController<Uint8Array>;
+  cleanup: () => void;
+}
+
 /**
  * The requesting side. `fetchFor(channel)` is a drop-in `fetch` for callers that send text
- * bodies; an aborted signal rejects with the signal's reason, like `fetch` does.
+ * bodies; an aborted signal rejects with the signal's reason, like `fetch` does (and, for a
+ * streamed body still arriving, errors the body with it).
  */
 export class MessageFetchClient {
   readonly #post: (message: FetchRequestMessage | FetchAbortMessage) => void;
   readonly #waiting = new Map<number, Waiting>();
+  readonly #arriving = new Map<number, Arriving>();
+  readonly #encoder = new TextEncoder();
   #nextId = 1;
   #closed: string | null = null;
 
@@ -67,32 +97,57 @@ export class MessageFetchClient {
     this.#post = post;
   }
 
-  /** A `fetch` whose requests are checked against `channel`'s hosts on the answering side. */
-  fetchFor(channel: string): typeof fetch {
-    return (input, init) => this.#fetch(channel, input, init);
+  /**
+   * A `fetch` whose requests are checked against `channel`'s hosts on the answering side.
+   *
+   * @param options.stream Resolve at the response's head and stream its body (server-sent
+   *   events). @default false
+   */
+  fetchFor(channel: string, options: { stream?: boolean } = {}): typeof fetch {
+    const stream = options.stream ?? false;
+    return (input, init) => this.#fetch(channel, stream, input, init);
   }
 
   /** Settles the request a reply names. @returns false when no request waits for it. */
   receive(message: FetchReplyMessage): boolean {
+    const arriving = this.#arriving.get(message.id);
+    if (arriving !== undefined) return this.#receiveBody(message, arriving);
     const waiting = this.#waiting.get(message.id);
-    if (waiting === undefined) return false;
+    if (waiting === undefined || message.type === "fetch_chunk" || message.type === "fetch_end") {
+      return false;
+    }
     this.#waiting.delete(message.id);
-    waiting.cleanup();
     if (message.type === "fetch_error") {
+      waiting.cleanup();
       waiting.reject(new TypeError(message.message));
       return true;
     }
-    waiting.resolve(
-      new Response(NULL_BODY_STATUSES.has(message.status) ? null : message.body, {
-        status: message.status,
-        statusText: message.status_text,
-        headers: message.headers,
-      }),
-    );
+    const init = {
+      status: message.status,
+      statusText: message.status_text,
+      headers: message.headers,
+    };
+    if (message.type === "fetch_response") {
+      waiting.cleanup();
+      waiting.resolve(
+        new Response(NULL_BODY_STATUSES.has(message.status) ? null : message.body, init),
+      );
+      return true;
+    }
+    const id = message.id;
+    const body = new ReadableStream<Uint8Array>({
+      start: (controller) => void this.#arriving.set(id, { controller, cleanup: waiting.cleanup }),
+      cancel: () => {
+        if (!this.#arriving.delete(id)) return;
+        waiting.cleanup();
+        this.#post({ type: "fetch_abort", id });
+      },
+    });
+    waiting.resolve(new Response(NULL_BODY_STATUSES.has(message.status) ? null : body, init));
     return true;
   }
 
-  /** Rejects every waiting request and all later ones (the answering side is gone). */
+  /** Rejects every waiting request, errors every arriving body, and all later requests fail. */
   close(reason: string): void {
     this.#closed = reason;
     for (const [id, waiting] of this.#waiting) {
@@ -100,10 +155,33 @@ export class MessageFetchClient {
       waiting.cleanup();
       waiting.reject(new TypeError(reason));
     }
+    for (const [id, arriving] of this.#arriving) {
+      this.#arriving.delete(id);
+      arriving.cleanup();
+      arriving.controller.error(new TypeError(reason));
+    }
+  }
+
+  #receiveBody(message: FetchReplyMessage, arriving: Arriving): boolean {
+    switch (message.type) {
+      case "fetch_chunk":
+        arriving.controller.enqueue(this.#encoder.encode(message.text));
+        return true;
+      case "fetch_end":
+      case "fetch_error":
+        this.#arriving.delete(message.id);
+        arriving.cleanup();
+        if (message.type === "fetch_end") arriving.controller.close();
+        else arriving.controller.error(new TypeError(message.message));
+        return true;
+      default:
+        return false;
+    }
   }
 
   async #fetch(
     channel: string,
+    stream: boolean,
     input: string | URL | Request,
     init?: RequestInit,
   ): Promise<Response> {
@@ -118,9 +196,16 @@ export class MessageFetchClient {
     const id = this.#nextId++;
     return await new Promise<Response>((resolve, reject) => {
       const onAbort = () => {
-        if (!this.#waiting.delete(id)) return;
+        const arriving = this.#arriving.get(id);
+        if (arriving !== undefined) {
+          this.#arriving.delete(id);
+          arriving.controller.error(signal?.reason);
+        } else if (this.#waiting.delete(id)) {
+          reject(signal?.reason);
+        } else {
+          return;
+        }
         this.#post({ type: "fetch_abort", id });
-        reject(signal?.reason);
       };
       this.#waiting.set(id, {
         resolve,
@@ -136,130 +221,8 @@ export class MessageFetchClient {
         method: request.method,
         headers: [...request.headers],
         body,
+        ...(stream ? { stream: true } : {}),
       });
-    });
-  }
-}
-
-/**
- * The answering side: performs `message` with `fetchImpl` (redirects are not followed: a 3xx is
- * returned as it is, so a redirect can never lead a request to another host) and reads the body up
- * to `maxBytes`.
- *
- * @returns a `fetch_response`, or a `fetch_error` naming the host when the request fails, is
- * aborted, or the body is larger than `maxBytes` (bytes). Never rejects; headers are never put
- * into errors (they carry API keys).
- */
-export async function answerFetch(
-  message: FetchRequestMessage,
-  signal: AbortSignal,
-  options: { fetch?: typeof fetch; maxBytes?: number } = {},
-): Promise<FetchReplyMessage> {
-  const fetchImpl = options.fetch ?? globalThis.fetch;
-  const maxBytes = options.maxBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-  const host = safeHost(message.url);
-  try {
-    const response = await fetchImpl(message.url, {
-      method: message.method,
-      headers: message.headers,
-      body: message.body,
-      redirect: "manual",
-      signal,
-    });
-    const body = await readCapped(response, maxBytes);
-    if (body === null) {
-      return {
-        type: "fetch_error",
-        id: message.id,
-        message: `Cannot read the response of "${host}": it is larger than ${maxBytes} bytes`,
-      };
-    }
-    return {
-      type: "fetch_response",
-      id: message.id,
-      status: response.status,
-      status_text: response.statusText,
-      headers: [...response.headers],
-      body,
-    };
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return { type: "fetch_error", id: message.id, message: `Cannot reach "${host}": ${reason}` };
-  }
-}
-
-/** The body as text, or null when it exceeds `maxBytes` (the rest is not read). */
-async function readCapped(response: Response, maxBytes: number): Promise<string | null> {
-  if (response.body === null) return "";
-  const decoder = new TextDecoder();
-  const reader = response.body.getReader();
-  let total = 0;
-  let text = "";
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      return null;
-    }
-    text += decoder.decode(value, { stream: true });
-  }
-  return text + decoder.decode();
-}
-
-function safeHost(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return "an invalid URL";
-  }
-}
-
-/** Options of {@linkcode FetchResponder}. */
-export interface FetchResponderOptions {
-  /** Sends a reply to the requesting side. */
-  post: (message: FetchReplyMessage) => void;
-  /** Performs requests. @default globalThis.fetch */
-  fetch?: typeof fetch;
-  /** Cap of a response body in bytes. @default DEFAULT_MAX_RESPONSE_BYTES */
-  maxBytes?: number;
-  /**
-   * Refuses a request before it is made: returns why (a user-readable reason), or null to let it
-   * through. @default lets everything through
-   */
-  refuse?: (message: FetchRequestMessage) => string | null;
-}
-
-/** The answering side of a channel: one reply per request, aborts honoured. */
-export class FetchResponder {
-  readonly #options: FetchResponderOptions;
-  readonly #running = new Map<number, AbortController>();
-
-  constructor(options: FetchResponderOptions) {
-    this.#options = options;
-  }
-
-  /** Handles a request or an abort. Replies asynchronously through `post`. */
-  handle(message: FetchRequestMessage | FetchAbortMessage): void {
-    if (message.type === "fetch_abort") {
-      this.#running.get(message.id)?.abort();
-      this.#running.delete(message.id);
-      return;
-    }
-    const refusal = this.#options.refuse?.(message) ?? null;
-    if (refusal !== null) {
-      this.#options.post({ type: "fetch_error", id: message.id, message: refusal });
-      return;
-    }
-    const controller = new AbortController();
-    this.#running.set(message.id, controller);
-    answerFetch(message, controller.signal, {
-      ...(this.#options.fetch === undefined ? {} : { fetch: this.#options.fetch }),
-      ...(this.#options.maxBytes === undefined ? {} : { maxBytes: this.#options.maxBytes }),
-    }).then((reply) => {
-      this.#running.delete(message.id);
-      if (!controller.signal.aborted) this.#options.post(reply);
     });
   }
 }

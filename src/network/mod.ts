@@ -6,15 +6,13 @@
 
 export { hostPermission } from "./host_permission.ts";
 export {
-  answerFetch,
   DEFAULT_MAX_RESPONSE_BYTES,
   type FetchAbortMessage,
   type FetchReplyMessage,
   type FetchRequestMessage,
-  FetchResponder,
-  type FetchResponderOptions,
   MessageFetchClient,
 } from "./message_fetch.ts";
+export { answerFetch, FetchResponder, type FetchResponderOptions } from "./fetch_responder.ts";
 export {
   DEFAULT_BASE_URLS,
   defaultNetworkWorkerEntry,

@@ -1,13 +1,14 @@
 /**
- * The network boundary of a run (ARCHITECTURE §3, "Network"): model and memory requests leave
- * through one Worker whose Deno permissions are `net` for exactly the configured hosts and
+ * The network boundary of a run (ARCHITECTURE §3, "Network"): model, memory and MCP requests
+ * leave through one Worker whose Deno permissions are `net` for exactly the configured hosts and
  * nothing else. Once it runs, the CLI revokes the main thread's own net permission, and tool
  * Workers never had any, so no other code in the process can open a connection.
  *
  * Hosts come from the config: `model.base_url` (default `https://api.openai.com/v1` for
  * `openai`, `https://api.anthropic.com/v1` for `anthropic`) for the model channel and
- * `memory.provider.base_url` for the memory channel, each as `hostname:port`
- * ({@linkcode hostPermission}).
+ * `memory.provider.base_url` for the memory channel, the `url` of each HTTP server of
+ * `mcp_servers` for the mcp channel, each as `hostname:port` ({@linkcode hostPermission}).
+ * The mcp channel streams responses (server-sent events arrive as they are sent).
  *
  * @module
  */
@@ -24,6 +25,8 @@ import {
 export interface NetworkChannels {
   model: string[];
   memory: string[];
+  /** The hosts of the HTTP MCP servers of `mcp_servers`. */
+  mcp: string[];
 }
 
 /** First message to the network Worker. */
@@ -44,11 +47,14 @@ export const DEFAULT_BASE_URLS: Readonly<Record<"openai" | "anthropic", string>>
 export interface NetworkConfig {
   model: { provider: string; base_url?: string | undefined } | null;
   memory: { provider: { kind: string; base_url?: string | undefined } };
+  /** HTTP servers carry their `url`; stdio ones have none. @default none */
+  mcp_servers?: Record<string, { type: string; url?: string }>;
 }
 
 /**
- * The channels a config needs: the model provider's host (none for `script`) and an HTTP memory
- * service's host (none for the file store).
+ * The channels a config needs: the model provider's host (none for `script`), an HTTP memory
+ * service's host (none for the file store), and the hosts of the HTTP MCP servers (sorted, each
+ * once).
  *
  * @throws {TypeError} when a configured URL is not http(s) (the config schema refuses that first).
  */
@@ -60,15 +66,20 @@ export function networkChannels(config: NetworkConfig): NetworkChannels {
   const memoryUrl = config.memory.provider.kind === "http"
     ? config.memory.provider.base_url ?? null
     : null;
+  const mcpHosts = Object.values(config.mcp_servers ?? {}).flatMap((server) =>
+    server.url === undefined ? [] : [hostPermission(server.url)]
+  );
   return {
     model: modelUrl === null ? [] : [hostPermission(modelUrl)],
     memory: memoryUrl === null ? [] : [hostPermission(memoryUrl)],
+    mcp: [...new Set(mcpHosts)].sort(),
   };
 }
 
 /** Options of {@linkcode NetworkGateway.start}. */
 export interface NetworkGatewayOptions {
-  channels: NetworkChannels;
+  /** The hosts by channel; `mcp` @default [] */
+  channels: Omit<NetworkChannels, "mcp"> & { mcp?: string[] };
   /** @default DEFAULT_MAX_RESPONSE_BYTES */
   maxResponseBytes?: number;
   /** @default network_worker_main.ts beside this module (`.js` in a bundle) */
@@ -96,7 +107,8 @@ export class NetworkGateway {
    * the main thread lacks net permission for a host).
    */
   static async start(options: NetworkGatewayOptions): Promise<NetworkGateway> {
-    const hosts = [...new Set([...options.channels.model, ...options.channels.memory])];
+    const channels: NetworkChannels = { ...options.channels, mcp: options.channels.mcp ?? [] };
+    const hosts = [...new Set([...channels.model, ...channels.memory, ...channels.mcp])];
     const worker = new Worker(options.entry ?? defaultNetworkWorkerEntry(), {
       type: "module",
       name: "kagent-run network",
@@ -128,7 +140,7 @@ export class NetworkGateway {
       worker.postMessage(
         {
           type: "init",
-          channels: { model: options.channels.model, memory: options.channels.memory },
+          channels: { model: channels.model, memory: channels.memory, mcp: channels.mcp },
           max_response_bytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
         } satisfies NetworkWorkerInit,
       );
@@ -136,12 +148,16 @@ export class NetworkGateway {
       worker.terminate();
       throw error;
     });
-    return new NetworkGateway(options.channels, worker, client);
+    return new NetworkGateway(channels, worker, client);
   }
 
-  /** A `fetch` that can reach only `channel`'s hosts. */
+  /**
+   * A `fetch` that can reach only `channel`'s hosts. The `mcp` channel's responses resolve at
+   * their head and stream their body (an MCP server's event stream stays open); the others
+   * resolve with the whole body.
+   */
   fetchFor(channel: keyof NetworkChannels): typeof fetch {
-    return this.#client.fetchFor(channel);
+    return this.#client.fetchFor(channel, { stream: channel === "mcp" });
   }
 
   /** Stops the Worker; waiting and later requests fail. */

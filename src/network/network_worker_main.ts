@@ -1,20 +1,16 @@
 /**
  * Entry module of the network Worker: the only code of a run that holds Deno net permission, and
- * only for the hosts of the configured model provider and memory service. Each request names its
- * channel and is refused unless its `hostname:port` is one of that channel's hosts, so the model
- * channel cannot reach the memory service and the other way round. The compile task includes it
+ * only for the hosts of the configured model provider, memory service and HTTP MCP servers. Each
+ * request names its channel and is refused unless its `hostname:port` is one of that channel's
+ * hosts, so the model channel cannot reach the memory service or an MCP server, and so on. The compile task includes it
  * (`--include src/network/network_worker_main.ts`).
  *
  * @module
  */
 
 import { hostPermission } from "./host_permission.ts";
-import {
-  type FetchAbortMessage,
-  type FetchReplyMessage,
-  type FetchRequestMessage,
-  FetchResponder,
-} from "./message_fetch.ts";
+import type { FetchAbortMessage, FetchReplyMessage, FetchRequestMessage } from "./message_fetch.ts";
+import { FetchResponder } from "./fetch_responder.ts";
 import type { NetworkWorkerInit } from "./network_gateway.ts";
 
 interface WorkerScope {

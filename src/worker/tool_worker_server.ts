@@ -78,7 +78,11 @@ export function serveTools(
       running.get(message.id)?.abort(message.reason);
       return;
     }
-    if (message.type === "fetch_response" || message.type === "fetch_error") {
+    if (
+      message.type === "fetch_response" || message.type === "fetch_error" ||
+      message.type === "fetch_head" || message.type === "fetch_chunk" ||
+      message.type === "fetch_end"
+    ) {
       network.receive(message);
       return;
     }
