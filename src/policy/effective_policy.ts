@@ -44,7 +44,7 @@ import {
   wideAllowDecision,
 } from "./_runtime_decisions.ts";
 import type { PolicyInputs, SkillRequest, ToolPolicy } from "./policy_inputs.ts";
-import { WORKER_TOOLS } from "./policy_inputs.ts";
+import { agentTypeExclusion } from "./agent_tool_sets.ts";
 import { RUNTIME_RULES } from "./runtime_rules.ts";
 
 export { RUNTIME_RULES } from "./runtime_rules.ts";
@@ -70,13 +70,13 @@ export class EffectivePolicy {
   readonly #inputs: PolicyInputs;
   readonly #narrowedOut: Map<string, string>;
 
-  readonly #agentOut: Map<string, string>;
+  readonly #agentOut: Map<string, { rule: string; reason: string }>;
 
   private constructor(
     inputs: PolicyInputs,
     rules: PolicyRule[],
     narrowedOut: Map<string, string>,
-    agentOut: Map<string, string>,
+    agentOut: Map<string, { rule: string; reason: string }>,
   ) {
     this.#inputs = inputs;
     this.rules = rules;
@@ -115,20 +115,24 @@ export class EffectivePolicy {
       }
     }
     for (const rule of inputs.configRules) rules.push(definedOnly({ ...rule, layer: "config" }));
-    const agentOut = new Map<string, string>();
+    const agentOut = new Map<string, { rule: string; reason: string }>();
     const agentType = inputs.agentType ?? "main";
     for (const tool of inputs.tools) {
-      if (agentType === "worker" && !WORKER_TOOLS.includes(tool.name)) {
-        agentOut.set(tool.name, `a worker agent gets only ${WORKER_TOOLS.join(", ")}`);
-      } else if (agentType !== "main" && tool.name.startsWith("memory.")) {
-        agentOut.set(tool.name, `a ${agentType} agent never gets memory tools`);
+      const excluded = agentTypeExclusion(tool, agentType, inputs.allowedTools ?? []);
+      if (excluded !== null) {
+        agentOut.set(tool.name, {
+          rule: excluded.rule === "type"
+            ? RUNTIME_RULES.agentType
+            : RUNTIME_RULES.agentAllowedTools,
+          reason: excluded.reason,
+        });
       } else if (
         inputs.taskTools !== undefined && !picomatch.isMatch(tool.name, inputs.taskTools)
       ) {
-        agentOut.set(
-          tool.name,
-          `the task's tool list (${inputs.taskTools.join(", ")}) does not include it`,
-        );
+        agentOut.set(tool.name, {
+          rule: RUNTIME_RULES.taskNarrowing,
+          reason: `the task's tool list (${inputs.taskTools.join(", ")}) does not include it`,
+        });
       }
     }
     return new EffectivePolicy(inputs, rules, narrowedOut, agentOut);
@@ -155,15 +159,13 @@ export class EffectivePolicy {
       }
     }
     const candidates: PolicyDecision[] = [];
-    const agentReason = this.#agentOut.get(tool.name);
-    if (agentReason !== undefined) {
+    const agentOut = this.#agentOut.get(tool.name);
+    if (agentOut !== undefined) {
       candidates.push({
         decision: "deny",
-        rule: this.#inputs.taskTools !== undefined && agentReason.startsWith("the task")
-          ? RUNTIME_RULES.taskNarrowing
-          : RUNTIME_RULES.agentType,
+        rule: agentOut.rule,
         layer: "runtime",
-        reason: agentReason,
+        reason: agentOut.reason,
         error_type: "permission_denied",
       });
     }
@@ -355,6 +357,10 @@ export class EffectivePolicy {
         type: this.#inputs.agentType ?? "main",
         task_tools: this.#inputs.taskTools ?? null,
         suggested_tools: this.#inputs.suggestedTools ?? [],
+        // Only when given: the main agent's policy hash stays what it was before agent types.
+        ...((this.#inputs.allowedTools ?? []).length === 0
+          ? {}
+          : { allowed_tools: this.#inputs.allowedTools }),
       },
       tools: this.tools,
     };

@@ -31,8 +31,15 @@ export {
   type PolicyInputs,
   type SkillRequest,
   type ToolPolicy,
-  WORKER_TOOLS,
 } from "./policy_inputs.ts";
+export {
+  agentTypeExclusion,
+  type AllowedToolsList,
+  CHILD_AGENT_TOOLS,
+  CHILD_STARTING_TOOLS,
+  CHILD_TASK_TOOLS,
+  WORKER_TOOLS,
+} from "./agent_tool_sets.ts";
 export {
   type LocationFolders,
   type NamedLocation,

@@ -8,6 +8,7 @@
 import type { ToolDescriptor } from "../tools/mod.ts";
 import type { Decision, PolicyLayer } from "./policy_rule.ts";
 import type { HashedFolders } from "./policy_hash.ts";
+import type { AllowedToolsList } from "./agent_tool_sets.ts";
 
 /** A permissions.json rule as loaded from config (ids filled in). */
 export interface ConfigRule {
@@ -48,11 +49,18 @@ export interface PolicyInputs {
    */
   runFolders?: string[];
   /**
-   * Which agent the tool set is for. `worker` gets a minimal readonly set
-   * ({@linkcode WORKER_TOOLS}); `sub`, `fork` and `worker` never get memory tools; each starts from
-   * the config, never from a parent's set. @default "main"
+   * Which agent the tool set is for (see `agent_tool_sets.ts`): `worker` gets a minimal set
+   * (`WORKER_TOOLS`) plus the write tools an `allowed_tools` list names exactly; `sub`, `fork` and
+   * `worker` never get memory tools, the plan tool, the task tools that create or edit tasks, or
+   * the tools that start or list agents; each starts from the config, never from a parent's set.
+   * @default "main"
    */
   agentType?: AgentType;
+  /**
+   * `allowed_tools` lists of a child agent (its definition's, its dispatch's): each narrows the
+   * set, none widens it past the agent type's (`runtime:agent-allowed-tools`). @default none
+   */
+  allowedTools?: AllowedToolsList[];
   /** The task policy's tool patterns: the set can only be narrowed to them. @default no narrowing */
   taskTools?: string[];
   /** Tools the task suggests: a preference recorded in the snapshot, never a grant. */
@@ -95,12 +103,3 @@ export type AgentType = "main" | "sub" | "fork" | "worker";
 
 /** The agent types, for option parsing. */
 export const AGENT_TYPES: readonly AgentType[] = ["main", "sub", "fork", "worker"];
-
-/** The readonly tools a `worker` agent may have at most. */
-export const WORKER_TOOLS: readonly string[] = [
-  "fs.read_file",
-  "fs.list_files",
-  "fs.grep_files",
-  "skills.list_skills",
-  "skills.load_skill",
-];

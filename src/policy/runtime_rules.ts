@@ -13,6 +13,7 @@ export const RUNTIME_RULES = {
   destructiveOff: "runtime:destructive-off",
   skillNarrowing: "skill:allowed-tools",
   agentType: "runtime:agent-type",
+  agentAllowedTools: "runtime:agent-allowed-tools",
   taskNarrowing: "runtime:task-tools",
   defaultReadonly: "default:readonly-allow",
   defaultWrite: "default:write-ask",
