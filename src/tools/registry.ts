@@ -59,6 +59,8 @@ export class ToolRegistry {
     coerceTypes: false,
     useDefaults: false,
     validateFormats: false,
+    // `type` lists (`["string", "null"]`) are part of the subset (schema_subset.ts).
+    allowUnionTypes: true,
   });
 
   /**

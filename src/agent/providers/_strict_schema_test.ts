@@ -281,3 +281,30 @@ Deno.test("removeOptionalNulls keeps required nulls, nested shapes and text that
     '{"path":"a","__proto__":null,"extra":null}',
   );
 });
+
+Deno.test("toStrictSchema sends the forms the subset widens to when MCP servers write them", () => {
+  // Pydantic-style $defs/$ref, a nullable anyOf and a list of scalar types, after the subset.
+  const checked = checkSchemaSubset({
+    type: "object",
+    properties: {
+      at: { $ref: "#/$defs/Point" },
+      label: { anyOf: [{ type: "string", enum: ["a", "b"] }, { type: "null" }], default: null },
+      value: { type: ["string", "number", "boolean"] },
+    },
+    required: ["at"],
+    $defs: { Point: { type: "object", properties: { x: { type: "number" } }, required: ["x"] } },
+  });
+  assert.ok("schema" in checked);
+  const { schema, problems } = toStrictSchema(checked.schema);
+  assert.deepEqual(problems, []);
+  assertStrictShape(schema, "root");
+  const properties = schema.properties as Record<string, JsonSchema>;
+  // Already nullable: sent as it is; the optional scalar list gets "null" added.
+  assert.deepEqual(properties.label?.type, ["string", "null"]);
+  assert.deepEqual(properties.value?.type, ["string", "number", "boolean", "null"]);
+  // On the way back, the null of a nullable property is the server's own value: kept.
+  assert.equal(
+    removeOptionalNulls('{"at":{"x":1},"label":null,"value":null}', checked.schema),
+    '{"at":{"x":1},"label":null}',
+  );
+});
