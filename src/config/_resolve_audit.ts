@@ -1,16 +1,17 @@
 /**
- * `audit`: the environment variables whose values are redacted.
+ * `audit`: the environment variables whose values are redacted, and what traces carry and where.
  *
  * @module
  */
 
 import type { ConfigFile } from "./config_schema.ts";
-import { DEFAULT_SECRET_ENV } from "./defaults.ts";
+import { DEFAULT_AUDIT_TRACING, DEFAULT_SECRET_ENV } from "./defaults.ts";
 import type { LoadedConfig } from "./loaded_config.ts";
 
 /**
  * Resolves `audit.secret_env`: {@linkcode DEFAULT_SECRET_ENV}, then the file's names, then the
- * model's API key variable (always a secret), each once.
+ * model's API key variable (always a secret), each once; `trace_content` and `trace_hosts` from
+ * {@linkcode DEFAULT_AUDIT_TRACING}.
  */
 export function resolveAudit(file: ConfigFile): LoadedConfig["audit"] {
   const model = file.model;
@@ -22,5 +23,7 @@ export function resolveAudit(file: ConfigFile): LoadedConfig["audit"] {
     secret_env: [
       ...new Set([...DEFAULT_SECRET_ENV, ...(file.audit?.secret_env ?? []), ...apiKeyEnv]),
     ],
+    trace_content: file.audit?.trace_content ?? DEFAULT_AUDIT_TRACING.trace_content,
+    trace_hosts: [...new Set(file.audit?.trace_hosts ?? DEFAULT_AUDIT_TRACING.trace_hosts)],
   };
 }

@@ -300,7 +300,7 @@ export const LimitsConfigSchema = z.strictObject({
   ),
 });
 
-/** `audit`: what the run folder must never contain. */
+/** `audit`: what the run folder must never contain, and what traces may carry and where. */
 export const AuditConfigSchema = z.strictObject({
   secret_env: z.array(
     z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
@@ -310,6 +310,21 @@ export const AuditConfigSchema = z.strictObject({
     "Environment variables whose values are redacted everywhere; added to the defaults " +
       "(ANTHROPIC_API_KEY, OPENAI_API_KEY, GITHUB_TOKEN, GH_TOKEN, AWS_SECRET_ACCESS_KEY, " +
       "AWS_SESSION_TOKEN).",
+  ),
+  trace_content: z.boolean().optional().describe(
+    "With tracing on (OTEL_DENO=true), execute_tool spans carry the call's arguments and result " +
+      "and chat spans the model's answer, redacted like the logs and cut at 16 KiB each; " +
+      "otherwise spans hold names, ids, decisions and counts only. Default: false.",
+  ),
+  trace_hosts: z.array(
+    z.string().regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):[0-9]{1,5}$/, {
+      error: 'must be "hostname:port", e.g. "otel-collector:4318"',
+    }),
+  ).optional().describe(
+    'Hosts ("hostname:port") the OpenTelemetry exporter may send to. With OTEL_DENO=true a run ' +
+      "whose OTEL_EXPORTER_OTLP_*ENDPOINT names any other host (the default is localhost:4318) " +
+      'is refused before it starts; OTEL_EXPORTER_OTLP_PROTOCOL="console" needs none. ' +
+      "Default: [].",
   ),
 });
 

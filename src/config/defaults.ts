@@ -110,6 +110,15 @@ export const DEFAULT_SECRET_ENV: readonly string[] = Object.freeze([
   "AWS_SESSION_TOKEN",
 ]);
 
+/**
+ * `audit.trace_content` and `audit.trace_hosts`: spans carry no arguments or outputs, and the
+ * OpenTelemetry exporter may send to no host (a run with OTEL_DENO=true and an OTLP endpoint is
+ * refused until its host is listed).
+ */
+export const DEFAULT_AUDIT_TRACING: Readonly<
+  { trace_content: boolean; trace_hosts: readonly string[] }
+> = Object.freeze({ trace_content: false, trace_hosts: Object.freeze([]) });
+
 /** `tools.*` defaults: times in ms, sizes in bytes (`env` defaults to `[]`). */
 export const DEFAULT_TOOLS: Readonly<{
   /** Time a command may run when neither the call nor the tool says less, in ms. @default 120000 */

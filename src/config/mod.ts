@@ -34,6 +34,7 @@ export {
 } from "./config_schema.ts";
 export {
   AGENT_ID_PATTERN,
+  DEFAULT_AUDIT_TRACING,
   DEFAULT_CHILD_AGENTS,
   DEFAULT_HOOK,
   DEFAULT_KAGENT_HOME,
