@@ -7,6 +7,7 @@
 import { callCommand } from "./call_command.ts";
 import { mcpCommand } from "./mcp_command.ts";
 import { policyCommand } from "./policy_command.ts";
+import { reportCommand } from "./report_command.ts";
 import { RUN_HELP, runCommand } from "./run_command.ts";
 import { toolsCommand } from "./tools_command.ts";
 import { type CommandIo, EXIT } from "./_common.ts";
@@ -23,7 +24,8 @@ Usage:
   kagent-run call <tool> '<json arguments>' --config FILE
   kagent-run tools --config FILE [--json]
   kagent-run policy --config FILE [--json]
-  kagent-run mcp --config FILE            (serve the tools to an MCP client over stdio)
+  kagent-run mcp --config FILE [--http 127.0.0.1:PORT]   (serve the tools to MCP clients)
+  kagent-run report RUN_FOLDER [--output FILE] [--markdown FILE]   (HTML and Markdown report)
   kagent-run --version
 
 "kagent-run <command> --help" explains each command. Without --config, agent.jsonc in the current
@@ -37,6 +39,7 @@ const COMMANDS: Record<string, (args: string[], io: CommandIo) => Promise<number
   tools: toolsCommand,
   policy: policyCommand,
   mcp: mcpCommand,
+  report: reportCommand,
 };
 
 /**
@@ -59,7 +62,7 @@ export async function main(args: string[], io: CommandIo): Promise<number> {
     const command = COMMANDS[first];
     if (command === undefined) {
       io.stderr(
-        `kagent-run: Cannot run command "${first}": it is not a command; use run, call, tools, policy or mcp (see kagent-run --help)\n`,
+        `kagent-run: Cannot run command "${first}": it is not a command; use run, call, tools, policy, mcp or report (see kagent-run --help)\n`,
       );
       return EXIT.usage;
     }

@@ -1,0 +1,247 @@
+/**
+ * What a report shows, built from a read run folder ({@linkcode RunFiles}) and a verify verdict:
+ * the run's facts, a timeline of model turns and tool calls, each call's decision and approval,
+ * denials with their grants, edits as diffs, commands with exit codes and output excerpts,
+ * deliverables and child agents. Plain data: the HTML and Markdown renderers escape every string.
+ *
+ * @module
+ */
+
+import type { ChildRun, RunFiles, RunRecord } from "./run_reading.ts";
+import { type CallView, callView, commandOf, editOf } from "./call_view.ts";
+import type { CommandView, EditView } from "./call_view.ts";
+import { numberField, recordField, recordsField, stringField, timeField } from "./_fields.ts";
+import type { ReportVerdict } from "./report_verdict.ts";
+
+/** A model turn on the timeline. */
+export interface TurnView {
+  /** The turn's number, from 1. */
+  turn: number;
+  /** Milliseconds from the run's start to the model's answer, or null. */
+  at_ms: number | null;
+  /** Milliseconds from the record before it (the last result sent) to the answer, or null. */
+  duration_ms: number | null;
+  /** The turn's text, or null. */
+  text: string | null;
+  /** `end`, `truncated`, `refused`… or null. */
+  stop: string | null;
+  /** Token counts, when the provider reported them. */
+  usage: { input_tokens: number | null; output_tokens: number | null } | null;
+  /** Numbers ({@linkcode CallView.number}) of the calls the turn asked for, in order. */
+  calls: number[];
+}
+
+/** A denied call and how to let exactly it through next time. */
+export interface DenialView {
+  /** The call's number ({@linkcode CallView.number}). */
+  call: number;
+  tool: string;
+  error_type: string | null;
+  rule: string | null;
+  layer: string | null;
+  /** Why, as the run recorded it. */
+  message: string;
+  /** `--approve '<grant>'`, for a call that needed an approval nobody gave; else null. */
+  approve_argument: string | null;
+  /** The whole command that re-runs the run with that grant, or null. */
+  replay: string | null;
+}
+
+/** A child agent's run, with a link to its folder. */
+export interface ChildView {
+  name: string;
+  task: string | null;
+  /** The child's end reason, or null (no `run.completed`). */
+  end_reason: string | null;
+  /** Relative link (from the run folder) to its report, or to its events when it has none. */
+  link: string;
+}
+
+/** Everything a report shows. */
+export interface ReportModel {
+  run_id: string;
+  task: string | null;
+  /** `provider` or `provider model`, e.g. `openai gpt-4.1`; null without a model. */
+  model: string | null;
+  /** ISO timestamp of the run's start, or null. */
+  started_at: string | null;
+  /** From `run.completed`; null when the run has none (killed, or still running). */
+  end_reason: string | null;
+  duration_ms: number | null;
+  turns: number | null;
+  counts: { calls: number; denied: number; failed: number; skipped: number };
+  final_text: string | null;
+  /** The model error's message, when the run ended `model_error`. */
+  error: string | null;
+  verdict: ReportVerdict;
+  timeline: TurnView[];
+  calls: CallView[];
+  denials: DenialView[];
+  edits: EditView[];
+  commands: CommandView[];
+  /** Files of `deliverables/`, paths relative to the run folder. */
+  deliverables: { path: string; bytes: number }[];
+  children: ChildView[];
+  /** What could not be read, and records that do not fit (calls missing from a log). */
+  problems: string[];
+}
+
+/**
+ * Builds the report's model of a run.
+ *
+ * @param files The run folder as read by `readRunFolder`.
+ * @param verdict What `kagent-run verify` found, shown at the top.
+ * @example
+ * ```ts
+ * import { buildReportModel } from "./report_model.ts";
+ * const model = buildReportModel({
+ *   dir: "/runs/r1", info: null, tools: [], errors: [], pending: [], deliverables: [],
+ *   children: [], texts: new Map(), problems: [],
+ *   events: [{ type: "run.started", ts: "2026-01-01T00:00:00.000Z", run_id: "r1", task: "t" }],
+ * }, { status: "not_checked", headline: "not checked", problems: [] });
+ * console.assert(model.task === "t" && model.end_reason === null);
+ * ```
+ */
+export function buildReportModel(files: RunFiles, verdict: ReportVerdict): ReportModel {
+  const runStarted = files.events.find((event) => event.type === "run.started") ?? null;
+  const completed = files.events.findLast((event) => event.type === "run.completed") ?? null;
+  const info = files.info;
+  const startTime = timeField(runStarted?.ts) ?? timeField(info?.started_at);
+  const problems = [...files.problems];
+
+  // Calls in the order of their tool records; a call that has events but no record is a problem.
+  const ended = new Map<string, RunRecord>();
+  for (const event of files.events) {
+    const id = stringField(event.tool_call_id);
+    if (
+      id !== null && typeof event.type === "string" &&
+      /^tool\.(completed|failed|denied|skipped)$/.test(event.type)
+    ) {
+      ended.set(id, event);
+    }
+  }
+  const turnOf = new Map<string, number>();
+  const responded = files.events.filter((event) => event.type === "model.responded");
+  for (const event of responded) {
+    const turn = numberField(event.turn);
+    for (const call of recordsField(event.tool_calls)) {
+      const id = stringField(call.id);
+      if (id !== null && turn !== null && !turnOf.has(id)) turnOf.set(id, turn);
+    }
+  }
+  const errorsById = new Map<string, RunRecord>();
+  for (const error of files.errors) {
+    const id = stringField(error.tool_call_id);
+    if (id !== null) errorsById.set(id, error);
+  }
+  const approvalEvents = files.events.filter((event) =>
+    typeof event.type === "string" && event.type.startsWith("approval.")
+  );
+  // Numbered in the order the calls started (the log is in the order they ended).
+  const started = files.tools.map((record, index) => ({
+    record,
+    start: timeField(record.ts_start) ?? Number.POSITIVE_INFINITY,
+    index,
+  })).sort((left, right) => left.start - right.start || left.index - right.index);
+  const calls = started.map(({ record }, index) => {
+    const id = stringField(record.tool_call_id) ?? "";
+    return callView(record, index + 1, {
+      startTime,
+      turn: turnOf.get(id) ?? null,
+      event: ended.get(id) ?? null,
+      error: errorsById.get(id) ?? null,
+      approvals: approvalEvents.filter((event) => event.tool_call_id === id),
+    });
+  });
+  const recorded = new Set(files.tools.map((record) => stringField(record.tool_call_id)));
+  for (const id of ended.keys()) {
+    if (!recorded.has(id)) {
+      problems.push(`logs/tools.jsonl: no record of call "${id}", which events.jsonl ended`);
+    }
+  }
+  const numberOf = new Map(calls.map((call) => [call.id, call.number]));
+
+  const timeline: TurnView[] = responded.map((event) => {
+    const at = timeField(event.ts);
+    const position = files.events.indexOf(event);
+    const before = position > 0 ? timeField(files.events[position - 1]?.ts) : null;
+    const usage = recordField(event.usage);
+    return {
+      turn: numberField(event.turn) ?? 0,
+      at_ms: at === null || startTime === null ? null : at - startTime,
+      duration_ms: at === null || before === null ? null : Math.max(0, at - before),
+      text: stringField(event.text),
+      stop: stringField(recordField(event.stop)?.reason),
+      usage: usage === null ? null : {
+        input_tokens: numberField(usage.input_tokens),
+        output_tokens: numberField(usage.output_tokens),
+      },
+      calls: recordsField(event.tool_calls)
+        .map((call) => numberOf.get(stringField(call.id) ?? ""))
+        .filter((number): number is number => number !== undefined),
+    };
+  });
+
+  const model = recordField(runStarted?.model) ?? recordField(info?.model);
+  const provider = stringField(model?.provider);
+  const modelName = stringField(model?.model);
+  return {
+    run_id: stringField(runStarted?.run_id) ?? stringField(info?.run_id) ??
+      files.dir.split("/").pop() ?? "",
+    task: stringField(runStarted?.task) ?? stringField(info?.task),
+    model: provider === null ? null : modelName === null ? provider : `${provider} ${modelName}`,
+    started_at: stringField(runStarted?.ts) ?? stringField(info?.started_at),
+    end_reason: stringField(completed?.end_reason),
+    duration_ms: numberField(completed?.duration_ms),
+    turns: numberField(completed?.turns),
+    counts: {
+      calls: calls.length,
+      denied: calls.filter((call) => call.status === "denied").length,
+      failed: calls.filter((call) => call.status === "failed").length,
+      skipped: calls.filter((call) => call.status === "skipped").length,
+    },
+    final_text: stringField(completed?.final_text),
+    error: stringField(completed?.error),
+    verdict,
+    timeline,
+    calls,
+    denials: calls.filter((call) => call.status === "denied").map((call) =>
+      denialOf(call, errorsById.get(call.id) ?? null, files.pending)
+    ),
+    edits: calls.map((call) => editOf(call, files.texts)).filter((edit): edit is EditView =>
+      edit !== null
+    ),
+    commands: calls.map(commandOf).filter((command): command is CommandView => command !== null),
+    deliverables: files.deliverables,
+    children: files.children.map(childView),
+    problems,
+  };
+}
+
+function denialOf(call: CallView, error: RunRecord | null, pending: RunRecord[]): DenialView {
+  const details = recordField(error?.details);
+  const waiting = pending.find((entry) =>
+    stringField(recordField(entry.request)?.tool_call_id) === call.id
+  );
+  return {
+    call: call.number,
+    tool: call.tool,
+    error_type: call.error_type,
+    rule: call.decision?.rule ?? stringField(details?.rule),
+    layer: call.decision?.layer ?? stringField(details?.layer),
+    message: stringField(error?.message) ?? call.summary,
+    approve_argument: stringField(details?.approve_argument) ??
+      stringField(recordField(waiting?.request)?.approve_argument),
+    replay: stringField(details?.replay) ?? stringField(waiting?.replay),
+  };
+}
+
+function childView(child: ChildRun): ChildView {
+  const folder = `agents/${child.name}`;
+  return {
+    name: child.name,
+    task: stringField(child.info?.task),
+    end_reason: stringField(child.completed?.end_reason),
+    link: child.has_report ? `${folder}/report.html` : `${folder}/events.jsonl`,
+  };
+}

@@ -1,0 +1,34 @@
+/**
+ * The verify verdict a report shows at its top: whether the run folder is sealed and intact.
+ *
+ * @module
+ */
+
+/**
+ * `verified`: sealed and intact; `tampered`: a chain, a cross-reference, the seal or an artifact
+ * does not match; `incomplete`: no seal (killed, or still running); `not_checked`: no verifier ran.
+ */
+export type VerdictStatus = "verified" | "tampered" | "incomplete" | "not_checked";
+
+/** What `kagent-run verify` found, as the report shows it. */
+export interface ReportVerdict {
+  status: VerdictStatus;
+  /** One line, e.g. `verified: 3 chains, 42 records, 2 artifacts`. */
+  headline: string;
+  /** Each problem with its file and line, e.g. `events.jsonl line 12: edited record`. */
+  problems: string[];
+}
+
+/**
+ * The verdict of a report made without a verifier.
+ *
+ * @param reason Why nothing was verified, e.g. `this build has no kagent-run verify`.
+ * @example
+ * ```ts
+ * import { notChecked } from "./report_verdict.ts";
+ * console.assert(notChecked("no verifier").status === "not_checked");
+ * ```
+ */
+export function notChecked(reason: string): ReportVerdict {
+  return { status: "not_checked", headline: `not verified: ${reason}`, problems: [] };
+}

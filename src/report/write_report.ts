@@ -1,0 +1,91 @@
+/**
+ * Writes a run's report: `report.html` and `report.md` in the run folder, or where the caller
+ * says, with links relative to where each file is written.
+ *
+ * @module
+ */
+
+import * as nodePath from "node:path";
+import { readRunFolder } from "./run_reading.ts";
+import { buildReportModel, type ReportModel } from "./report_model.ts";
+import { renderHtmlReport } from "./html_report.ts";
+import { renderMarkdownReport } from "./markdown_report.ts";
+import { runVerdict } from "./run_verdict.ts";
+import type { ReportVerdict } from "./report_verdict.ts";
+
+/** The HTML report's file name in the run folder. */
+export const HTML_REPORT_FILE = "report.html";
+
+/** The Markdown report's file name in the run folder. */
+export const MARKDOWN_REPORT_FILE = "report.md";
+
+/** Options of {@linkcode writeRunReport}. */
+export interface WriteReportOptions {
+  /** Where the HTML goes. @default `<run folder>/report.html` */
+  html?: string;
+  /** Where the Markdown goes. @default `<run folder>/report.md` */
+  markdown?: string;
+  /**
+   * The verify verdict shown at the top.
+   * @default what the run verifier finds in the folder (see `runVerdict`)
+   */
+  verdict?: ReportVerdict;
+  /** When the report is made. @default new Date() */
+  now?: Date;
+}
+
+/** What {@linkcode writeRunReport} wrote. */
+export interface WrittenReport {
+  /** Absolute path of the HTML file. */
+  html: string;
+  /** Absolute path of the Markdown file. */
+  markdown: string;
+  /** The model both were rendered from. */
+  model: ReportModel;
+}
+
+/**
+ * Reads the run folder `runDir`, builds the report and writes it as HTML and Markdown.
+ *
+ * @throws {RunFolderError} when `runDir` is not a run folder.
+ * @throws {Deno.errors.NotFound | Deno.errors.PermissionDenied} when a report file cannot be
+ * written (its folder must exist).
+ * @example
+ * ```ts
+ * import { writeRunReport } from "./write_report.ts";
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dir}/events.jsonl`, '{"type":"run.started","task":"t"}\n');
+ * const written = await writeRunReport(dir);
+ * console.assert((await Deno.readTextFile(written.html)).includes("<title>"));
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function writeRunReport(
+  runDir: string,
+  options: WriteReportOptions = {},
+): Promise<WrittenReport> {
+  const files = await readRunFolder(runDir);
+  const verdict = options.verdict ?? await runVerdict(files.dir);
+  const model = buildReportModel(files, verdict);
+  const htmlPath = nodePath.resolve(options.html ?? nodePath.join(files.dir, HTML_REPORT_FILE));
+  const markdownPath = nodePath.resolve(
+    options.markdown ?? nodePath.join(files.dir, MARKDOWN_REPORT_FILE),
+  );
+  await Deno.writeTextFile(
+    htmlPath,
+    renderHtmlReport(model, {
+      runBase: runBase(htmlPath, files.dir),
+      ...(options.now === undefined ? {} : { now: options.now }),
+    }),
+  );
+  await Deno.writeTextFile(
+    markdownPath,
+    renderMarkdownReport(model, { runBase: runBase(markdownPath, files.dir) }),
+  );
+  return { html: htmlPath, markdown: markdownPath, model };
+}
+
+/** The run folder as seen from the folder of `file`, `/`-separated; `""` when it is that folder. */
+function runBase(file: string, runDir: string): string {
+  return nodePath.relative(nodePath.dirname(file), runDir).split(nodePath.sep).join("/");
+}
