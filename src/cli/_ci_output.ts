@@ -13,6 +13,7 @@ import type { PendingApproval } from "../approval/mod.ts";
 import { MIN_SECRET_LENGTH, type Redactor } from "../audit/mod.ts";
 import { approveArgument } from "../approval/mod.ts";
 import { eventTypeOf } from "../runtime/mod.ts";
+import * as nodePath from "node:path";
 
 /** The facts of a finished run that CI output is made of. */
 export interface RunReport {
@@ -27,6 +28,11 @@ export interface RunReport {
   replay: string | null;
   /** The run's redactor (config `audit.secret_env` and token patterns), applied to every output. */
   redactor: Redactor;
+  /**
+   * The report files `--report` writes when the run ends (absolute paths), or null without it.
+   * @default null
+   */
+  report_files?: { html: string; markdown: string } | null;
 }
 
 /** The `--output json` object: one line, stable keys. */
@@ -122,6 +128,16 @@ export function stepSummary(report: RunReport): string {
   }
   if (report.deliverables.length > 0) {
     lines.push("", "**Deliverables:**", "", ...report.deliverables.map((path) => `- \`${path}\``));
+  }
+  if (report.report_files) {
+    // A file on the runner: named, to be uploaded as a workflow artifact with the run folder.
+    const relative = (path: string) => nodePath.relative(report.run_dir, path);
+    lines.push(
+      "",
+      `**Report:** \`${relative(report.report_files.html)}\` and ` +
+        `\`${relative(report.report_files.markdown)}\` in the run folder \`${report.run_dir}\` ` +
+        "(upload the folder as a workflow artifact to read them)",
+    );
   }
   return report.redactor.redactText(lines.join("\n") + "\n");
 }

@@ -29,6 +29,7 @@ import type { ToolResult } from "../result/mod.ts";
 import { eventTypeOf } from "../runtime/mod.ts";
 import { Redactor } from "../audit/mod.ts";
 import { appendStepSummary, checkStepSummary } from "./_step_summary.ts";
+import { runReportFiles, writeReportAtEnd } from "./_run_report.ts";
 import {
   APPROVAL_HELP,
   APPROVAL_OPTIONS,
@@ -59,6 +60,7 @@ Options:
   --workspace DIR     Sandbox root; overrides the config's "workspace" (relative to the current folder)
 ${APPROVAL_HELP}
   --quiet             No per-call progress lines on stderr
+  --report            When the run ends, write report.html and report.md into the run folder
   -h, --help          This help
 
 ${EXIT_HELP}
@@ -79,6 +81,7 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
       workspace: { type: "string" },
       ...APPROVAL_OPTIONS,
       quiet: { type: "boolean" },
+      report: { type: "boolean" },
     });
     if (values.help) {
       io.stdout(RUN_HELP);
@@ -275,6 +278,7 @@ async function runWithNetwork(
         ? null
         : session.approvals.replayFor(session.approvals.pending.map((entry) => entry.grant)),
       redactor,
+      report_files: values.report === true ? runReportFiles(session.folder.dir) : null,
     };
     if (values.output === "json") io.stdout(`${reportJson(report)}\n`);
     else if (outcome.final_text !== null) {
@@ -298,6 +302,9 @@ async function runWithNetwork(
   } finally {
     for (const { signal, listener } of listeners) Deno.removeSignalListener(signal, listener);
     await session.close();
+    if (values.report === true) {
+      await writeReportAtEnd(session.folder.dir, (line) => io.stderr(`${line}\n`), !!values.quiet);
+    }
   }
 }
 
