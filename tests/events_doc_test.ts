@@ -20,6 +20,14 @@ const toolEnded = {
   artifacts: true,
 } as const;
 const approval = { tool_call_id: true, tool: true, rule: true, scope: true } as const;
+const childAgent = {
+  tool_call_id: true,
+  child_run_id: true,
+  agent_id: true,
+  definition: true,
+  agent_type: true,
+  depth: true,
+} as const;
 const hook = {
   hook: true,
   hook_event: true,
@@ -113,6 +121,18 @@ const FIELDS: FieldNames = {
   "approval.granted": { ...approval, source: true, approver: true },
   "approval.denied": { ...approval, approver: true, reason: true },
   "approval.failed": { ...approval, reason: true },
+  "agent.started": childAgent,
+  "agent.completed": {
+    ...childAgent,
+    end_reason: true,
+    turns: true,
+    usage: true,
+    calls: true,
+    denied: true,
+    failed: true,
+    duration_ms: true,
+    error: true,
+  },
 };
 
 /** The field names of each `### <type>` section's table, in order. */

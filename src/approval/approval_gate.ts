@@ -55,6 +55,19 @@ export interface ApprovalGateOptions {
   redactor: Redactor;
   /** Environment names commands get, for the request's env summary. */
   environmentNames: readonly string[];
+  /**
+   * Who the run's agent is, in every request (a child agent's names its parent).
+   * @default the main agent: `{agent_id: "main", run_id, parent_agent_id: null, parent_run_id:
+   *   null, parent_ids: [], role: "main"}`
+   */
+  agent?: ApprovalRequest["agent"];
+  /**
+   * The grants of the parent agent's run (its command-line grants and session grants, read at
+   * each ask), for a child agent's run: they cover the child's calls, so a child is not asked
+   * again for what its parent was granted, while the child's own session grants stay its own and
+   * never reach the parent. @default none
+   */
+  inheritedGrants?: () => readonly Grant[];
 }
 
 /** A call that needed approval in a non-interactive run, with the grant that would allow it. */
@@ -74,12 +87,13 @@ export interface PendingApproval {
  * - `rule`: the policy allowed it without asking (`rule` names the rule);
  * - `grant`: a grant from `--approve` or `--approvals` covered it;
  * - `session_grant`: an `allow_for_session` answer earlier in this run covered it;
+ * - `parent_grant`: a grant of the parent agent's run covered it (a child agent's run);
  * - `terminal`: the approver (a person at the terminal) answered `choice` for this call.
  *
  * `scope` is the call's normalised scope, as grants write it (see `normaliseScope`).
  */
 export interface CallApproval {
-  by: "grant" | "terminal" | "session_grant" | "rule";
+  by: "grant" | "terminal" | "session_grant" | "parent_grant" | "rule";
   scope: string[];
   /** The rule that allowed the call (`by: "rule"`). */
   rule?: string;
@@ -146,6 +160,19 @@ export class ApprovalGate {
     return this.#options.redactor.redactText(line);
   }
 
+  /**
+   * The grants a child agent's run inherits from this run: the command-line grants, the session
+   * grants made so far and those this run inherited itself; a grant whose scope names `<run>` is
+   * left out (in the child, `<run>` would name the child's own folder, not the one granted).
+   */
+  grantsForChildren(): Grant[] {
+    return [
+      ...this.#options.grants,
+      ...this.#sessionGrants,
+      ...(this.#options.inheritedGrants?.() ?? []),
+    ].filter((grant) => !grant.scope.some((part) => part.includes("<run>")));
+  }
+
   /** Flushes the grant and pending logs. */
   async close(): Promise<void> {
     await this.#grantsLog.close();
@@ -200,6 +227,12 @@ export class ApprovalGate {
     if (this.#sessionGrants.some((candidate) => grantCovers(candidate, input.tool.name, scope))) {
       await recorder.event("approval.granted", { ...base, source: "session" });
       this.#approved.set(input.tool_call_id, { by: "session_grant", scope });
+      return null;
+    }
+    const inherited = this.#options.inheritedGrants?.() ?? [];
+    if (inherited.some((candidate) => grantCovers(candidate, input.tool.name, scope))) {
+      await recorder.event("approval.granted", { ...base, source: "parent_grant" });
+      this.#approved.set(input.tool_call_id, { by: "parent_grant", scope });
       return null;
     }
     // Redacted before anyone sees it: the approver, pending.jsonl, the CI report.
@@ -347,7 +380,14 @@ export class ApprovalGate {
       rule: input.decision.rule,
       layer: input.decision.layer,
       reason: input.decision.reason,
-      agent: { agent_id: "main", run_id: this.#options.runId, parent_ids: [], role: "main" },
+      agent: this.#options.agent ?? {
+        agent_id: "main",
+        run_id: this.#options.runId,
+        parent_agent_id: null,
+        parent_run_id: null,
+        parent_ids: [],
+        role: "main",
+      },
       policy_hash: this.#options.policyHash,
     };
   }

@@ -33,7 +33,19 @@ export interface ApprovalRequest {
   rule: string;
   layer: string;
   reason: string;
-  agent: { agent_id: string; run_id: string; parent_ids: string[]; role: string };
+  /**
+   * Who asks: the agent's id (`main`, or a child's `<definition>-<n>`), its run, its parent agent
+   * and run (null for the main agent), the ancestors' run ids from the root (`parent_ids`), and
+   * its role (`main`, `sub`, `fork`, `worker`).
+   */
+  agent: {
+    agent_id: string;
+    run_id: string;
+    parent_agent_id: string | null;
+    parent_run_id: string | null;
+    parent_ids: string[];
+    role: string;
+  };
   policy_hash: string;
 }
 

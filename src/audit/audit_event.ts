@@ -42,6 +42,22 @@ interface ApprovalBase {
   scope: string[];
 }
 
+/** The fields every `agent.*` event (a child agent run started by a call) starts with. */
+interface ChildAgentBase {
+  /** The parent's call that started the child. */
+  tool_call_id: string;
+  /** The child's run id; its folder is `agents/<child_run_id>/` in this run's folder. */
+  child_run_id: string;
+  /** The child's agent id, `<definition>-<n>` (unique in the agent tree). */
+  agent_id: string;
+  /** The `agents` entry it was started from. */
+  definition: string;
+  /** `sub`, `fork` or `worker`. */
+  agent_type: string;
+  /** Its level in the agent tree (the main agent is 1). */
+  depth: number;
+}
+
 /** The fields of a finished call's event (`tool.completed`, `tool.failed`, `tool.denied`). */
 interface ToolEnded {
   tool_call_id: string;
@@ -257,11 +273,32 @@ export type AuditEvent =
   } & ApprovalBase)
   | ({
     type: "approval.granted";
-    /** `grant` (--approve), `session` (an earlier allow_for_session), or the approver's answer. */
-    source: "grant" | "session" | "allow_once" | "allow_for_session";
+    /**
+     * `grant` (--approve), `session` (an earlier allow_for_session), `parent_grant` (a grant of the
+     * parent agent's run, in a child agent's run), or the approver's answer.
+     */
+    source: "grant" | "session" | "parent_grant" | "allow_once" | "allow_for_session";
     approver?: string;
   } & ApprovalBase)
   | ({ type: "approval.denied"; approver: string; reason: string } & ApprovalBase)
+  | ({ type: "agent.started" } & ChildAgentBase)
+  | ({
+    type: "agent.completed";
+    /** The child's end reason: `completed`, `max_turns`, `model_error`, `aborted`, `aborted_tools`. */
+    end_reason: string;
+    /** The child's model turns. */
+    turns: number;
+    /** Tokens the child's model reported over all its turns; null when it reported none. */
+    usage: { input_tokens: number; output_tokens: number } | null;
+    /** The child's tool calls, and how many of them were denied or failed. */
+    calls: number;
+    denied: number;
+    failed: number;
+    /** Milliseconds from the child's start to its end. */
+    duration_ms: number;
+    /** The child's model error, when `end_reason` is `model_error`. */
+    error: string | null;
+  } & ChildAgentBase)
   | ({
     type: "approval.failed";
     /** Why the approver gave no answer (it threw, timed out or answered garbage). */
@@ -319,6 +356,8 @@ export const AUDIT_EVENT_TYPES = [
   "approval.granted",
   "approval.denied",
   "approval.failed",
+  "agent.started",
+  "agent.completed",
 ] as const satisfies readonly AuditEventType[];
 
 // Every type is listed: this line fails to compile when one is missing.

@@ -29,6 +29,10 @@
  * - `tool_error`: an MCP server's tool answered with an error result (`isError`), or the server
  *   crashed, timed out or answered garbage during the call.
  * - `internal_error`: a bug in kagent-run or a tool handler.
+ * - `not_found`: a task or step the call names does not exist (the task tools).
+ * - `state_conflict`: the task or step is not in a state that allows the change: already claimed
+ *   by another agent, not ready, already closed.
+ * - `not_owner`: the caller is not the owner of the step, or the creator of the task, it changes.
  */
 export const ERROR_TYPES = [
   "tool_not_available",
@@ -55,6 +59,9 @@ export const ERROR_TYPES = [
   "skipped",
   "tool_error",
   "internal_error",
+  "not_found",
+  "state_conflict",
+  "not_owner",
 ] as const;
 
 /** One value of the closed {@linkcode ERROR_TYPES} set. */

@@ -1,0 +1,35 @@
+/**
+ * The task graph (issue 14): tasks as DAGs of steps that agents claim and report, kept in a
+ * {@linkcode TaskStore} (by default {@linkcode SqliteTaskStore}, one SQLite file in the run folder).
+ *
+ * @module
+ */
+
+export {
+  MAX_AGENT_ID_BYTES,
+  MAX_RESULT_BYTES,
+  MAX_STEPS_PER_TASK,
+  MAX_TASKS_PER_STORE,
+  MAX_TEXT_BYTES,
+  MAX_TITLE_BYTES,
+  type NewStep,
+  type NewTask,
+  type Step,
+  STEP_ID_PATTERN,
+  STEP_STATES,
+  type StepFilter,
+  type StepReport,
+  type StepState,
+  type Task,
+  TASK_STATES,
+  type TaskActor,
+  type TaskChanges,
+  type TaskFilter,
+  type TaskState,
+  TaskStoreError,
+  type TaskStoreErrorCode,
+  type TaskSummary,
+} from "./task_model.ts";
+export { checkNewSteps, countStates, findCycle } from "./task_graph.ts";
+export { type StepUpdate, type TaskClosing, type TaskStore } from "./task_store.ts";
+export { SqliteTaskStore, type SqliteTaskStoreOptions } from "./sqlite_task_store.ts";
