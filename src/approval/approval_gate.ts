@@ -1,9 +1,9 @@
 /**
  * Step 5 of the pipeline for an `ask`: grants first (from `--approve`/`--approvals`, then those made
  * for this session), then the approver. Without an approver (no terminal, `CI=true`,
- * `--non-interactive`) the call ends as `approval_required`; the request goes to
- * `approvals/pending.jsonl` and the result names the exact grant that would let it through next
- * time. An approver that throws or does not answer in time denies, with an `approval.failed`
+ * `--non-interactive`, or one whose `canAnswer` says nobody can answer this call) the call ends
+ * as `approval_required`; the request goes to `approvals/pending.jsonl` and the result names the
+ * exact grant that would let it through next time. An approver that throws or does not answer in time denies, with an `approval.failed`
  * event. Every step is in the audit; session grants also go to `grants.jsonl`.
  *
  * Nothing the gate shows holds a secret: the request handed to the approver and written to
@@ -237,11 +237,11 @@ export class ApprovalGate {
     }
     // Redacted before anyone sees it: the approver, pending.jsonl, the CI report.
     const request = redactor.redactValue(this.#request(input)) as ApprovalRequest;
-    await recorder.event("approval.requested", {
-      ...base,
-      approver: this.#options.approver?.name ?? null,
-    });
-    const approver = this.#options.approver;
+    const configured = this.#options.approver;
+    const approver = configured !== null && (configured.canAnswer?.(request) ?? true)
+      ? configured
+      : null;
+    await recorder.event("approval.requested", { ...base, approver: approver?.name ?? null });
     if (approver === null) {
       const replay = this.replayFor([grant]);
       this.pending.push({ request, grant, replay });

@@ -62,4 +62,10 @@ export interface ApprovalAnswer {
 export interface Approver {
   readonly name: string;
   approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer>;
+  /**
+   * Whether someone can answer this request (an MCP server serving several clients can ask only
+   * those that support elicitation). False: the gate goes on as without an approver (the call
+   * ends `approval_required` with its grant). @default always true
+   */
+  canAnswer?(request: ApprovalRequest): boolean;
 }

@@ -1,6 +1,9 @@
 /**
  * An approver that asks the MCP client's user through elicitation (`elicitation/create`, form
  * mode): allow once, allow for the session, or deny. Declining, cancelling or any failure denies.
+ * One run may serve several clients (HTTP sessions): each call is asked of the client that made
+ * it, and a call from a client without form elicitation is not asked at all (`canAnswer` false:
+ * it ends `approval_required` with its grant).
  *
  * @module
  */
@@ -20,31 +23,51 @@ export interface Elicitor {
 const CHOICES = ["allow_once", "allow_for_session", "deny"] as const;
 
 /**
- * Asks the MCP client's user. The message names the tool, the rule that asked and every target;
- * the form has one required field, `decision`, with the three choices (the suggested one first).
+ * Asks the user of the MCP client that made the call. The message names the tool, the rule that
+ * asked and every target; the form has one required field, `decision`, with the three choices
+ * (the suggested one as default).
  *
  * @example
  * ```ts
  * import { ElicitationApprover } from "./elicitation_approver.ts";
- * const approver = new ElicitationApprover({
- *   elicitInput: () => Promise.resolve({ action: "accept", content: { decision: "deny" } }),
- * });
+ * const approver = new ElicitationApprover((toolCallId) =>
+ *   toolCallId === "mcp-1"
+ *     ? { elicitInput: () => Promise.resolve({ action: "accept", content: { decision: "deny" } }) }
+ *     : null
+ * );
  * console.assert(approver.name === "mcp-elicitation");
  * ```
  */
 export class ElicitationApprover implements Approver {
   /** Recorded in the audit as who answered. */
   readonly name = "mcp-elicitation";
-  readonly #elicitor: Elicitor;
+  readonly #elicitorFor: (toolCallId: string) => Elicitor | null;
 
-  /** @param elicitor The SDK server connected to the client. */
-  constructor(elicitor: Elicitor) {
-    this.#elicitor = elicitor;
+  /**
+   * @param elicitorFor The client connection that made a call, by tool call id; null when that
+   *   client does not support form elicitation (or the call is unknown).
+   */
+  constructor(elicitorFor: (toolCallId: string) => Elicitor | null) {
+    this.#elicitorFor = elicitorFor;
   }
 
-  /** Asks once; an answer that is not one of the three choices denies. */
+  /** Whether the client that made the call can be asked. */
+  canAnswer(request: ApprovalRequest): boolean {
+    return this.#elicitorFor(request.tool_call_id) !== null;
+  }
+
+  /**
+   * Asks once; an answer that is not one of the three choices denies.
+   *
+   * @throws {Error} when the call's client cannot be asked (the gate then denies, recorded as
+   *   `approval.failed`; {@linkcode ElicitationApprover.canAnswer} prevents it).
+   */
   async approve(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
-    const result = await this.#elicitor.elicitInput({
+    const elicitor = this.#elicitorFor(request.tool_call_id);
+    if (elicitor === null) {
+      throw new Error(`the client of call "${request.tool_call_id}" does not support elicitation`);
+    }
+    const result = await elicitor.elicitInput({
       mode: "form",
       message: approvalMessage(request),
       requestedSchema: {

@@ -1,0 +1,156 @@
+/**
+ * One run served over MCP Streamable HTTP (the SDK's web-standard server transport on
+ * `Deno.serve`), on a loopback address, behind a bearer token. Each MCP session (an `initialize`
+ * without `Mcp-Session-Id`) gets its own transport and SDK server, all sharing one
+ * {@linkcode McpRunServer}: one process, one run folder, whatever the number of sessions.
+ *
+ * Every request is checked before the SDK sees it, in this order: the path (`/mcp`, else 404),
+ * the Host and Origin headers against DNS rebinding (403), the bearer token (401 with
+ * `WWW-Authenticate: Bearer`). A refused request never reaches the run: nothing is called,
+ * nothing recorded.
+ *
+ * @module
+ */
+
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { type BearerToken, type LoopbackAddress, mcpUrl, rebindingRefusal } from "./http_access.ts";
+import type { McpRunServer } from "./run_server.ts";
+
+/** The one path served. */
+const MCP_PATH = "/mcp";
+
+/** How {@linkcode McpHttpServer.start} serves. */
+export interface McpHttpServerOptions {
+  /** Where to listen (from `parseLoopbackAddress`). */
+  address: LoopbackAddress;
+  /** The bearer token clients must send (`Authorization: Bearer <token>`). */
+  token: BearerToken;
+  /** The run every session shares. */
+  runServer: McpRunServer;
+  /** Told about requests refused and transport faults (never with the token). @default none */
+  onRefused?: (message: string) => void;
+}
+
+/**
+ * An HTTP listener serving one {@linkcode McpRunServer}.
+ *
+ * @example
+ * ```ts ignore
+ * const http = McpHttpServer.start({
+ *   address: parseLoopbackAddress("127.0.0.1:0"),
+ *   token: new BearerToken(Deno.env.get("KAGENT_RUN_MCP_TOKEN")!),
+ *   runServer,
+ * });
+ * console.error(`serving ${http.url}`);
+ * // … on SIGTERM:
+ * await runServer.close("aborted");
+ * await http.shutdown();
+ * ```
+ */
+export class McpHttpServer {
+  /** `http://HOST:PORT/mcp`, with the port the system chose when 0 was asked. */
+  readonly url: string;
+  readonly #server: Deno.HttpServer<Deno.NetAddr>;
+  readonly #options: McpHttpServerOptions;
+  readonly #sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+
+  private constructor(options: McpHttpServerOptions) {
+    this.#options = options;
+    this.#server = Deno.serve({
+      hostname: options.address.hostname,
+      port: options.address.port,
+      onListen: () => {},
+      onError: (error) => {
+        this.#options.onRefused?.(`Cannot answer an MCP request: ${errorMessage(error)}`);
+        return jsonRpcError(500, -32603, "Internal error");
+      },
+    }, (request) => this.#handle(request));
+    this.url = mcpUrl({ hostname: options.address.hostname, port: this.#server.addr.port });
+  }
+
+  /**
+   * Binds the address and starts answering.
+   *
+   * @throws {Deno.errors.AddrInUse} when the port is taken, or another `Deno.serve` error.
+   */
+  static start(options: McpHttpServerOptions): McpHttpServer {
+    return new McpHttpServer(options);
+  }
+
+  /** Live MCP sessions (initialised, not deleted). */
+  get sessionCount(): number {
+    return this.#sessions.size;
+  }
+
+  /**
+   * Stops accepting connections and waits for open requests to end. Close the run server first:
+   * that ends every session's streams, which a graceful shutdown would otherwise wait for.
+   */
+  async shutdown(): Promise<void> {
+    await Promise.all([...this.#sessions.values()].map((transport) => transport.close()));
+    await this.#server.shutdown();
+  }
+
+  async #handle(request: Request): Promise<Response> {
+    if (new URL(request.url).pathname !== MCP_PATH) {
+      return jsonRpcError(404, -32000, `Not found: MCP is served at ${MCP_PATH}`);
+    }
+    const refusal = rebindingRefusal(request.headers);
+    if (refusal !== null) {
+      this.#options.onRefused?.(`Refused an MCP request: ${refusal}`);
+      return jsonRpcError(403, -32000, `Forbidden: ${refusal}`);
+    }
+    if (!this.#options.token.matches(request.headers.get("authorization"))) {
+      this.#options.onRefused?.("Refused an MCP request: no valid bearer token");
+      return jsonRpcError(401, -32000, "Unauthorized: send Authorization: Bearer <token>", {
+        "WWW-Authenticate": 'Bearer realm="kagent-run", error="invalid_token"',
+      });
+    }
+    const sessionId = request.headers.get("mcp-session-id");
+    if (sessionId !== null) {
+      const transport = this.#sessions.get(sessionId);
+      if (transport === undefined) return jsonRpcError(404, -32001, "Session not found");
+      return await transport.handleRequest(request);
+    }
+    if (request.method !== "POST") {
+      return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
+    }
+    return await this.#newSession(request);
+  }
+
+  /** A POST without a session: a new session when it is an `initialize`, else the SDK's 400. */
+  async #newSession(request: Request): Promise<Response> {
+    const transport: WebStandardStreamableHTTPServerTransport =
+      new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => crypto.randomUUID(),
+        onsessioninitialized: (id: string) => void this.#sessions.set(id, transport),
+        onsessionclosed: (id: string) => void this.#sessions.delete(id),
+      });
+    transport.onerror = (error: Error) =>
+      this.#options.onRefused?.(`MCP transport fault: ${errorMessage(error)}`);
+    const connection = await this.#options.runServer.connect(transport);
+    connection.closed.then(() => {
+      if (transport.sessionId !== undefined) this.#sessions.delete(transport.sessionId);
+    });
+    const response = await transport.handleRequest(request);
+    // Not an initialize (the SDK answered 400): no session was made, drop the connection.
+    if (transport.sessionId === undefined) await connection.server.close();
+    return response;
+  }
+}
+
+function jsonRpcError(
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
+    status,
+    headers: { "Content-Type": "application/json", ...headers },
+  });
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
