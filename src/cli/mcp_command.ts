@@ -23,7 +23,6 @@ import { openRunSession } from "../session/mod.ts";
 import {
   type CommandIo,
   EXIT,
-  gatewayFetches,
   grantsFromOptions,
   guarded,
   loadConfigFromOptions,
@@ -117,7 +116,7 @@ export function mcpCommand(args: string[], io: CommandIo): Promise<number> {
             env: io.env,
             approver,
             grants,
-            ...gatewayFetches(gateway),
+            ...(gateway === null ? {} : { memoryFetch: gateway.fetchFor("memory") }),
           });
           session.approvals.setReplayCommand(["kagent-run", "mcp", ...args]);
           io.stderr(`kagent-run mcp: run folder ${session.folder.dir}\n`);
