@@ -121,6 +121,12 @@ export type AuditEvent =
     /** The model error's code, when `end_reason` is `model_error`. */
     error_code?: string | null;
     error_details?: Record<string, unknown> | null;
+    /**
+     * Set by the recorder (callers leave it out): the end of the other logs' hash chains when the
+     * run ended, `{tools, errors}`, each `{seq, hash}` of that log's last record (`seq` 0 and the
+     * anchor when it has none).
+     */
+    chains?: { tools: { seq: number; hash: string }; errors: { seq: number; hash: string } };
   }
   | {
     type: "skill_catalogue.recorded";

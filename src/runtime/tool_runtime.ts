@@ -139,7 +139,10 @@ export class ToolRuntime {
     const started = this.#now();
     const { registry, recorder } = this.#options;
     const registered = registry.get(call.name);
-    await recorder.event("tool.started", { tool_call_id: call.id, tool: call.name });
+    const startedEvent = await recorder.event("tool.started", {
+      tool_call_id: call.id,
+      tool: call.name,
+    });
     let decision: PolicyDecision | null = null;
     let params: unknown = call.arguments;
     let outcome: ToolOutcome;
@@ -197,6 +200,7 @@ export class ToolRuntime {
       decision,
       ...(call.provider === undefined ? {} : { provider: call.provider }),
       approval: steps?.approval ?? null,
+      started_event: startedEvent,
     }, { artifacts: this.#options.artifacts, redactor: this.#options.redactor });
     // 9. PostToolUse hooks: observe only, for calls whose arguments parsed; never rejects.
     if (this.#options.hooks != null && steps?.params !== undefined) {

@@ -109,7 +109,7 @@ async function wireSession(
     processTools: prepared.commands,
   });
   const redactor = new Redactor({ secrets: prepared.secrets });
-  const recorder = new AuditRecorder({ folder, redactor, now });
+  const recorder = new AuditRecorder({ folder, redactor, now, policyHash: prepared.policy.hash });
   await recorder.writePolicy(prepared.policy.snapshot());
   await checkGrants(options.grants ?? [], prepared.policy.hash, recorder, config);
   await recordStart(folder, config, options, prepared, recorder, redactor, now);
