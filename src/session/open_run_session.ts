@@ -30,6 +30,12 @@ import { type PreparedPolicy, preparePolicy } from "./prepare_policy.ts";
 import type { SessionOptions } from "./session_options.ts";
 import { sessionRun } from "./session_run.ts";
 import { createRunFolder, recordStartFailure } from "./start_up_failure.ts";
+import {
+  combineMainThreadTools,
+  createChildRunFolder,
+  requestAgent,
+  runAgentInfo,
+} from "./session_agent.ts";
 
 /** Added to `tools.max_timeout_ms` for the handler timeout: commands keep their own time. */
 const HANDLER_GRACE_MS = 15_000;
@@ -64,7 +70,10 @@ export async function openRunSession(
   options: SessionOptions = {},
 ): Promise<RunSession> {
   const now = options.now ?? (() => new Date());
-  const folder = await createRunFolder(config, now());
+  const parent = options.agent?.parent ?? null;
+  const folder = parent === null
+    ? await createRunFolder(config, now())
+    : await createChildRunFolder(config, parent.run_dir, now());
   try {
     return await openSessionIn(folder, config, options, now);
   } catch (error) {
@@ -139,6 +148,8 @@ async function wireSession(
     recorder,
     redactor,
     environmentNames: prepared.commands?.environmentNames ?? [],
+    agent: requestAgent(options, folder.id),
+    ...(options.inheritedGrants === undefined ? {} : { inheritedGrants: options.inheritedGrants }),
   });
   // Isolation none: what a command left outside its process group is found by its marker.
   const psPath = exec === null || exec.isolation !== "none"
@@ -157,11 +168,14 @@ async function wireSession(
     recorder,
     redactor,
     artifacts,
-    mainThreadTools: mcp === null ? null : {
-      handles: (name) => mcp.handles(name),
-      execute: (name, _id, args, signal) =>
-        mcp.execute(name, args, signal, { artifacts, redactor }),
-    },
+    mainThreadTools: combineMainThreadTools(
+      mcp === null ? null : {
+        handles: (name) => mcp.handles(name),
+        execute: (name, _id, args, signal) =>
+          mcp.execute(name, args, signal, { artifacts, redactor }),
+      },
+      options.mainThreadTools ?? null,
+    ),
     commands: prepared.commands === null
       ? null
       : commandResolution(prepared.commands, exec, run.workspace),
@@ -232,7 +246,7 @@ async function recordStart(
     config_path: config.configPath,
     config_sha256: await fileSha256(config.configPath),
     workspace: prepared.guard.workspace,
-    extra: { memory_project: prepared.memory?.project ?? null },
+    extra: { memory_project: prepared.memory?.project ?? null, agent: runAgentInfo(options) },
   }, config);
   await recorder.event("run.started", {
     task: options.task ?? null,

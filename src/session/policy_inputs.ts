@@ -48,6 +48,8 @@ export function policyInputs(parts: SessionPolicyParts): PolicyInputs {
     configSource: config.permissionsPath ?? (config.permissions.rules.length > 0 ? "inline" : null),
     skillRequests: options.skillRequests ?? [],
     ...(options.agentType === undefined ? {} : { agentType: options.agentType }),
+    ...(options.agent === undefined ? {} : { agentType: options.agent.role }),
+    ...(options.allowedTools === undefined ? {} : { allowedTools: options.allowedTools }),
     ...(options.taskTools === undefined ? {} : { taskTools: options.taskTools }),
     ...(options.suggestedTools === undefined ? {} : { suggestedTools: options.suggestedTools }),
     runFolders: guard.writableExceptions.slice(),

@@ -7,7 +7,8 @@
 import type { Approver, Grant } from "../approval/mod.ts";
 import type { BubblewrapProbe } from "../exec/mod.ts";
 import type { PostToolUseHook, PreToolUseHook } from "../hooks/mod.ts";
-import type { AgentType, SkillRequest } from "../policy/mod.ts";
+import type { AgentType, AllowedToolsList, SkillRequest } from "../policy/mod.ts";
+import type { MainThreadTools } from "../runtime/mod.ts";
 import type { ToolDefinition } from "../tools/mod.ts";
 import type { ReadEnvironment } from "./environment.ts";
 
@@ -58,4 +59,49 @@ export interface SessionOptions {
    * @default null (a run without a model, such as `kagent-run call`)
    */
   task?: string | null;
+  /**
+   * Who runs in this session: the main agent, or a child agent started by an agent tool (its run
+   * folder is then `agents/<run-id>/` in its parent's, its `run.json` names the parent, its
+   * approval requests carry both). @default the main agent, level 1, no parent
+   */
+  agent?: SessionAgent;
+  /**
+   * A child agent's `allowed_tools` lists (its definition's, its parent's call's): each narrows its
+   * tool set. @default none
+   */
+  allowedTools?: AllowedToolsList[];
+  /**
+   * The grants of the parent agent's run, read at each ask (a child agent's run): they cover the
+   * child's calls as they would the parent's; grants made in the child stay in the child.
+   * `grants` are not checked against a child's policy hash: a child's grants are its parent's.
+   * @default none
+   */
+  inheritedGrants?: () => readonly Grant[];
+  /**
+   * Tools besides the MCP servers' whose handlers run on the main thread: the agent tools and the
+   * task tools, built by the layer above the session. Their definitions are registered by
+   * `preparePolicy`. @default null: none (a call of such a tool fails naming the reason)
+   */
+  mainThreadTools?: MainThreadTools | null;
+}
+
+/** The agent a session runs: the main agent, or a child agent and where it hangs in the tree. */
+export interface SessionAgent {
+  /** `main`, or a child's `<definition>-<n>`, unique in the agent tree. */
+  agent_id: string;
+  /** The agent type: `main`, `sub`, `fork` or `worker`. */
+  role: AgentType;
+  /** The `agents` entry a child was started from; null for the main agent. */
+  definition: string | null;
+  /** Level in the agent tree: the main agent is 1, its children 2. */
+  depth: number;
+  /** The parent agent's run; null for the main agent. */
+  parent: {
+    agent_id: string;
+    run_id: string;
+    /** The parent's run folder (absolute): the child's folder is `agents/<run-id>/` in it. */
+    run_dir: string;
+    /** Run ids from the root run down to the parent. */
+    ancestors: string[];
+  } | null;
 }

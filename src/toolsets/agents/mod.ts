@@ -1,0 +1,13 @@
+/**
+ * The agent tools' definitions (their handlers run on the main thread, in `src/child_agents/`).
+ *
+ * @module
+ */
+
+export {
+  AGENT_TOOL_NAMES,
+  agentToolDefinitions,
+  ChildAgentInput,
+  DispatchWorkerInput,
+  InspectAgentInput,
+} from "./agent_tools.ts";
