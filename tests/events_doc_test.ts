@@ -60,6 +60,7 @@ const FIELDS: FieldNames = {
     error: true,
     error_code: true,
     error_details: true,
+    chains: true,
   },
   "skill_catalogue.recorded": { skills: true, invalid: true },
   "command_tools.disabled": { reason: true },

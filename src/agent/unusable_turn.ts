@@ -195,7 +195,7 @@ export async function recordNotExecuted(
     const result: ToolResult = unrunResult(call, outcome);
     const origin = call.provider === undefined ? {} : { provider: { ...call.provider } };
     const at = now().toISOString();
-    await recorder.event("tool.skipped", {
+    const event = await recorder.event("tool.skipped", {
       tool_call_id: call.id,
       tool: call.name,
       ...origin,
@@ -230,11 +230,13 @@ export async function recordNotExecuted(
       approval: null,
       policy: null,
       hashes: { arguments_sha256: sha256(call.arguments), output_sha256: sha256(result.output) },
+      events: { started: null, ended: event ?? null },
     });
     await recorder.error({
       source: "tool",
       tool: call.name,
       tool_call_id: call.id,
+      event: event ?? null,
       ...origin,
       executed: false,
       error_type: "skipped",

@@ -4,11 +4,13 @@
  * @module
  */
 
+import { chainAnchor, type ChainLink } from "./audit_chain.ts";
 import type { AuditEventFields, AuditEventType } from "./audit_event.ts";
 import { AuditWriteError } from "./audit_write_error.ts";
 import { type JsonlFile, JsonlWriter } from "./jsonl_writer.ts";
 import type { Redactor } from "./redactor.ts";
 import type { RunFolder } from "./run_folder.ts";
+import { type RunManifest, sealRun, type SigningKey } from "./run_manifest.ts";
 
 /** Options of {@linkcode AuditRecorder}. */
 export interface AuditRecorderOptions {
@@ -26,6 +28,18 @@ export interface AuditRecorderOptions {
    * @default Deno.open(path, { append: true, create: true })
    */
   openLog?: (path: string) => Promise<JsonlFile>;
+  /**
+   * The run's policy hash (`policy.json`'s `hash`), part of each log's chain anchor
+   * (`chainAnchor`); null for a run without a policy.
+   * @default null
+   */
+  policyHash?: string | null;
+  /**
+   * Signs `manifest.json` with HMAC-SHA256 under this key (`audit.signing_key_env`); the key is
+   * never written anywhere.
+   * @default null: the manifest is not signed
+   */
+  signing?: SigningKey | null;
 }
 
 /** Receives each record the file system refused; see {@linkcode AuditRecorder.reportWriteFailuresTo}. */
@@ -34,7 +48,13 @@ export type WriteFailureHandler = (error: AuditWriteError) => void;
 /**
  * Writes the run's audit trail into its {@linkcode RunFolder}: `events.jsonl`, `logs/tools.jsonl`,
  * `logs/errors.jsonl` and `policy.json`. Every value passes through the {@linkcode Redactor} first.
- * Each log has one {@linkcode JsonlWriter}, so concurrent records never interleave.
+ * Each log has one {@linkcode JsonlWriter}, so concurrent records never interleave, and each is
+ * hash-chained (`seq`, `prev`; see `audit_chain.ts`).
+ *
+ * Sealing: the `run.completed` event carries the end of the tools and errors chains (`chains`) and
+ * is fsynced; {@linkcode AuditRecorder.close} then writes `manifest.json` (see `run_manifest.ts`),
+ * last, atomically and fsynced, signed when a key was given. A run that never records
+ * `run.completed` (killed, failed to start) gets no manifest.
  *
  * The recorder lives on the main thread only: tool handlers run in a Worker without write access to
  * the run folder's logs, so a handler cannot rewrite the trail.
@@ -68,16 +88,26 @@ export class AuditRecorder {
   #closing: Promise<void> | null = null;
   #writeFailure: AuditWriteError | null = null;
   #onWriteFailure: WriteFailureHandler | null = null;
+  readonly #policyHash: string | null;
+  readonly #signing: SigningKey | null;
+  /** Set once `run.completed` is written: the run is sealed when the recorder closes. */
+  #completed = false;
 
   /** @param options See {@linkcode AuditRecorderOptions}. */
   constructor(options: AuditRecorderOptions) {
     this.#folder = options.folder;
     this.#redactor = options.redactor;
     this.#now = options.now ?? (() => new Date());
-    const open = options.openLog === undefined ? {} : { open: options.openLog };
-    this.#events = new JsonlWriter(options.folder.paths.events, open);
-    this.#tools = new JsonlWriter(options.folder.paths.toolsLog, open);
-    this.#errors = new JsonlWriter(options.folder.paths.errorsLog, open);
+    this.#policyHash = options.policyHash ?? null;
+    this.#signing = options.signing ?? null;
+    const writer = (path: string, file: string) =>
+      new JsonlWriter(path, {
+        ...(options.openLog === undefined ? {} : { open: options.openLog }),
+        chain: { anchor: chainAnchor(options.folder.id, this.#policyHash, file) },
+      });
+    this.#events = writer(options.folder.paths.events, "events.jsonl");
+    this.#tools = writer(options.folder.paths.toolsLog, "logs/tools.jsonl");
+    this.#errors = writer(options.folder.paths.errorsLog, "logs/errors.jsonl");
   }
 
   /** The first record the file system refused, or null while every record was written. */
@@ -106,57 +136,103 @@ export class AuditRecorder {
   }
 
   /**
-   * Appends an event to `events.jsonl`: `{ "ts", "type", "run_id", ...fields }`, `ts` being
-   * ISO-8601 UTC with milliseconds.
+   * Appends an event to `events.jsonl`: `{ "ts", "type", "run_id", ...fields, "seq", "prev" }`,
+   * `ts` being ISO-8601 UTC with milliseconds.
+   *
+   * `run.completed` seals the run: it is written once every tool and error record issued before it
+   * is in its file, with `chains: {tools, errors}` (each `{seq, hash}` of that log's last record),
+   * then fsynced; {@linkcode AuditRecorder.close} writes the manifest.
    *
    * @param type The event's type, one of {@linkcode AuditEventType} (`noun.verb`, e.g.
    *   `tool.started`); docs/EVENTS.md lists them all.
    * @param fields The fields that type carries ({@linkcode AuditEventFields}), redacted; an
    *   unknown or missing field is a compile error.
+   * @returns The event's `seq` in `events.jsonl`; null when the file system refused it and
+   *   failures are reported.
    * @throws {TypeError} (as a rejection) When `fields` uses a reserved key, a field cannot be
    *   serialised, or the recorder is closed.
    * @throws {AuditWriteError} (as a rejection) When the file system refused the record, unless
    *   failures are reported ({@linkcode AuditRecorder.reportWriteFailuresTo}).
    */
-  event<T extends AuditEventType>(type: T, fields: AuditEventFields<T>): Promise<void> {
-    return this.#append(this.#events, "event", fields as Record<string, unknown>, [
-      "ts",
-      "type",
-      "run_id",
-    ], (redacted) => ({
+  event<T extends AuditEventType>(type: T, fields: AuditEventFields<T>): Promise<number | null> {
+    const reserved = ["ts", "type", "run_id", "seq", "prev"];
+    const build = (extra: Record<string, unknown>) => (redacted: Record<string, unknown>) => ({
       ts: this.#timestamp(),
       type,
       run_id: this.#folder.id,
       ...redacted,
-    }));
+      ...extra,
+    });
+    const record = fields as Record<string, unknown>;
+    if (type !== "run.completed") {
+      return this.#append(this.#events, "event", record, reserved, build({}));
+    }
+    return this.#complete(record, reserved, build);
+  }
+
+  /** Writes `run.completed` after the other logs' pending records, with their chains' ends. */
+  async #complete(
+    fields: Record<string, unknown>,
+    reserved: string[],
+    build: (
+      extra: Record<string, unknown>,
+    ) => (redacted: Record<string, unknown>) => Record<string, unknown>,
+  ): Promise<number | null> {
+    const [tools, errors] = await Promise.all([this.#tools.head(), this.#errors.head()]);
+    const chains = { tools: tools as ChainLink, errors: errors as ChainLink };
+    const seq = await this.#append(
+      this.#events,
+      "event",
+      fields,
+      [...reserved, "chains"],
+      build({ chains }),
+    );
+    this.#completed = true;
+    await this.#tolerate(this.#events.sync());
+    return seq;
   }
 
   /**
    * Appends a tool call record to `logs/tools.jsonl`: `{ "run_id", ...record }`, redacted.
    *
-   * @param record The call's record (e.g. a ToolResult with timing); may not use the key `run_id`.
+   * @param record The call's record (e.g. a ToolResult with timing); may not use the keys
+   *   `run_id`, `seq`, `prev`.
+   * @returns The record's `seq` in `logs/tools.jsonl`; null as {@linkcode AuditRecorder.event}.
    * @throws {TypeError} (as a rejection) As {@linkcode AuditRecorder.event}.
    */
-  toolRecord(record: Record<string, unknown>): Promise<void> {
-    return this.#append(this.#tools, "tool record", record, ["run_id"], (redacted) => ({
-      run_id: this.#folder.id,
-      ...redacted,
-    }));
+  toolRecord(record: Record<string, unknown>): Promise<number | null> {
+    return this.#append(
+      this.#tools,
+      "tool record",
+      record,
+      ["run_id", "seq", "prev"],
+      (redacted) => ({
+        run_id: this.#folder.id,
+        ...redacted,
+      }),
+    );
   }
 
   /**
    * Appends an error record to `logs/errors.jsonl`: `{ "ts", "run_id", ...record }`, redacted.
    *
    * @param record What failed (e.g. `{ "error_type", "message", "details" }`); may not use the keys
-   *   `ts` or `run_id`.
+   *   `ts`, `run_id`, `seq` or `prev`.
+   * @returns The record's `seq` in `logs/errors.jsonl`; null as {@linkcode AuditRecorder.event}.
    * @throws {TypeError} (as a rejection) As {@linkcode AuditRecorder.event}.
    */
-  error(record: Record<string, unknown>): Promise<void> {
-    return this.#append(this.#errors, "error record", record, ["ts", "run_id"], (redacted) => ({
-      ts: this.#timestamp(),
-      run_id: this.#folder.id,
-      ...redacted,
-    }));
+  error(record: Record<string, unknown>): Promise<number | null> {
+    return this.#append(
+      this.#errors,
+      "error record",
+      record,
+      ["ts", "run_id", "seq", "prev"],
+      (redacted) => ({
+        ts: this.#timestamp(),
+        run_id: this.#folder.id,
+        ...redacted,
+      }),
+    );
   }
 
   /**
@@ -219,7 +295,7 @@ export class AuditRecorder {
       }
     });
     this.#fileWrites = written.catch(() => {});
-    return this.#tolerate(written);
+    return this.#tolerate(written).then(() => {});
   }
 
   /**
@@ -244,22 +320,53 @@ export class AuditRecorder {
   }
 
   /** Notes a refused write; reports it instead of rejecting once a handler is set. */
-  #tolerate(written: Promise<void>): Promise<void> {
-    return written.catch((error: unknown) => this.absorbWriteFailure(error));
+  #tolerate<T>(written: Promise<T>): Promise<T | null> {
+    return written.catch((error: unknown) => {
+      this.absorbWriteFailure(error);
+      return null;
+    });
   }
 
   /**
    * Waits for every pending write, then closes the logs. Later writes reject with a TypeError.
-   * Calling it again returns the same promise.
+   * Once `run.completed` was written, then writes `manifest.json`: the seal (see
+   * `run_manifest.ts`), signed when the recorder has a key. Calling it again returns the same
+   * promise.
+   *
+   * @throws {AuditWriteError} (as a rejection) When the manifest could not be written, unless
+   *   failures are reported ({@linkcode AuditRecorder.reportWriteFailuresTo}).
    */
   close(): Promise<void> {
     this.#closing ??= Promise.all([
-      this.#events.close(),
-      this.#tools.close(),
-      this.#errors.close(),
+      this.#events.head(),
+      this.#tools.head(),
+      this.#errors.head(),
       this.#fileWrites,
-    ]).then(() => {});
+    ]).then(async ([events, tools, errors]) => {
+      await Promise.all([this.#events.close(), this.#tools.close(), this.#errors.close()]);
+      if (!this.#completed) return;
+      const chains = {
+        "events.jsonl": events as ChainLink,
+        "logs/tools.jsonl": tools as ChainLink,
+        "logs/errors.jsonl": errors as ChainLink,
+      };
+      await this.#tolerate(this.#seal(chains));
+    });
     return this.#closing;
+  }
+
+  async #seal(chains: RunManifest["chains"]): Promise<void> {
+    try {
+      await sealRun(this.#folder.dir, {
+        runId: this.#folder.id,
+        sealedAt: this.#timestamp(),
+        policyHash: this.#policyHash,
+        chains,
+        signing: this.#signing,
+      });
+    } catch (error: unknown) {
+      throw AuditWriteError.from(`${this.#folder.dir}/manifest.json`, error);
+    }
   }
 
   #timestamp(): string {
@@ -272,7 +379,7 @@ export class AuditRecorder {
     fields: Record<string, unknown>,
     reserved: readonly string[],
     build: (redacted: Record<string, unknown>) => Record<string, unknown>,
-  ): Promise<void> {
+  ): Promise<number | null> {
     const clash = reserved.find((key) => Object.hasOwn(fields, key));
     if (clash !== undefined) {
       return Promise.reject(
@@ -280,6 +387,6 @@ export class AuditRecorder {
       );
     }
     const redacted = this.#redactor.redactValue(fields) as Record<string, unknown>;
-    return this.#tolerate(writer.write(build(redacted)));
+    return this.#tolerate(writer.write(build(redacted)).then((link) => link?.seq ?? null));
   }
 }

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { chainAnchor } from "./audit_chain.ts";
 import { AuditRecorder } from "./audit_recorder.ts";
 import { AuditWriteError } from "./audit_write_error.ts";
 import { Redactor } from "./redactor.ts";
@@ -31,6 +32,8 @@ Deno.test("AuditRecorder.event writes ts, type and run_id first when recording a
       run_id: "run-1",
       tool_call_id: "uses [REDACTED:secret_env]",
       tool: "fs.read_file",
+      seq: 1,
+      prev: chainAnchor("run-1", null, "events.jsonl"),
     }]);
     assert.ok(!text.includes(SECRET));
   });
@@ -49,12 +52,16 @@ Deno.test("AuditRecorder writes tool and error records to their logs when redact
       tool_call_id: "c1",
       output: "[REDACTED:secret_env]",
       data: { api_key: "[REDACTED:key_name]" },
+      seq: 1,
+      prev: chainAnchor("run-1", null, "logs/tools.jsonl"),
     }]);
     assert.deepEqual(await readJsonl(folder.paths.errorsLog), [{
       ts: "2026-11-21T05:34:12.500Z",
       run_id: "run-1",
       error_type: "internal_error",
       message: "boom [REDACTED:secret_env]",
+      seq: 1,
+      prev: chainAnchor("run-1", null, "logs/errors.jsonl"),
     }]);
     assert.deepEqual(await readJsonl(folder.paths.events), []);
   });
@@ -161,6 +168,8 @@ Deno.test("AuditRecorder still records the other logs when failures are reported
       run_id: "run-1",
       tool_call_id: "c1",
       ok: false,
+      seq: 1,
+      prev: chainAnchor("run-1", null, "logs/tools.jsonl"),
     }]);
     assert.equal((await readJsonl(folder.paths.errorsLog))[0]?.tool_call_id, "c1");
   });

@@ -4,6 +4,7 @@
  * @module
  */
 
+import { chainLine, type ChainLink, lineHash } from "./audit_chain.ts";
 import { AuditWriteError } from "./audit_write_error.ts";
 
 const encoder = new TextEncoder();
@@ -19,6 +20,8 @@ export interface JsonlFile {
   truncate(length: number): Promise<void>;
   /** The file's size in bytes. */
   stat(): Promise<{ size: number }>;
+  /** Flushes the file's data to the disk (fsync); files without it are not synced. */
+  sync?(): Promise<void>;
   close(): void;
 }
 
@@ -29,6 +32,13 @@ export interface JsonlWriterOptions {
    * @default Deno.open(path, { append: true, create: true })
    */
   open?: (path: string) => Promise<JsonlFile>;
+  /**
+   * Hash-chains the records (see `audit_chain.ts`): each line gets `seq` (1 for the first) and
+   * `prev` (the sha256 of the previous line, or `anchor` for the first). A file that already holds
+   * records continues from its last whole line.
+   * @default no chain: records are written as given
+   */
+  chain?: { anchor: string };
 }
 
 /**
@@ -67,6 +77,9 @@ export class JsonlWriter {
   #damaged = false;
   #tail: Promise<void> = Promise.resolve();
   #closing: Promise<void> | null = null;
+  readonly #anchor: string | null;
+  /** The last record written whole; null until the file is opened (or without a chain). */
+  #head: ChainLink | null = null;
 
   /**
    * @param path The JSONL file; created on the first write when missing, appended to otherwise.
@@ -75,6 +88,39 @@ export class JsonlWriter {
   constructor(path: string, options: JsonlWriterOptions = {}) {
     this.path = path;
     this.#open = options.open ?? ((file) => Deno.open(file, { append: true, create: true }));
+    this.#anchor = options.chain?.anchor ?? null;
+  }
+
+  /**
+   * Waits for every write issued so far, then gives the chain's end: the last record written whole
+   * (`{seq: 0, hash: anchor}` while there is none). Null without a chain.
+   */
+  async head(): Promise<ChainLink | null> {
+    await this.#tail;
+    if (this.#anchor === null) return null;
+    if (this.#head === null) {
+      // Not opened yet: the file may hold records from an earlier writer.
+      this.#head = await this.#readHead().catch(() => ({ seq: 0, hash: this.#anchor as string }));
+    }
+    return this.#head;
+  }
+
+  /**
+   * Waits for every write issued so far, then flushes the file to the disk (fsync), so that what
+   * was written survives a power loss. Does nothing before the first write.
+   *
+   * @throws {AuditWriteError} (as a rejection) When the file system refuses.
+   */
+  sync(): Promise<void> {
+    const synced = this.#tail.then(async () => {
+      try {
+        await this.#file?.sync?.();
+      } catch (error: unknown) {
+        throw AuditWriteError.from(this.path, error);
+      }
+    });
+    this.#tail = synced.catch(() => {});
+    return synced;
   }
 
   /**
@@ -82,14 +128,18 @@ export class JsonlWriter {
    * not reach the file. Lines end with `\n`; U+2028 and U+2029 are escaped, so that no line splitter
    * breaks a record in two.
    *
+   * With a chain, `seq` and `prev` are added when the line is written (after every earlier line),
+   * and the record may not have members of those names.
+   *
    * @param record Any JSON-serialisable object.
-   * @returns Resolves once the whole line is in the file (not fsync'd).
+   * @returns Resolves once the whole line is in the file (not fsync'd): with a chain, with the
+   *   record's `{seq, hash}`; without one, with null.
    * @throws {TypeError} (as a rejection) After {@linkcode JsonlWriter.close}, or when `record`
    *   cannot be serialised (cycles, BigInt).
    * @throws {AuditWriteError} (as a rejection) When the file system refused the line; nothing of
    *   it stays in the file.
    */
-  write(record: Record<string, unknown>): Promise<void> {
+  write(record: Record<string, unknown>): Promise<ChainLink | null> {
     if (this.#closing !== null) {
       return Promise.reject(
         new TypeError(`Cannot write to "${this.path}": the writer is closed`),
@@ -104,11 +154,45 @@ export class JsonlWriter {
         new TypeError(`Cannot write to "${this.path}": the record is not serialisable: ${reason}`),
       );
     }
-    const bytes = encoder.encode(`${line}\n`);
-    const written = this.#tail.then(() => this.#writeAll(bytes));
+    if (this.#anchor !== null && (Object.hasOwn(record, "seq") || Object.hasOwn(record, "prev"))) {
+      return Promise.reject(
+        new TypeError(`Cannot write to "${this.path}": "seq" and "prev" are set by the chain`),
+      );
+    }
+    const written = this.#tail.then(() => this.#writeLine(line));
     // The chain continues after a failed write; the failure reaches this write's caller.
-    this.#tail = written.catch(() => {});
+    this.#tail = written.then(() => {}, () => {});
     return written;
+  }
+
+  /** Writes one line: chained to the head when there is a chain; the head moves once it is whole. */
+  async #writeLine(line: string): Promise<ChainLink | null> {
+    if (this.#anchor === null) {
+      await this.#writeAll(encoder.encode(`${line}\n`));
+      return null;
+    }
+    await this.#ensureOpen();
+    const previous = this.#head ?? { seq: 0, hash: this.#anchor };
+    const chained = chainLine(line, previous.seq + 1, previous.hash);
+    const bytes = encoder.encode(`${chained}\n`);
+    await this.#writeAll(bytes);
+    this.#head = { seq: previous.seq + 1, hash: lineHash(bytes.subarray(0, bytes.length - 1)) };
+    return this.#head;
+  }
+
+  /** The last whole line of the file as a chain link; the anchor when there is none. */
+  async #readHead(): Promise<ChainLink> {
+    const anchor = this.#anchor as string;
+    const text = await Deno.readTextFile(this.path).catch(() => "");
+    const lines = text.split("\n");
+    lines.pop(); // What follows the last "\n": nothing, or a torn line, which is no record.
+    const last = lines.at(-1);
+    if (last === undefined) return { seq: 0, hash: anchor };
+    const seq = (JSON.parse(last) as { seq?: unknown }).seq;
+    if (typeof seq !== "number") {
+      throw new Error('its last line has no "seq": it is not a chained log');
+    }
+    return { seq, hash: lineHash(last) };
   }
 
   /**
@@ -123,20 +207,30 @@ export class JsonlWriter {
     return this.#closing;
   }
 
-  async #writeAll(bytes: Uint8Array): Promise<void> {
-    let file: JsonlFile;
+  /** Opens the file on the first write; with a chain, reads where it ends. */
+  async #ensureOpen(): Promise<JsonlFile> {
+    if (this.#file !== null) return this.#file;
     try {
-      if (this.#file === null) {
-        const opened = await this.#open(this.path);
-        try {
-          this.#size = (await opened.stat()).size;
-        } catch (error: unknown) {
-          opened.close();
-          throw error;
+      const opened = await this.#open(this.path);
+      try {
+        this.#size = (await opened.stat()).size;
+        if (this.#anchor !== null && this.#head === null) {
+          this.#head = this.#size === 0 ? { seq: 0, hash: this.#anchor } : await this.#readHead();
         }
-        this.#file = opened;
+      } catch (error: unknown) {
+        opened.close();
+        throw error;
       }
-      file = this.#file;
+      this.#file = opened;
+      return opened;
+    } catch (error: unknown) {
+      throw AuditWriteError.from(this.path, error);
+    }
+  }
+
+  async #writeAll(bytes: Uint8Array): Promise<void> {
+    const file = await this.#ensureOpen();
+    try {
       // A line cut short earlier must go before anything is appended after it.
       if (this.#damaged) {
         await file.truncate(this.#size);

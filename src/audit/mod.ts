@@ -18,6 +18,15 @@
  */
 
 export {
+  CHAIN_FORMAT,
+  chainAnchor,
+  CHAINED_LOGS,
+  type ChainedLog,
+  chainLine,
+  type ChainLink,
+  lineHash,
+} from "./audit_chain.ts";
+export {
   AUDIT_EVENT_TYPES,
   type AuditEvent,
   type AuditEventFields,
@@ -44,6 +53,24 @@ export {
   type StreamRedaction,
 } from "./redactor.ts";
 export { RunFolder, type RunFolderOptions, type RunFolderPaths } from "./run_folder.ts";
+export {
+  childRuns,
+  hashIfFile,
+  hmacSha256Hex,
+  listFiles,
+  MANIFEST_FILE,
+  MANIFEST_FORMAT,
+  type ManifestSignature,
+  manifestSigningInput,
+  type RunManifest,
+  SEALED_FILES,
+  SEALED_FOLDERS,
+  sealedFileHashes,
+  type SealOptions,
+  sealRun,
+  SIGNATURE_ALGORITHM,
+  type SigningKey,
+} from "./run_manifest.ts";
 export {
   CONFIG_COPY_FILE,
   fileSha256,

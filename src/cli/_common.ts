@@ -32,10 +32,7 @@ import { outputWriter } from "./_output_stream.ts";
  *   grants that let exactly those calls through are printed (and in `approvals/pending.jsonl`);
  * - `modelFailed` 4: the model provider failed (end reason `model_error`);
  * - `turnLimit` 5: the run reached `agent.max_turns` (end reason `max_turns`);
- * - `tampered` 6: `verify`: the run folder was changed after it was written (or its signature is
- *   wrong);
- * - `incomplete` 7: `verify`: the run has no seal (killed, or still running); what was written
- *   whole verifies;
+ * - `tampered` 6, `incomplete` 7: `verify` found the run folder changed, or not sealed (killed?);
  * - `interrupted` 130: SIGINT (128 + 2, as shells report it);
  * - `terminated` 143: SIGTERM (128 + 15).
  */
@@ -69,10 +66,7 @@ export const EXIT_MEANINGS: readonly { code: ExitCode; meaning: string }[] = [
   },
   { code: EXIT.modelFailed, meaning: "the model failed (end reason model_error)" },
   { code: EXIT.turnLimit, meaning: "the turn limit agent.max_turns was reached (max_turns)" },
-  {
-    code: EXIT.tampered,
-    meaning: "verify: the run folder was tampered with (or a wrong signature)",
-  },
+  { code: EXIT.tampered, meaning: "verify: the run folder was tampered with (or wrong signature)" },
   { code: EXIT.incomplete, meaning: "verify: the run is incomplete, not sealed (killed?)" },
   { code: EXIT.interrupted, meaning: "interrupted by SIGINT; the run folder records the abort" },
   { code: EXIT.terminated, meaning: "terminated by SIGTERM; the run folder records the abort" },

@@ -46,6 +46,12 @@ export interface CallRecord {
    * @default null
    */
   approval?: CallApproval | null;
+  /**
+   * The `seq` of the call's `tool.started` event in `events.jsonl`, named by the tools record's
+   * `events.started`; null when it was not written.
+   * @default null
+   */
+  started_event?: number | null;
 }
 
 /** Where {@linkcode record} keeps texts too long to sit inline in `logs/tools.jsonl`. */
@@ -77,7 +83,10 @@ export function eventTypeOf(result: ToolResult): "tool.completed" | "tool.failed
  *   (`{ref, sha256, bytes, media_type}`) when longer than the inline size;
  * - `result.output`: the output as the model received it, or null and `result.output_artifact`;
  * - `approval`: `{by: "rule" | "grant" | "session_grant" | "terminal", scope, ...}` or null;
- * - `exit_code` and `signal`, for a command (a result whose data carries `exit_code`).
+ * - `exit_code` and `signal`, for a command (a result whose data carries `exit_code`);
+ * - `events`: `{started, ended}`, the `seq` in `events.jsonl` of the call's `tool.started` event
+ *   and of the event that ended it (null for one the file system refused); the error line names
+ *   the ended event's `seq` as `event`.
  *
  * @param keeping Where long texts go; without it every text stays inline.
  * @throws Whatever the audit writers or the artifact store throw.
@@ -96,7 +105,7 @@ export async function record(
   };
   const type = eventTypeOf(result);
   const origin = entry.provider === undefined ? {} : { provider: { ...entry.provider } };
-  await recorder.event(type, {
+  const ended = await recorder.event(type, {
     tool_call_id: result.tool_call_id,
     tool: result.tool,
     ...origin,
@@ -110,10 +119,12 @@ export async function record(
   // An artifact the disk refuses leaves the record without that text, still written (when the run
   // reports write failures; see AuditRecorder.absorbWriteFailure).
   const absorb = (error: unknown) => recorder.absorbWriteFailure(error);
-  await recorder.toolRecord(await toolLine(entry, policy, keeping, absorb));
+  const events = { started: entry.started_event ?? null, ended };
+  await recorder.toolRecord({ ...(await toolLine(entry, policy, keeping, absorb)), events });
   if (!result.ok && result.error !== null) {
     await recorder.error({
       source: "tool",
+      event: ended,
       tool: result.tool,
       tool_call_id: result.tool_call_id,
       ...origin,
@@ -134,12 +145,15 @@ export async function record(
  * @param call The call as the model sent it.
  * @param result The result the model received.
  * @param at When the call was answered. @default new Date()
+ * @param endedEvent The `seq` of the call's event (`tool.skipped`…) in `events.jsonl`, written
+ *   as `events: {started: null, ended}`. @default null
  */
 export async function recordNotRun(
   recorder: Pick<AuditRecorder, "toolRecord">,
   call: { arguments: string; provider?: ProviderCallOrigin },
   result: ToolResult,
   at: Date = new Date(),
+  endedEvent: number | null = null,
 ): Promise<void> {
   let params: unknown = call.arguments;
   try {
@@ -161,7 +175,11 @@ export async function recordNotRun(
     null,
     null,
   );
-  await recorder.toolRecord({ ...line, executed: false });
+  await recorder.toolRecord({
+    ...line,
+    executed: false,
+    events: { started: null, ended: endedEvent },
+  });
 }
 
 /** The `logs/tools.jsonl` record of a call; see {@linkcode record}. */

@@ -222,7 +222,7 @@ async function recordUnrun(
   call: ToolCall,
 ): Promise<ToolResult> {
   const error = result.error;
-  await recorder.event("tool.skipped", {
+  const event = await recorder.event("tool.skipped", {
     tool_call_id: result.tool_call_id,
     tool: result.tool,
     ok: false,
@@ -235,12 +235,15 @@ async function recordUnrun(
     source: "tool",
     tool: result.tool,
     tool_call_id: result.tool_call_id,
+    event: event ?? null,
     error_type: error?.type ?? null,
     message: error?.message ?? result.summary,
     details: error?.details ?? {},
     policy: null,
   });
   // The model receives this result too: its arguments and output belong in tools.jsonl.
-  if ("toolRecord" in recorder) await recordNotRun(recorder as AuditRecorder, call, result);
+  if ("toolRecord" in recorder) {
+    await recordNotRun(recorder as AuditRecorder, call, result, new Date(), event ?? null);
+  }
   return result;
 }

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { AuditWriteError, JsonlWriter, Redactor, RunFolder } from "../audit/mod.ts";
+import { AuditWriteError, chainAnchor, JsonlWriter, Redactor, RunFolder } from "../audit/mod.ts";
 import { ConfigError, type LoadedConfig } from "../config/mod.ts";
 
 /**
@@ -80,7 +80,11 @@ export async function recordStartFailure(
     // Unreadable: write the line anyway.
   }
   if (logged.includes(JSON.stringify(redacted).slice(1, -1))) return reported;
-  const writer = new JsonlWriter(folder.paths.errorsLog);
+  // The line continues the errors log's hash chain, anchored on the policy when it was written.
+  const policyHash = await readPolicyHash(folder.paths.policy);
+  const writer = new JsonlWriter(folder.paths.errorsLog, {
+    chain: { anchor: chainAnchor(folder.id, policyHash, "logs/errors.jsonl") },
+  });
   try {
     await writer.write({
       ts: new Date().toISOString(),
@@ -100,6 +104,16 @@ export async function recordStartFailure(
     await writer.close().catch(() => {});
   }
   return reported;
+}
+
+/** The `hash` of `policy.json`; null when there is none (the run failed before its policy). */
+async function readPolicyHash(path: string): Promise<string | null> {
+  try {
+    const hash = (JSON.parse(await Deno.readTextFile(path)) as { hash?: unknown }).hash;
+    return typeof hash === "string" ? hash : null;
+  } catch {
+    return null;
+  }
 }
 
 function lowerFirst(text: string): string {
