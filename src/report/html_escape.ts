@@ -33,8 +33,9 @@ const ESCAPES: Readonly<Record<string, string>> = {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { escapeHtml } from "./html_escape.ts";
- * console.assert(escapeHtml(`<a href="x">'&'</a>`) === "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+ * assert.ok(escapeHtml(`<a href="x">'&'</a>`) === "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
  * ```
  */
 export function escapeHtml(text: string): string {
@@ -48,11 +49,12 @@ export function escapeHtml(text: string): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { html } from "./html_escape.ts";
  * const payload = "<script>alert(1)</script>";
  * const row = html`<td title="${payload}">${payload}</td>`;
- * console.assert(!String(row).includes("<script>"));
- * console.assert(String(html`<tr>${[row]}</tr>`).startsWith("<tr><td"));
+ * assert.ok(!String(row).includes("<script>"));
+ * assert.ok(String(html`<tr>${[row]}</tr>`).startsWith("<tr><td"));
  * ```
  */
 export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeHtml {
@@ -79,9 +81,10 @@ function fragment(value: unknown): string {
  * @param path `/`-separated path inside the run folder.
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { runHref } from "./html_escape.ts";
- * console.assert(runHref("", "deliverables/a b.md") === "deliverables/a%20b.md");
- * console.assert(runHref("../runs/r1", "deliverables/javascript:x") === "../runs/r1/deliverables/javascript%3Ax");
+ * assert.ok(runHref("", "deliverables/a b.md") === "deliverables/a%20b.md");
+ * assert.ok(runHref("../runs/r1", "deliverables/javascript:x") === "../runs/r1/deliverables/javascript%3Ax");
  * ```
  */
 export function runHref(base: string, path: string): string {

@@ -37,6 +37,7 @@ export interface HtmlReportOptions {
  * @returns The document's text (UTF-8 when written).
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { renderHtmlReport } from "./html_report.ts";
  * import { buildReportModel } from "./report_model.ts";
  * const model = buildReportModel({
@@ -44,7 +45,7 @@ export interface HtmlReportOptions {
  *   children: [], texts: new Map(), problems: [], events: [{ type: "run.started", task: "<script>x</script>" }],
  * }, { status: "not_checked", headline: "not verified", problems: [] });
  * const page = renderHtmlReport(model);
- * console.assert(page.includes("&lt;script&gt;x&lt;/script&gt;") && !page.includes("<script>"));
+ * assert.ok(page.includes("&lt;script&gt;x&lt;/script&gt;") && !page.includes("<script>"));
  * ```
  */
 export function renderHtmlReport(model: ReportModel, options: HtmlReportOptions = {}): string {
@@ -52,7 +53,6 @@ export function renderHtmlReport(model: ReportModel, options: HtmlReportOptions 
   const link = (target: RunLink) =>
     html`<a href="${runHref(base, target.path)}">${target.label}</a>`;
   const page = html`
-    <!DOCTYPE html>
     <html lang="en">
       <head>
         <meta charset="utf-8">
@@ -82,7 +82,7 @@ export function renderHtmlReport(model: ReportModel, options: HtmlReportOptions 
       </body>
     </html>
   `;
-  return page.toString();
+  return `<!DOCTYPE html>\n${page.toString().trim()}\n`;
 }
 
 function verdictSection(model: ReportModel): SafeHtml {

@@ -18,8 +18,9 @@ import { formatDuration, VERDICT_LABELS } from "./_report_words.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { escapeMarkdown } from "./markdown_report.ts";
- * console.assert(escapeMarkdown("<b>[x](y)</b>") === "\\<b\\>\\[x\\]\\(y\\)\\</b\\>");
+ * assert.ok(escapeMarkdown("<b>[x](y)</b>") === "\\<b\\>\\[x\\]\\(y\\)\\<\\/b\\>");
  * ```
  */
 export function escapeMarkdown(text: string): string {
@@ -35,8 +36,10 @@ export function escapeMarkdown(text: string): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { codeBlock } from "./markdown_report.ts";
- * console.assert(codeBlock("a ``` b").startsWith("````\n"));
+ * const fence = "`".repeat(3);
+ * assert.ok(codeBlock(`a ${fence} b`).startsWith(`${fence}\`\n`));
  * ```
  */
 export function codeBlock(text: string, language = ""): string {
@@ -57,13 +60,16 @@ export interface MarkdownReportOptions {
  * @param model From `buildReportModel`.
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { renderMarkdownReport } from "./markdown_report.ts";
  * import { buildReportModel } from "./report_model.ts";
  * const model = buildReportModel({
  *   dir: "/runs/r1", info: null, tools: [], errors: [], pending: [], deliverables: [],
  *   children: [], texts: new Map(), problems: [], events: [{ type: "run.started", task: "<img src=x>" }],
  * }, { status: "not_checked", headline: "not verified", problems: [] });
- * console.assert(!renderMarkdownReport(model).includes("<img"));
+ * // The task, verbatim in a code block; the run's other texts escaped.
+ * const fence = "`".repeat(3);
+ * assert.ok(renderMarkdownReport(model).includes(`${fence}\n<img src=x>\n${fence}`));
  * ```
  */
 export function renderMarkdownReport(

@@ -4,11 +4,12 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { writeRunReport } from "./mod.ts";
  * const dir = await Deno.makeTempDir();
  * await Deno.writeTextFile(`${dir}/events.jsonl`, '{"type":"run.started","task":"t"}\n');
  * const written = await writeRunReport(dir);
- * console.assert(written.model.task === "t");
+ * assert.ok(written.model.task === "t");
  * await Deno.remove(dir, { recursive: true });
  * ```
  *

@@ -93,13 +93,14 @@ export interface ReportModel {
  * @param verdict What `kagent-run verify` found, shown at the top.
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { buildReportModel } from "./report_model.ts";
  * const model = buildReportModel({
  *   dir: "/runs/r1", info: null, tools: [], errors: [], pending: [], deliverables: [],
  *   children: [], texts: new Map(), problems: [],
  *   events: [{ type: "run.started", ts: "2026-01-01T00:00:00.000Z", run_id: "r1", task: "t" }],
  * }, { status: "not_checked", headline: "not checked", problems: [] });
- * console.assert(model.task === "t" && model.end_reason === null);
+ * assert.ok(model.task === "t" && model.end_reason === null);
  * ```
  */
 export function buildReportModel(files: RunFiles, verdict: ReportVerdict): ReportModel {

@@ -25,8 +25,9 @@ export interface ReportVerdict {
  * @param reason Why nothing was verified, e.g. `this build has no kagent-run verify`.
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { notChecked } from "./report_verdict.ts";
- * console.assert(notChecked("no verifier").status === "not_checked");
+ * assert.ok(notChecked("no verifier").status === "not_checked");
  * ```
  */
 export function notChecked(reason: string): ReportVerdict {

@@ -80,12 +80,13 @@ export const MAX_LISTED_FILES = 1000;
  * `run.json` (not a run folder).
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readRunFolder, RunFolderError } from "./run_reading.ts";
  * const dir = await Deno.makeTempDir();
  * await Deno.writeTextFile(`${dir}/events.jsonl`, '{"type":"run.started"}\n{"type":');
  * const files = await readRunFolder(dir);
- * console.assert(files.events.length === 1);
- * console.assert(files.problems[0] === "events.jsonl line 2: not JSON (a torn or edited line)");
+ * assert.ok(files.events.length === 1);
+ * assert.ok(files.problems.includes("events.jsonl line 2: not JSON (a torn or edited line)"));
  * await Deno.remove(dir, { recursive: true });
  * ```
  */

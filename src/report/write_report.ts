@@ -52,11 +52,12 @@ export interface WrittenReport {
  * written (its folder must exist).
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { writeRunReport } from "./write_report.ts";
  * const dir = await Deno.makeTempDir();
  * await Deno.writeTextFile(`${dir}/events.jsonl`, '{"type":"run.started","task":"t"}\n');
  * const written = await writeRunReport(dir);
- * console.assert((await Deno.readTextFile(written.html)).includes("<title>"));
+ * assert.ok((await Deno.readTextFile(written.html)).includes("<title>"));
  * await Deno.remove(dir, { recursive: true });
  * ```
  */
