@@ -5,13 +5,14 @@
  */
 
 import type { ConfigFile } from "./config_schema.ts";
-import { DEFAULT_AUDIT_TRACING, DEFAULT_SECRET_ENV } from "./defaults.ts";
+import { DEFAULT_AUDIT_TRACING, DEFAULT_SECRET_ENV, DEFAULT_SIGNING_KEY_ENV } from "./defaults.ts";
 import type { LoadedConfig } from "./loaded_config.ts";
 
 /**
  * Resolves `audit.secret_env`: {@linkcode DEFAULT_SECRET_ENV}, then the file's names, then the
- * model's API key variable (always a secret), each once; `trace_content` and `trace_hosts` from
- * {@linkcode DEFAULT_AUDIT_TRACING}.
+ * model's API key variable and the signing key's variable (always secrets), each once;
+ * `trace_content` and `trace_hosts` from {@linkcode DEFAULT_AUDIT_TRACING}; `signing_key_env` from
+ * {@linkcode DEFAULT_SIGNING_KEY_ENV}.
  */
 export function resolveAudit(file: ConfigFile): LoadedConfig["audit"] {
   const model = file.model;
@@ -19,10 +20,18 @@ export function resolveAudit(file: ConfigFile): LoadedConfig["audit"] {
       model.api_key_env !== undefined
     ? [model.api_key_env]
     : [];
+  const signingKeyEnv = file.audit?.signing_key_env ?? DEFAULT_SIGNING_KEY_ENV;
+  const signing = signingKeyEnv === null ? [] : [signingKeyEnv];
   return {
     secret_env: [
-      ...new Set([...DEFAULT_SECRET_ENV, ...(file.audit?.secret_env ?? []), ...apiKeyEnv]),
+      ...new Set([
+        ...DEFAULT_SECRET_ENV,
+        ...(file.audit?.secret_env ?? []),
+        ...apiKeyEnv,
+        ...signing,
+      ]),
     ],
+    signing_key_env: signingKeyEnv,
     trace_content: file.audit?.trace_content ?? DEFAULT_AUDIT_TRACING.trace_content,
     trace_hosts: [...new Set(file.audit?.trace_hosts ?? DEFAULT_AUDIT_TRACING.trace_hosts)],
   };

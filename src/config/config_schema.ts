@@ -326,6 +326,15 @@ export const AuditConfigSchema = z.strictObject({
       'is refused before it starts; OTEL_EXPORTER_OTLP_PROTOCOL="console" needs none. ' +
       "Default: [].",
   ),
+  signing_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
+    error: "must be an environment variable name (letters, digits and underscores)",
+  }).nullable().optional().describe(
+    "The environment variable holding the key (at least 32 characters) the run's manifest.json " +
+      "is signed with (HMAC-SHA256), so that only a holder of the key can re-seal an edited run; " +
+      "the value is a secret, redacted everywhere and never written. A run whose variable is " +
+      "unset does not start. Check with kagent-run verify RUN_FOLDER --key-env NAME. " +
+      "Default: null (the manifest is not signed).",
+  ),
 });
 
 /** One command hook in `hooks.pre_tool_use` or `hooks.post_tool_use`. */

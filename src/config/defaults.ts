@@ -119,6 +119,9 @@ export const DEFAULT_AUDIT_TRACING: Readonly<
   { trace_content: boolean; trace_hosts: readonly string[] }
 > = Object.freeze({ trace_content: false, trace_hosts: Object.freeze([]) });
 
+/** `audit.signing_key_env`: none, the manifest of a run is not signed. */
+export const DEFAULT_SIGNING_KEY_ENV: string | null = null;
+
 /** `tools.*` defaults: times in ms, sizes in bytes (`env` defaults to `[]`). */
 export const DEFAULT_TOOLS: Readonly<{
   /** Time a command may run when neither the call nor the tool says less, in ms. @default 120000 */

@@ -30,6 +30,7 @@ import { type PreparedPolicy, preparePolicy } from "./prepare_policy.ts";
 import type { SessionOptions } from "./session_options.ts";
 import { sessionRun } from "./session_run.ts";
 import { createRunFolder, recordStartFailure } from "./start_up_failure.ts";
+import { signingKey } from "./signing_key.ts";
 import {
   combineMainThreadTools,
   createChildRunFolder,
@@ -118,7 +119,13 @@ async function wireSession(
     processTools: prepared.commands,
   });
   const redactor = new Redactor({ secrets: prepared.secrets });
-  const recorder = new AuditRecorder({ folder, redactor, now, policyHash: prepared.policy.hash });
+  const recorder = new AuditRecorder({
+    folder,
+    redactor,
+    now,
+    policyHash: prepared.policy.hash,
+    signing: signingKey(config, read),
+  });
   await recorder.writePolicy(prepared.policy.snapshot());
   await checkGrants(options.grants ?? [], prepared.policy.hash, recorder, config);
   await recordStart(folder, config, options, prepared, recorder, redactor, now);
