@@ -33,3 +33,12 @@ export {
 export { checkNewSteps, countStates, findCycle } from "./task_graph.ts";
 export { type StepUpdate, type TaskClosing, type TaskStore } from "./task_store.ts";
 export { SqliteTaskStore, type SqliteTaskStoreOptions } from "./sqlite_task_store.ts";
+export {
+  changesTaskStore,
+  CHILD_TASK_TOOL_NAMES,
+  TASK_TOOL_NAMES,
+  taskToolDefinitions,
+  type TaskToolName,
+} from "./task_tool_definitions.ts";
+export { TaskTools, type TaskToolsIdentity, type TaskToolsOptions } from "./task_tools.ts";
+export { PLAN_SECTIONS, PLAN_TEMPLATE, TASK_EXAMPLE, TASK_RULES } from "./templates.ts";

@@ -14,20 +14,25 @@
 export type TaskState = "open" | "completed" | "failed" | "cancelled";
 
 /** Every {@linkcode TaskState}, in lifecycle order. */
-export const TASK_STATES: readonly TaskState[] = ["open", "completed", "failed", "cancelled"];
+export const TASK_STATES = [
+  "open",
+  "completed",
+  "failed",
+  "cancelled",
+] as const satisfies readonly TaskState[];
 
 /** A step's state; `done`, `failed` and `cancelled` end it (a failed step can be retried). */
 export type StepState = "pending" | "ready" | "claimed" | "done" | "failed" | "cancelled";
 
 /** Every {@linkcode StepState}, in lifecycle order. */
-export const STEP_STATES: readonly StepState[] = [
+export const STEP_STATES = [
   "pending",
   "ready",
   "claimed",
   "done",
   "failed",
   "cancelled",
-];
+] as const satisfies readonly StepState[];
 
 /** Most steps one task may hold (creation and later additions together). */
 export const MAX_STEPS_PER_TASK = 100;
