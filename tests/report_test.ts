@@ -110,7 +110,7 @@ function hostileRun() {
       `Survey ${PAYLOADS.script}${PAYLOADS.attribute}`,
       "--non-interactive",
       "--report",
-    ]);
+    ], { env: { GITHUB_STEP_SUMMARY: nodePath.join(project.sandbox.root, "summary.md") } });
     fixtureRoot = project.sandbox.root;
     assert.equal(run.code, 3, run.stderr); // completed; the README overwrite waits for approval
     return { project, runDir: await onlyRunDir(project), stderr: run.stderr };
@@ -175,6 +175,14 @@ function domText(dom: string): string {
 Deno.test("run --report writes an HTML report that shows the run and escapes every payload", async () => {
   const { runDir, stderr } = await hostileRun();
   assert.match(stderr, /kagent-run: report .*report\.html \(and report\.md\)/);
+  // The GitHub step summary names both files of the run folder.
+  const summary = await Deno.readTextFile(nodePath.join(runDir, "..", "..", "summary.md"));
+  assert.ok(
+    summary.includes(
+      `**Report:** \`report.html\` and \`report.md\` in the run folder \`${runDir}\``,
+    ),
+    summary,
+  );
   const page = await Deno.readTextFile(nodePath.join(runDir, "report.html"));
   // The policy that stops a script even if escaping failed, before any content.
   assert.match(

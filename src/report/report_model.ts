@@ -162,10 +162,13 @@ export function buildReportModel(files: RunFiles, verdict: ReportVerdict): Repor
   }
   const numberOf = new Map(calls.map((call) => [call.id, call.number]));
 
-  const timeline: TurnView[] = responded.map((event) => {
+  // Each turn's answer and the record just before it (the last result the model was sent).
+  const answers = files.events.flatMap((event, position) =>
+    event.type === "model.responded" ? [{ event, previous: files.events[position - 1] }] : []
+  );
+  const timeline: TurnView[] = answers.map(({ event, previous }) => {
     const at = timeField(event.ts);
-    const position = files.events.indexOf(event);
-    const before = position > 0 ? timeField(files.events[position - 1]?.ts) : null;
+    const before = timeField(previous?.ts);
     const usage = recordField(event.usage);
     return {
       turn: numberField(event.turn) ?? 0,
