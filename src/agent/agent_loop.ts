@@ -7,7 +7,8 @@
  */
 
 import type { AuditRecorder } from "../audit/mod.ts";
-import { DEFAULT_MAX_PARALLEL_TOOLS } from "../config/mod.ts";
+import { DEFAULT_CHILD_AGENTS, DEFAULT_MAX_PARALLEL_TOOLS } from "../config/mod.ts";
+import { CHILD_STARTING_TOOLS } from "../policy/mod.ts";
 import type { ToolRuntime } from "../runtime/mod.ts";
 import { runTurn } from "../runtime/mod.ts";
 import type { Permission, ToolDescriptor } from "../tools/mod.ts";
@@ -20,6 +21,7 @@ import {
   type ModelProvider,
   type ModelTurn,
   type RunContext,
+  type TokenUsage,
   type TurnStop,
 } from "./model_provider.ts";
 import { UniqueCallIds } from "./unique_call_ids.ts";
@@ -78,6 +80,22 @@ export interface AgentOptions {
   toolPermission?: (toolName: string) => Permission | undefined;
   /** @default () => new Date() */
   now?: () => Date;
+  /**
+   * The conversation before the task: a fork's copy of its parent's conversation (complete turns
+   * only: every tool call answered). The task follows it as a user message. @default none
+   */
+  history?: readonly ModelMessage[];
+  /**
+   * The array the loop keeps the conversation in, for a caller that reads it while the run goes
+   * (the agent tools copy it for a fork). Given empty; the loop appends. @default a new array
+   */
+  conversation?: ModelMessage[];
+  /**
+   * How many calls that start a child agent (adjacent in a turn) run at once: they are their own
+   * class, started in parallel and all waited for (`wait_all`: one failing never skips the
+   * others). @default DEFAULT_CHILD_AGENTS.max_concurrent_children (4)
+   */
+  childConcurrency?: number;
 }
 
 /** What a run produced. */
@@ -90,6 +108,8 @@ export interface AgentOutcome {
   results: ToolResult[];
   /** The model error message when `end_reason` is `model_error`. */
   error: string | null;
+  /** Tokens over all turns, when the provider reported any; null when it reported none. */
+  usage: TokenUsage | null;
   /**
    * Why the model failed when `end_reason` is `model_error`: the {@linkcode ModelError} code —
    * `truncated`, `refused`, `context_window_exceeded` for a turn that ended badly,
@@ -127,7 +147,9 @@ const NORMAL_END: TurnStop = { reason: "end", provider: {} };
 export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
   const now = options.now ?? (() => new Date());
   const started = now();
-  const messages: ModelMessage[] = [{ role: "user", content: options.task }];
+  const messages: ModelMessage[] = options.conversation ?? [];
+  messages.push(...(options.history ?? []), { role: "user", content: options.task });
+  let usage: TokenUsage | null = null;
   const results: ToolResult[] = [];
   const permissions = new Map(options.tools.map((tool) => [tool.name, tool.permission]));
   const toolPermission = options.toolPermission ?? ((name: string) => permissions.get(name));
@@ -150,6 +172,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     error_code: error?.code ?? null,
     error_details: error === null ? null : error.details,
     duration_ms: now().getTime() - started.getTime(),
+    usage,
   });
   const modelError = async (
     code: ModelError["code"],
@@ -195,6 +218,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
         return await modelError(model?.code ?? "provider_failed", message, model?.details ?? {});
       }
       stop = turn.stop ?? NORMAL_END;
+      usage = addUsage(usage, turn.usage);
       calls = callIds.claim(turn.tool_calls);
       await options.recorder.event("model.responded", {
         turn: turns,
@@ -255,6 +279,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
       runtime: options.runtime,
       recorder: options.recorder,
       isReadonly: (name) => toolPermission(name) === "readonly",
+      startsChild: (name) => CHILD_STARTING_TOOLS.includes(name),
+      childConcurrency: options.childConcurrency ?? DEFAULT_CHILD_AGENTS.max_concurrent_children,
       concurrency: options.concurrency ?? DEFAULT_MAX_PARALLEL_TOOLS,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(options.onToolResult === undefined ? {} : { onResult: options.onToolResult }),
@@ -273,6 +299,15 @@ export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
     if (options.signal?.aborted) return finish("aborted_tools");
   }
   return finish("max_turns", null);
+}
+
+/** `total` plus one turn's usage; null while no turn reported any. */
+function addUsage(total: TokenUsage | null, turn: TokenUsage | null): TokenUsage | null {
+  if (turn === null) return total;
+  return {
+    input_tokens: (total?.input_tokens ?? 0) + turn.input_tokens,
+    output_tokens: (total?.output_tokens ?? 0) + turn.output_tokens,
+  };
 }
 
 /** The provider's problems with a tool set; a throwing check is a problem too (fail closed). */

@@ -25,6 +25,16 @@ export interface RunTurnOptions {
    */
   isReadonly: (toolName: string) => boolean;
   /**
+   * Tells whether a call starts a child agent (`agent.create_sub_agent`, `agent.fork_agent`,
+   * `agent.dispatch_worker`). Consecutive such calls are their own class: they start in parallel
+   * (at most `childConcurrency` at once) and all run to their end (`wait_all`): a sibling that
+   * fails or is denied never skips the others; a denial stops the turn's later calls once the
+   * group is done. @default () => false
+   */
+  startsChild?: (toolName: string) => boolean;
+  /** How many calls of a child group run at once; at least 1. @default 4 */
+  childConcurrency?: number;
+  /**
    * How many readonly calls may run at once; at least 1.
    * @default DEFAULT_MAX_PARALLEL_TOOLS (4)
    */
@@ -100,8 +110,28 @@ export async function runTurn(
     return false;
   };
 
-  for (const group of groupCalls(calls, options.isReadonly)) {
-    if (group.readonly) {
+  const startsChild = options.startsChild ?? (() => false);
+  for (const group of groupCalls(calls, options.isReadonly, startsChild)) {
+    if (group.kind === "child") {
+      // wait_all: every call of the group runs; a denial stops only what comes after the group.
+      let next = 0;
+      let denied: Stop | null = null;
+      const lane = async () => {
+        while (next < group.calls.length) {
+          const index = group.start + next;
+          const call = group.calls[next++] as ToolCall;
+          if (await answerUnrun(index, call)) continue;
+          const result = await options.runtime.call(call, options.signal);
+          if (denied === null && stops(result) === "was denied") {
+            denied = { call, verb: "was denied" };
+          }
+          settle(index, result);
+        }
+      };
+      const lanes = Math.min(options.childConcurrency ?? 4, group.calls.length);
+      await Promise.all(Array.from({ length: Math.max(1, lanes) }, lane));
+      stop ??= denied;
+    } else if (group.kind === "readonly") {
       let next = 0;
       const lane = async () => {
         while (next < group.calls.length) {
@@ -143,19 +173,28 @@ function stops(result: ToolResult): Stop["verb"] | null {
 }
 
 interface Group {
-  readonly: boolean;
+  /** `readonly`: parallel, bounded; `child`: child agents, parallel, wait_all; `alone`. */
+  kind: "readonly" | "child" | "alone";
   /** Index of the first call in the turn. */
   start: number;
   calls: ToolCall[];
 }
 
-function groupCalls(calls: readonly ToolCall[], isReadonly: (name: string) => boolean): Group[] {
+function groupCalls(
+  calls: readonly ToolCall[],
+  isReadonly: (name: string) => boolean,
+  startsChild: (name: string) => boolean,
+): Group[] {
   const groups: Group[] = [];
   calls.forEach((call, index) => {
-    const readonly = isReadonly(call.name);
+    const kind = startsChild(call.name)
+      ? "child"
+      : isReadonly(call.name)
+      ? "readonly"
+      : "alone";
     const last = groups.at(-1);
-    if (readonly && last?.readonly) last.calls.push(call);
-    else groups.push({ readonly, start: index, calls: [call] });
+    if (kind !== "alone" && last?.kind === kind) last.calls.push(call);
+    else groups.push({ kind, start: index, calls: [call] });
   });
   return groups;
 }
