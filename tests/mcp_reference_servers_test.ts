@@ -15,6 +15,7 @@ import * as nodePath from "node:path";
 import { loadConfig } from "../src/config/mod.ts";
 import { probeBubblewrap } from "../src/exec/mod.ts";
 import { openRunSession, type RunSession } from "../src/session/mod.ts";
+import { exists } from "../src/testing/mod.ts";
 
 const FILESYSTEM = "@modelcontextprotocol/server-filesystem";
 const EVERYTHING = "@modelcontextprotocol/server-everything";
@@ -68,9 +69,9 @@ async function markedProcesses(): Promise<[number, number, string][]> {
   const found: [number, number, string][] = [];
   for (const line of new TextDecoder().decode(stdout).split("\n")) {
     if (!line.includes(`${MARKER_NAME}=${MARKER}`)) continue;
-    const [pid, group] = line.trim().split(/\s+/, 2).map(Number);
-    if (pid !== undefined && group !== undefined && pid !== Deno.pid) {
-      found.push([pid, group, line.trim()]);
+    const [, pid, group, args] = line.match(/^\s*(\d+)\s+(\d+)\s+(.*)$/) ?? [];
+    if (pid !== undefined && group !== undefined && Number(pid) !== Deno.pid) {
+      found.push([Number(pid), Number(group), args ?? ""]);
     }
   }
   return found;
@@ -102,6 +103,7 @@ Deno.test({
       nodePath.join(dir, "agent.jsonc"),
       JSON.stringify({
         ...(bubblewrapProblem === null ? {} : { sandbox: { command_isolation: "none" } }),
+        tools: { max_processes: 300 },
         mcp_servers: {
           files: { command: "npx", args: ["-y", FILESYSTEM, dir], ...marked },
           root: { command: "npx", args: ["-y", FILESYSTEM, "/"], ...marked },
@@ -188,6 +190,21 @@ Deno.test({
           const scratch = nodePath.join(run.folder.dir, "tmp", "scratch.txt");
           const wrote = await call("mcp.root.write_file", { path: scratch, content: "scratch" });
           assert.equal(wrote.ok, true, wrote.output);
+        },
+      });
+
+      await t.step({
+        name: "a confined server runs with the commands' process limit when prlimit is there",
+        ignore: bubblewrapProblem !== null || !await exists("/usr/bin/prlimit"),
+        async fn() {
+          const server = (await markedProcesses()).find(([, , args]) =>
+            args.startsWith("node ") && args.includes("mcp-server-filesystem")
+          );
+          assert.ok(server !== undefined, "the filesystem server's node process is running");
+          const { stdout } = await new Deno.Command("cat", { args: [`/proc/${server[0]}/limits`] })
+            .output();
+          // tools.max_processes, as set above (the host's own limit is another number).
+          assert.match(new TextDecoder().decode(stdout), /Max processes\s+300\s+300\s/);
         },
       });
 

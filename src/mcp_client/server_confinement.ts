@@ -37,6 +37,11 @@ export interface McpBwrapConfinement {
   sensitiveMatch: (path: string) => string | null;
   /** The folders to bind read-only so that programs at these real paths run (`programFolders`). */
   programFolders: (programPaths: string[]) => string[];
+  /**
+   * `RLIMIT_NPROC` inside the sandbox (`prlimit --nproc=max`, as commands get `tools.max_processes`),
+   * or null when `prlimit` is missing. Linux does not enforce it for root.
+   */
+  processLimit: { prlimitPath: string; max: number } | null;
 }
 
 /** How MCP servers are confined: bubblewrap, or not at all (`reason` says why). */
@@ -112,7 +117,7 @@ export async function mcpLaunch(
     unmasked: [],
     gitWrite: false,
     network: server.network,
-    processLimit: null,
+    processLimit: confinement.processLimit,
     scanExclusions: confinement.scanExclusions,
   });
   if (!profile.ok) throw fail(profile.reason);

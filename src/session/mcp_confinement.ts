@@ -75,6 +75,7 @@ export async function mcpConfinement(inputs: McpConfinementInputs): Promise<McpC
     }
     bwrapPath = probe.path;
   }
+  const prlimitPath = commands !== null ? commands.prlimitPath : await findPrlimit();
   const base = run?.dir ?? await Deno.makeTempDir({ prefix: "kagent-mcp-" });
   return {
     mode: "bwrap",
@@ -90,5 +91,14 @@ export async function mcpConfinement(inputs: McpConfinementInputs): Promise<McpC
     hostHome: home,
     sensitiveMatch: (path) => guard.sensitiveMatch(path),
     programFolders: (paths) => programFolders(paths, home),
+    processLimit: prlimitPath === null ? null : { prlimitPath, max: config.tools.max_processes },
   };
+}
+
+/** `prlimit` (util-linux) in /usr/bin or /bin, or null. */
+async function findPrlimit(): Promise<string | null> {
+  for (const path of ["/usr/bin/prlimit", "/bin/prlimit"]) {
+    if (await Deno.stat(path).then((info) => info.isFile, () => false)) return path;
+  }
+  return null;
 }
