@@ -24,6 +24,8 @@ import {
   type TokenUsage,
   type TurnStop,
 } from "./model_provider.ts";
+import type { AgentTracing } from "../telemetry/mod.ts";
+import { tracedProvider } from "./traced_provider.ts";
 import { UniqueCallIds } from "./unique_call_ids.ts";
 import {
   describeUnusableTurn,
@@ -96,6 +98,11 @@ export interface AgentOptions {
    * others). @default DEFAULT_CHILD_AGENTS.max_concurrent_children (4)
    */
   childConcurrency?: number;
+  /**
+   * The agent's spans (`invoke_agent` around the loop, `chat` around each request); tool calls
+   * made meanwhile nest under it. @default null: no spans
+   */
+  tracing?: AgentTracing | null;
 }
 
 /** What a run produced. */
@@ -145,6 +152,15 @@ const NORMAL_END: TurnStop = { reason: "end", provider: {} };
  * are made unique across the run ({@linkcode UniqueCallIds}).
  */
 export async function runAgent(options: AgentOptions): Promise<AgentOutcome> {
+  const tracing = options.tracing ?? null;
+  if (tracing === null) return await runLoop(options);
+  return await tracing.invoke(() =>
+    runLoop({ ...options, provider: tracedProvider(options.provider, tracing) })
+  );
+}
+
+/** The loop of {@linkcode runAgent}, without its spans. */
+async function runLoop(options: AgentOptions): Promise<AgentOutcome> {
   const now = options.now ?? (() => new Date());
   const started = now();
   const messages: ModelMessage[] = options.conversation ?? [];

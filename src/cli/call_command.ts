@@ -8,6 +8,7 @@
 
 import { countResults } from "../agent/mod.ts";
 import { openRunSession } from "../session/mod.ts";
+import { checkTelemetryHosts } from "./_telemetry_check.ts";
 import {
   APPROVAL_HELP,
   APPROVAL_OPTIONS,
@@ -68,6 +69,7 @@ export function callCommand(args: string[], io: CommandIo): Promise<number> {
       );
     }
     const config = await loadConfigFromOptions(values);
+    checkTelemetryHosts(config, io);
     const gateway = await openNetworkBoundary(config, io, { model: false });
     let session;
     try {

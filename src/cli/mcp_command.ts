@@ -20,6 +20,7 @@ import {
 } from "../mcp/mod.ts";
 import type { LoadedConfig } from "../config/mod.ts";
 import { openRunSession } from "../session/mod.ts";
+import { checkTelemetryHosts } from "./_telemetry_check.ts";
 import {
   type CommandIo,
   EXIT,
@@ -30,6 +31,7 @@ import {
   parseOptions,
   UsageError,
 } from "./_common.ts";
+import { gatewayFetches } from "./_gateway_fetches.ts";
 import { VERSION } from "./main_command.ts";
 
 /** The variable holding the bearer token of `--http` when `--token-env` is not given. */
@@ -101,6 +103,7 @@ export function mcpCommand(args: string[], io: CommandIo): Promise<number> {
     // The token is a secret of the run: redacted wherever it would be written, kept from commands.
     const config = http === null ? loaded : withSecretEnv(loaded, http.tokenEnv);
     const grants = await grantsFromOptions(values);
+    checkTelemetryHosts(config, io);
     // The listener is bound before the process gives up its net permission (a bound socket keeps
     // accepting); only then is the permission revoked.
     const gateway = await openNetworkBoundary(config, { ...io, revokeNetwork: () => {} }, {
@@ -116,7 +119,7 @@ export function mcpCommand(args: string[], io: CommandIo): Promise<number> {
             env: io.env,
             approver,
             grants,
-            ...(gateway === null ? {} : { memoryFetch: gateway.fetchFor("memory") }),
+            ...gatewayFetches(gateway),
           });
           session.approvals.setReplayCommand(["kagent-run", "mcp", ...args]);
           io.stderr(`kagent-run mcp: run folder ${session.folder.dir}\n`);

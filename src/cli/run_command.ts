@@ -22,6 +22,8 @@ import {
 import type { LoadedConfig } from "../config/mod.ts";
 import type { NetworkGateway } from "../network/mod.ts";
 import { providerFor } from "./_provider_for.ts";
+import { runTracing } from "./_run_tracing.ts";
+import { checkTelemetryHosts } from "./_telemetry_check.ts";
 import { type Paint, painter, type Tone } from "./_colour.ts";
 import { discoverSkills } from "../skills/mod.ts";
 import { describeTool } from "../tools/mod.ts";
@@ -124,6 +126,7 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
       const write = values.output === "json" ? io.stderr : io.stdout;
       for (const line of maskCommands(secrets)) write(`${line}\n`);
     }
+    checkTelemetryHosts(config, io);
     const gateway = await openNetworkBoundary(config, io);
     try {
       return await runWithNetwork(config, config.model, task, values, io, gateway, args);
@@ -223,6 +226,7 @@ async function runWithNetwork(
       retryTruncated: model.provider !== "script" && model.retry_truncated === true,
       concurrency: config.agent.max_parallel_tools,
       toolPermission: (name) => session.registry.get(name)?.definition.permission,
+      tracing: runTracing(session, config, model),
       // SIGINT/SIGTERM: running tools are aborted, the turn's results are all collected and
       // recorded, and the run ends with `aborted_tools` (or `aborted` between turns): exit 130
       // (SIGINT) or 143 (SIGTERM).

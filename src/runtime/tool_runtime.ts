@@ -34,6 +34,7 @@ import { shape } from "./shape.ts";
 import type { ToolCall } from "./tool_call.ts";
 import type { MainThreadTools } from "./main_thread_tools.ts";
 import { callMarker, sweepMarked } from "../exec/mod.ts";
+import { startToolSpan, type ToolTracing } from "../telemetry/mod.ts";
 
 /** What the runtime is built from; one per run. */
 export interface ToolRuntimeOptions {
@@ -60,6 +61,8 @@ export interface ToolRuntimeOptions {
   sweep?: { runId: string; psPath: string } | null;
   /** Tools whose handlers run on the main thread (MCP servers' tools). @default null: none */
   mainThreadTools?: MainThreadTools | null;
+  /** An `execute_tool` span per call (`telemetry/tool_span.ts`). @default null: no spans */
+  tracing?: ToolTracing | null;
 }
 
 /** What the steps before shaping found. */
@@ -139,6 +142,7 @@ export class ToolRuntime {
     const started = this.#now();
     const { registry, recorder } = this.#options;
     const registered = registry.get(call.name);
+    const span = startToolSpan(this.#options.tracing ?? null, call);
     const startedEvent = await recorder.event("tool.started", {
       tool_call_id: call.id,
       tool: call.name,
@@ -148,7 +152,9 @@ export class ToolRuntime {
     let outcome: ToolOutcome;
     let steps: StepsOutcome | null = null;
     try {
-      steps = await this.#run(call, signal);
+      steps = await (span === null ? this.#run(call, signal) : span.run(() =>
+        this.#run(call, signal)
+      ));
       outcome = steps.outcome;
       decision = steps.decision;
       params = steps.params ?? params;
@@ -190,6 +196,13 @@ export class ToolRuntime {
       error: shaped.outcome.error,
       duration_ms: ended.getTime() - started.getTime(),
     };
+    span?.end({
+      result,
+      decision,
+      approval: steps?.approval ?? null,
+      argumentsText: call.arguments,
+      riskLevel: registered?.definition.annotations.risk_level ?? null,
+    });
     await record(recorder, {
       result,
       risk_level: registered?.definition.annotations.risk_level ?? null,

@@ -30,6 +30,7 @@ import { type PreparedPolicy, preparePolicy } from "./prepare_policy.ts";
 import type { SessionOptions } from "./session_options.ts";
 import { sessionRun } from "./session_run.ts";
 import { createRunFolder, recordStartFailure } from "./start_up_failure.ts";
+import { telemetrySnapshot } from "../telemetry/mod.ts";
 import { signingKey } from "./signing_key.ts";
 import {
   combineMainThreadTools,
@@ -126,7 +127,12 @@ async function wireSession(
     policyHash: prepared.policy.hash,
     signing: signingKey(config, read),
   });
-  await recorder.writePolicy(prepared.policy.snapshot());
+  // The telemetry channel sits beside the snapshot, outside its hash: where the operator's
+  // collector is changes no decision, so a grant replays with tracing on or off.
+  await recorder.writePolicy({
+    ...prepared.policy.snapshot(),
+    telemetry: telemetrySnapshot(prepared.telemetry, config.audit),
+  });
   await checkGrants(options.grants ?? [], prepared.policy.hash, recorder, config);
   await recordStart(folder, config, options, prepared, recorder, redactor, now);
   const exec = commandsRun(prepared.commands)
@@ -194,6 +200,9 @@ async function wireSession(
     hooks: hooks.empty ? null : hooks,
     now,
     sweep: psPath === null ? null : { runId: folder.id, psPath },
+    tracing: prepared.telemetry.enabled
+      ? { runId: folder.id, content: config.audit.trace_content ? redactor : null }
+      : null,
   });
   let closed = false;
   return {

@@ -27,6 +27,7 @@ import { protectedPaths } from "./protected_paths.ts";
 import type { SessionOptions } from "./session_options.ts";
 import { sessionMemorySettings } from "./session_memory.ts";
 import type { SessionRun } from "./session_run.ts";
+import { type TelemetryChannel, telemetryChannel } from "../telemetry/mod.ts";
 import { sessionWorkerPermissions } from "./worker_permissions.ts";
 
 /** The policy side of a session, without a run folder (for `tools` and `policy`). */
@@ -44,6 +45,11 @@ export interface PreparedPolicy {
   memory: MemorySettings | null;
   /** The hosts (`hostname:port`) the run may reach, by channel, derived from the config. */
   network: NetworkChannels;
+  /**
+   * Where Deno's OpenTelemetry exporter would send (read from `OTEL_*`); the CLI refuses a run
+   * whose hosts `audit.trace_hosts` does not list.
+   */
+  telemetry: TelemetryChannel;
   /** What the tool set is built from, in both threads (the Worker gets it in its init message). */
   toolSettings: ToolSetSettings;
   /** The set values of `audit.secret_env`, read once, and the expanded `${VAR}` of MCP servers. */
@@ -118,6 +124,7 @@ export async function preparePolicy(
   );
   const workerPermissions = sessionWorkerPermissions(guard, commands, skillDirs, memory, run);
   const network = networkChannels(config);
+  const telemetry = telemetryChannel(read);
   const policy = EffectivePolicy.compute(policyInputs({
     config,
     options,
@@ -138,6 +145,7 @@ export async function preparePolicy(
     skillDirs,
     memory,
     network,
+    telemetry,
     toolSettings,
     secrets: [...secrets, ...(mcp?.secrets ?? [])],
     mcp,

@@ -1,0 +1,34 @@
+/**
+ * The spans of a run's own agent, when Deno's OpenTelemetry is on: who the agent is, its model and
+ * the model's server, and whether spans carry (redacted) content.
+ *
+ * @module
+ */
+
+import { Redactor } from "../audit/mod.ts";
+import type { LoadedConfig } from "../config/mod.ts";
+import { DEFAULT_BASE_URLS } from "../network/mod.ts";
+import { AgentTracing } from "../telemetry/mod.ts";
+
+/**
+ * The `invoke_agent` and `chat` spans of the run's main agent (`gen_ai.agent.id` and name
+ * `main`), or null when the session's telemetry channel is off (`OTEL_DENO` is not `true`). With
+ * `audit.trace_content` the spans' content is redacted with the session's secrets (the
+ * `audit.secret_env` values and the MCP servers' expanded `${VAR}`).
+ */
+export function runTracing(
+  session: { folder: { id: string }; telemetry: { enabled: boolean }; secrets: string[] },
+  config: LoadedConfig,
+  model: NonNullable<LoadedConfig["model"]>,
+): AgentTracing | null {
+  if (!session.telemetry.enabled) return null;
+  const remote = model.provider === "openai" || model.provider === "anthropic";
+  return new AgentTracing({
+    runId: session.folder.id,
+    agent: { id: "main", name: "main" },
+    provider: model.provider,
+    model: remote ? model.model : null,
+    baseUrl: remote ? model.base_url ?? DEFAULT_BASE_URLS[model.provider] : null,
+    content: config.audit.trace_content ? new Redactor({ secrets: session.secrets }) : null,
+  });
+}
