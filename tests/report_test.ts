@@ -10,13 +10,7 @@
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
 import { createProject, onlyRunDir, type Project, runCli } from "./_cli_helpers.ts";
-import {
-  buildReportModel,
-  escapeHtml,
-  readRunFolder,
-  renderHtmlReport,
-} from "../src/report/mod.ts";
-import { notChecked, renderMarkdownReport } from "../src/report/mod.ts";
+import { escapeHtml, writeRunReport } from "../src/report/mod.ts";
 
 /** Each payload would change the page's title or body if it ran. */
 const PAYLOADS = {
@@ -261,7 +255,7 @@ Deno.test({
       for (
         const expected of [
           `kagent-run run ${runId}`,
-          "Not verified",
+          "Verified verified: ",
           `Task Survey ${PAYLOADS.script}${PAYLOADS.attribute}`,
           "End reason completed",
           "Tool calls 7 (1 denied, 0 failed, 0 skipped)",
@@ -320,32 +314,34 @@ Deno.test("kagent-run report writes elsewhere with links back into the run folde
 });
 
 Deno.test("a report of a killed run says it is incomplete and names the torn line", async () => {
-  const { runDir } = await hostileRun();
-  const copy = await Deno.makeTempDir({ prefix: "kagent-report-killed-" });
-  try {
-    const events = await Deno.readTextFile(nodePath.join(runDir, "events.jsonl"));
-    const lines = events.trimEnd().split("\n");
-    // Cut after the first tool result, mid-line: as a kill -9 can leave it.
-    const cut = lines.findIndex((line) => line.includes('"type":"tool.completed"'));
-    await Deno.writeTextFile(
-      nodePath.join(copy, "events.jsonl"),
-      `${lines.slice(0, cut + 1).join("\n")}\n${(lines[cut + 1] as string).slice(0, 20)}`,
-    );
-    const files = await readRunFolder(copy);
-    const model = buildReportModel(files, notChecked("a test"));
-    assert.equal(model.end_reason, null);
-    assert.deepEqual(files.problems, [
-      "run.json: missing",
-      `events.jsonl line ${cut + 2}: not JSON (a torn or edited line)`,
-      "logs/tools.jsonl: missing",
-      "logs/errors.jsonl: missing",
-    ]);
-    const page = renderHtmlReport(model);
-    assert.match(page, /none recorded: no run\.completed \(killed, or still running\)/);
-    assert.match(renderMarkdownReport(model), /What could not be read/);
-  } finally {
-    await Deno.remove(copy, { recursive: true });
-  }
+  const { project, runDir } = await hostileRun();
+  // The run folder as a kill -9 leaves it just after the first call started: no seal, no tool
+  // record yet, events.jsonl ending in part of a line.
+  const copy = nodePath.join(project.sandbox.root, "killed");
+  await new Deno.Command("cp", { args: ["-r", runDir, copy] }).output();
+  await Deno.remove(nodePath.join(copy, "manifest.json"));
+  const lines = (await Deno.readTextFile(nodePath.join(copy, "events.jsonl"))).split("\n");
+  const cut = lines.findIndex((line) => line.includes('"type":"tool.started"'));
+  await Deno.writeTextFile(
+    nodePath.join(copy, "events.jsonl"),
+    `${lines.slice(0, cut + 1).join("\n")}\n${(lines[cut + 1] as string).slice(0, 20)}`,
+  );
+  await Deno.writeTextFile(nodePath.join(copy, "logs/tools.jsonl"), "");
+  await Deno.writeTextFile(nodePath.join(copy, "logs/errors.jsonl"), "");
+  const written = await writeRunReport(copy);
+  const { model } = written;
+  assert.equal(model.verdict.status, "incomplete", model.verdict.problems.join("\n"));
+  assert.ok(
+    model.verdict.problems.some((problem) => problem.startsWith(`events.jsonl:${cut + 2}:`)),
+  );
+  assert.equal(model.end_reason, null);
+  assert.deepEqual(model.problems, [
+    `events.jsonl line ${cut + 2}: not JSON (a torn or edited line)`,
+  ]);
+  const page = await Deno.readTextFile(written.html);
+  assert.match(page, /<strong>Incomplete<\/strong>/);
+  assert.match(page, /none recorded: no run\.completed \(killed, or still running\)/);
+  assert.match(await Deno.readTextFile(written.markdown), /## What could not be read/);
 });
 
 /** The shared run's folder, removed when the test module ends. */

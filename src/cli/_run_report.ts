@@ -24,14 +24,17 @@ export function runReportFiles(runDir: string): { html: string; markdown: string
  * @param runDir The run folder.
  * @param warn Prints one line (without its newline).
  * @param quiet No line when the report is written.
+ * @param key The key the run's manifest was signed with (`audit.signing_key_env`'s value), or
+ * null: the verdict then says the signature was not checked.
  */
 export async function writeReportAtEnd(
   runDir: string,
   warn: (line: string) => void,
   quiet: boolean,
+  key: string | null = null,
 ): Promise<void> {
   try {
-    const written = await writeRunReport(runDir, runReportFiles(runDir));
+    const written = await writeRunReport(runDir, { ...runReportFiles(runDir), key });
     if (!quiet) {
       warn(
         `kagent-run: report ${displayRunDir(written.html)} (and ${

@@ -10,7 +10,8 @@ import { type CommandIo, EXIT, guarded, parseOptions, UsageError } from "./_comm
 import { displayRunDir } from "./display_run_dir.ts";
 
 /** Help text of the report command. */
-export const REPORT_HELP = `Usage: kagent-run report RUN_FOLDER [--output FILE] [--markdown FILE]
+export const REPORT_HELP =
+  `Usage: kagent-run report RUN_FOLDER [--output FILE] [--markdown FILE] [--key-env NAME]
 
 Writes the report of a run: a self-contained HTML file (no script, no network, links only to the
 run's own files) and a Markdown version, both read from the run folder alone: the verify verdict,
@@ -21,6 +22,8 @@ output excerpts, deliverables.
 Options:
   --output FILE     Where the HTML goes. Default: RUN_FOLDER/report.html
   --markdown FILE   Where the Markdown goes. Default: RUN_FOLDER/report.md
+  --key-env NAME    The environment variable holding the key the run's manifest was signed with
+                    (audit.signing_key_env), so that the verdict checks the signature too
   -h, --help        This help
 
 Exit codes: 0 written, 1 a file could not be written, 2 usage error or not a run folder.
@@ -33,6 +36,7 @@ export function reportCommand(args: string[], io: CommandIo): Promise<number> {
     const { values, positionals } = parseOptions("report", args, {
       output: { type: "string" },
       markdown: { type: "string" },
+      "key-env": { type: "string" },
     });
     if (values.help) {
       io.stdout(REPORT_HELP);
@@ -46,8 +50,17 @@ export function reportCommand(args: string[], io: CommandIo): Promise<number> {
           : `Cannot write a report: unexpected argument "${extra[0]}"; give one run folder`,
       );
     }
+    const keyEnv = values["key-env"];
+    const key = typeof keyEnv === "string" ? io.env(keyEnv) ?? "" : null;
+    if (key === "") {
+      throw new UsageError(
+        `Cannot check the signature: the variable "${keyEnv}" (--key-env) is not set; set it to ` +
+          "the key the run was signed with, or leave --key-env out",
+      );
+    }
     try {
       const written = await writeRunReport(runDir, {
+        key,
         ...(typeof values.output === "string" ? { html: values.output } : {}),
         ...(typeof values.markdown === "string" ? { markdown: values.markdown } : {}),
       });

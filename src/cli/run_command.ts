@@ -307,7 +307,13 @@ async function runWithNetwork(
     for (const { signal, listener } of listeners) Deno.removeSignalListener(signal, listener);
     await session.close();
     if (values.report === true) {
-      await writeReportAtEnd(session.folder.dir, (line) => io.stderr(`${line}\n`), !!values.quiet);
+      const keyEnv = config.audit.signing_key_env;
+      await writeReportAtEnd(
+        session.folder.dir,
+        (line) => io.stderr(`${line}\n`),
+        !!values.quiet,
+        keyEnv === null ? null : io.env(keyEnv) ?? null,
+      );
     }
   }
 }

@@ -51,7 +51,7 @@ export {
   RunFolderError,
   type RunRecord,
 } from "./run_reading.ts";
-export { runVerdict } from "./run_verdict.ts";
+export { runVerdict, type RunVerdictOptions } from "./run_verdict.ts";
 export {
   HTML_REPORT_FILE,
   MARKDOWN_REPORT_FILE,

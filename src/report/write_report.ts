@@ -27,9 +27,14 @@ export interface WriteReportOptions {
   markdown?: string;
   /**
    * The verify verdict shown at the top.
-   * @default what the run verifier finds in the folder (see `runVerdict`)
+   * @default what the run verifier finds in the folder (see `runVerdict`), with `key`
    */
   verdict?: ReportVerdict;
+  /**
+   * The key the run's manifest was signed with, for the verifier to check the signature.
+   * @default null (a signature is reported as not checked)
+   */
+  key?: string | null;
   /** When the report is made. @default new Date() */
   now?: Date;
 }
@@ -66,7 +71,7 @@ export async function writeRunReport(
   options: WriteReportOptions = {},
 ): Promise<WrittenReport> {
   const files = await readRunFolder(runDir);
-  const verdict = options.verdict ?? await runVerdict(files.dir);
+  const verdict = options.verdict ?? await runVerdict(files.dir, { key: options.key ?? null });
   const model = buildReportModel(files, verdict);
   const htmlPath = nodePath.resolve(options.html ?? nodePath.join(files.dir, HTML_REPORT_FILE));
   const markdownPath = nodePath.resolve(
