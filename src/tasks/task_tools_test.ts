@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { Redactor } from "../audit/mod.ts";
-import type { AgentType } from "../policy/mod.ts";
+import { type AgentType, EffectivePolicy, NO_TARGETS } from "../policy/mod.ts";
 import type { ToolOutcome } from "../result/mod.ts";
-import { ToolRegistry } from "../tools/mod.ts";
+import { describeTool, ToolRegistry } from "../tools/mod.ts";
 import {
   changesTaskStore,
   CHILD_TASK_TOOL_NAMES,
@@ -84,6 +84,20 @@ Deno.test("the task tools register within the schema subset: readonly, tagged, t
   assert.equal(create?.validate(structuredClone(TASK_EXAMPLE)), true);
   // …and an unknown key is not (near miss of the same arguments).
   assert.equal(create?.validate({ ...TASK_EXAMPLE, owner: "me" }), false);
+});
+
+Deno.test("the default policy lets the main agent call every task tool without asking", () => {
+  const policy = EffectivePolicy.compute({
+    tools: taskToolDefinitions().map(describeTool),
+    workspace: "/w/project",
+    configRules: [],
+    configSource: null,
+    sandbox: {},
+  });
+  for (const definition of taskToolDefinitions()) {
+    const decision = policy.decide(describeTool(definition), NO_TARGETS);
+    assert.equal(decision.decision, "allow", `${definition.name}: ${decision.reason}`);
+  }
 });
 
 Deno.test("the task template's example creates a task; the plan template names its sections", async () => {
