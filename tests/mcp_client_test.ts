@@ -82,9 +82,10 @@ async function events(session: RunSession): Promise<Record<string, unknown>[]> {
   return text.trim().split("\n").map((line) => JSON.parse(line));
 }
 
-/** Tells whether a process whose command line contains `marker` is running. */
+/** Tells whether a process whose command line or environment contains `marker` is running. */
 async function running(marker: string): Promise<boolean> {
-  const { stdout } = await new Deno.Command("ps", { args: ["-eo", "args"] }).output();
+  const { stdout } = await new Deno.Command("ps", { args: ["-e", "-ww", "-o", "args=", "e"] })
+    .output();
   return new TextDecoder().decode(stdout).split("\n").some((line) => line.includes(marker));
 }
 
@@ -98,9 +99,18 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
+    // Other test files run server-everything at the same time: this one's processes carry a marker.
+    const marker = `KAGENT_TEST_MCP_MARKER=registers-${crypto.randomUUID()}`;
     const { session, dir } = await openMcpRun({
-      everything: { command: "npx", args: EVERYTHING, startup_timeout_ms: 120_000, network: true },
+      everything: {
+        command: "npx",
+        args: EVERYTHING,
+        env: { KAGENT_TEST_MCP_MARKER: marker.split("=")[1] as string },
+        startup_timeout_ms: 120_000,
+        network: true,
+      },
     });
+    assert.equal(await running(marker), true, "the marker finds the server's processes");
     try {
       const echo = session.registry.get("mcp.everything.echo");
       assert.ok(echo !== undefined);
@@ -120,7 +130,7 @@ Deno.test({
       await Deno.remove(dir, { recursive: true });
     }
     // No process of the server survives the run (npx and the node it started).
-    assert.equal(await running("server-everything"), false);
+    assert.equal(await running(marker), false);
   },
 });
 
