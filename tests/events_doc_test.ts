@@ -66,6 +66,7 @@ const FIELDS: FieldNames = {
   "command_tools.disabled": { reason: true },
   "mcp_server.started": {
     server: true,
+    transport: true,
     name: true,
     version: true,
     protocol_version: true,
@@ -75,9 +76,11 @@ const FIELDS: FieldNames = {
     confinement: true,
   },
   "mcp_server.skipped": { server: true, reason: true },
+  "mcp_server.tools_changed": { server: true },
   "network_boundary.measured": {
     model_hosts: true,
     memory_hosts: true,
+    mcp_hosts: true,
     tool_worker_net: true,
     main_thread_net: true,
   },

@@ -165,6 +165,7 @@ Deno.test("a CLI run with the compile flags talks to the model only through the 
     type: "network_boundary.measured",
     model_hosts: [model.host],
     memory_hosts: [],
+    mcp_hosts: [],
     tool_worker_net: false,
     main_thread_net: "prompt",
   });

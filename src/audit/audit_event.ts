@@ -144,6 +144,8 @@ export type AuditEvent =
     type: "mcp_server.started";
     /** The `mcp_servers` id. */
     server: string;
+    /** How it is reached: a process it runs in (`stdio`), or HTTP (`streamable-http`, `sse`). */
+    transport: "stdio" | "streamable-http" | "sse";
     /** The server's own name and version (from `initialize`), null when it gave none. */
     name: string | null;
     version: string | null;
@@ -155,10 +157,14 @@ export type AuditEvent =
     registered: string[];
     /** Tools left out, with why (not in `tools`, a bad name, a schema outside the subset). */
     refused: { tool: string; reason: string }[];
-    /** Bubblewrap (with the server's `write` and `network`), or none: unconfined, with why. */
+    /**
+     * Bubblewrap (with the server's `write` and `network`), or none: unconfined, with why; an HTTP
+     * server: reached only through the network Worker's `mcp` channel, at `host`.
+     */
     confinement:
       | { mode: "bwrap"; write: boolean; network: boolean }
-      | { mode: "none"; reason: string };
+      | { mode: "none"; reason: string }
+      | { mode: "network_worker"; host: string };
   }
   | {
     type: "mcp_server.skipped";
@@ -168,11 +174,21 @@ export type AuditEvent =
     reason: string;
   }
   | {
+    type: "mcp_server.tools_changed";
+    /**
+     * The `mcp_servers` id of a server that sent `notifications/tools/list_changed`; the run's
+     * tool set stays as the server listed it at start-up.
+     */
+    server: string;
+  }
+  | {
     type: "network_boundary.measured";
     /** Hosts the model channel may reach. */
     model_hosts: string[];
     /** Hosts the memory channel may reach. */
     memory_hosts: string[];
+    /** Hosts the mcp channel may reach (the HTTP MCP servers'). */
+    mcp_hosts: string[];
     /** Always false: tool Workers have no network. */
     tool_worker_net: false;
     /** The main thread's own `net` permission, as queried. */
@@ -345,6 +361,7 @@ export const AUDIT_EVENT_TYPES = [
   "command_tools.disabled",
   "mcp_server.started",
   "mcp_server.skipped",
+  "mcp_server.tools_changed",
   "network_boundary.measured",
   "system_prompt.recorded",
   "model.responded",

@@ -23,6 +23,7 @@ import {
   printPendingGrants,
   UsageError,
 } from "./_common.ts";
+import { gatewayFetches } from "./_gateway_fetches.ts";
 
 /** Help text of the call command. */
 export const CALL_HELP =
@@ -77,7 +78,7 @@ export function callCommand(args: string[], io: CommandIo): Promise<number> {
         env: io.env,
         approver: approverFor(values, io),
         grants: await grantsFromOptions(values),
-        ...(gateway === null ? {} : { memoryFetch: gateway.fetchFor("memory") }),
+        ...gatewayFetches(gateway),
       });
     } catch (error) {
       gateway?.close();

@@ -14,6 +14,7 @@ import {
   EXIT,
   guarded,
   loadConfigFromOptions,
+  openNetworkBoundary,
   parseOptions,
 } from "./_common.ts";
 
@@ -40,13 +41,19 @@ export function policyCommand(args: string[], io: CommandIo): Promise<number> {
       return EXIT.ok;
     }
     const config = await loadConfigFromOptions(values);
-    const { policy, guard, workerPermissions, commands, skillDirs, network } = await preparePolicy(
-      config,
-      {
+    // HTTP MCP servers are asked for their tools through the network Worker, as in a run.
+    const gateway = await openNetworkBoundary(config, io, { model: false, memory: false });
+    let prepared;
+    try {
+      prepared = await preparePolicy(config, {
         env: io.env,
         agentType: agentTypeOption(values),
-      },
-    );
+        ...(gateway === null ? {} : { mcpFetch: gateway.fetchFor("mcp") }),
+      });
+    } finally {
+      gateway?.close();
+    }
+    const { policy, guard, workerPermissions, commands, skillDirs, network } = prepared;
     // What each skill requests (its allowed-tools) and what loading it would leave the run.
     const catalogue = await discoverSkills(skillDirs);
     const skills = catalogue.skills.map((skill) => {
@@ -92,11 +99,12 @@ export function policyCommand(args: string[], io: CommandIo): Promise<number> {
         workerPermissions.env === false ? "none" : workerPermissions.env.join(", ") || "none"
       }`,
       `  network:      ${
-        network.model.length + network.memory.length === 0
+        network.model.length + network.memory.length + network.mcp.length === 0
           ? "none (the process drops its net permission)"
           : [
             ...network.model.map((host) => `model ${host}`),
             ...network.memory.map((host) => `memory ${host}`),
+            ...network.mcp.map((host) => `mcp ${host}`),
           ].join(", ") + ", through the network Worker only"
       }`,
       ...(commands === null ? [] : [

@@ -48,6 +48,7 @@ import {
   runExitCode,
   UsageError,
 } from "./_common.ts";
+import { gatewayFetches } from "./_gateway_fetches.ts";
 
 /** Help text of the run command. */
 export const RUN_HELP = `Usage: kagent-run [run] --config FILE [options]
@@ -159,7 +160,7 @@ async function runWithNetwork(
     env: io.env,
     approver: approverFor(values, io),
     grants: await grantsFromOptions(values),
-    ...(gateway === null ? {} : { memoryFetch: gateway.fetchFor("memory") }),
+    ...gatewayFetches(gateway),
     task,
   });
   // Each pending approval carries the exact command that re-runs this run with its grant.
@@ -167,6 +168,7 @@ async function runWithNetwork(
   await session.recorder.event("network_boundary.measured", {
     model_hosts: gateway?.channels.model ?? [],
     memory_hosts: gateway?.channels.memory ?? [],
+    mcp_hosts: gateway?.channels.mcp ?? [],
     tool_worker_net: session.workerPermissions.net,
     // Measured, not assumed: "granted" only when the process kept its own net permission.
     main_thread_net: Deno.permissions.querySync({ name: "net" }).state,

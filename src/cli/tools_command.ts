@@ -14,6 +14,7 @@ import {
   EXIT,
   guarded,
   loadConfigFromOptions,
+  openNetworkBoundary,
   parseOptions,
 } from "./_common.ts";
 
@@ -40,10 +41,20 @@ export function toolsCommand(args: string[], io: CommandIo): Promise<number> {
       io.stdout(TOOLS_HELP);
       return EXIT.ok;
     }
-    const { registry, policy } = await preparePolicy(await loadConfigFromOptions(values), {
-      env: io.env,
-      agentType: agentTypeOption(values),
-    });
+    const config = await loadConfigFromOptions(values);
+    // HTTP MCP servers are asked for their tools through the network Worker, as in a run.
+    const gateway = await openNetworkBoundary(config, io, { model: false, memory: false });
+    let prepared;
+    try {
+      prepared = await preparePolicy(config, {
+        env: io.env,
+        agentType: agentTypeOption(values),
+        ...(gateway === null ? {} : { mcpFetch: gateway.fetchFor("mcp") }),
+      });
+    } finally {
+      gateway?.close();
+    }
+    const { registry, policy } = prepared;
     const tools = registry.list()
       .map((registered) => ({
         ...describeTool(registered.definition),

@@ -1,7 +1,8 @@
 /**
  * `mcp_servers`: each stdio server's program resolved (a path against the config file's folder, a
  * bare name kept for the PATH search at start-up), its working folder made absolute inside the
- * workspace, defaults filled. HTTP servers are refused for now.
+ * workspace; each HTTP server's URL checked (http or https, no credentials in it); defaults
+ * filled.
  *
  * @module
  */
@@ -16,12 +17,25 @@ export function resolveMcpServers(context: ResolveContext): LoadedConfig["mcp_se
   const servers: Record<string, LoadedMcpServer> = {};
   for (const [id, server] of Object.entries(context.file.mcp_servers ?? {})) {
     const key = `mcp_servers.${id}`;
+    const common = {
+      timeout_ms: server.timeout_ms ?? DEFAULT_MCP_SERVER.timeout_ms,
+      startup_timeout_ms: server.startup_timeout_ms ?? DEFAULT_MCP_SERVER.startup_timeout_ms,
+      tools: server.tools === undefined ? null : [...new Set(server.tools)],
+      trust_annotations: server.trust_annotations ?? DEFAULT_MCP_SERVER.trust_annotations,
+      required: server.required ?? DEFAULT_MCP_SERVER.required,
+    };
     if (!("command" in server)) {
-      context.issues.push({
-        key,
-        text: `key "${key}" uses type "${server.type}", which is not supported yet: only stdio ` +
-          `servers ("command") are; run the server through a stdio bridge, or leave it out`,
-      });
+      const problem = httpUrlProblem(server.url);
+      if (problem !== null) {
+        context.issues.push({ key: `${key}.url`, text: `key "${key}.url" ${problem}` });
+        continue;
+      }
+      servers[id] = {
+        type: server.type === "sse" ? "sse" : "http",
+        url: server.url,
+        headers: { ...(server.headers ?? {}) },
+        ...common,
+      };
       continue;
     }
     const isPath = server.command.includes("/") || server.command.startsWith("~");
@@ -42,14 +56,30 @@ export function resolveMcpServers(context: ResolveContext): LoadedConfig["mcp_se
       args: [...(server.args ?? [])],
       env: { ...(server.env ?? {}) },
       cwd,
-      timeout_ms: server.timeout_ms ?? DEFAULT_MCP_SERVER.timeout_ms,
-      startup_timeout_ms: server.startup_timeout_ms ?? DEFAULT_MCP_SERVER.startup_timeout_ms,
-      tools: server.tools === undefined ? null : [...new Set(server.tools)],
-      trust_annotations: server.trust_annotations ?? DEFAULT_MCP_SERVER.trust_annotations,
-      required: server.required ?? DEFAULT_MCP_SERVER.required,
+      ...common,
       write: server.write ?? DEFAULT_MCP_SERVER.write,
       network: server.network ?? DEFAULT_MCP_SERVER.network,
     };
   }
   return servers;
+}
+
+/**
+ * Why `url` cannot be an HTTP server's endpoint, or null: it must parse as an http(s) URL and hold
+ * no user name or password (put credentials in `headers`, where `${VAR}` keeps them secret).
+ */
+function httpUrlProblem(url: string): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `must be a URL, not "${url}"`;
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    return `must be an http:// or https:// URL, not ${parsed.protocol}`;
+  }
+  if (parsed.username !== "" || parsed.password !== "") {
+    return 'must not hold credentials: send them in "headers" (with ${VAR}, kept secret)';
+  }
+  return null;
 }

@@ -727,19 +727,45 @@ Deno.test("loadConfig fills an mcp_servers entry pasted from another client", as
   }
 });
 
-Deno.test("loadConfig refuses an HTTP MCP server as not supported yet, naming it", async () => {
+Deno.test("loadConfig loads an HTTP MCP server and refuses a URL with credentials or another scheme", async () => {
   const dir = await Deno.makeTempDir();
+  const write = (servers: unknown) =>
+    Deno.writeTextFile(`${dir}/agent.jsonc`, JSON.stringify({ mcp_servers: servers }));
   try {
-    await Deno.writeTextFile(
-      `${dir}/agent.jsonc`,
-      JSON.stringify({ mcp_servers: { remote: { type: "http", url: "https://example.com/mcp" } } }),
-    );
-    await assert.rejects(
-      () => loadConfig(`${dir}/agent.jsonc`),
-      (error: Error) =>
-        error instanceof ConfigError && error.message.includes("mcp_servers.remote") &&
-        error.message.includes("not supported yet"),
-    );
+    await write({
+      remote: {
+        type: "streamable-http",
+        url: "https://example.com/mcp",
+        headers: { Authorization: "Bearer ${TOKEN}" },
+      },
+      legacy: { type: "sse", url: "http://127.0.0.1:8931/sse", required: false },
+    });
+    const config = await loadConfig(`${dir}/agent.jsonc`);
+    assert.deepEqual(config.mcp_servers.remote, {
+      type: "http",
+      url: "https://example.com/mcp",
+      headers: { Authorization: "Bearer ${TOKEN}" },
+      timeout_ms: 60_000,
+      startup_timeout_ms: 30_000,
+      tools: null,
+      trust_annotations: false,
+      required: true,
+    });
+    assert.equal(config.mcp_servers.legacy?.type, "sse");
+    for (
+      const [url, reason] of [
+        ["https://user:pass@example.com/mcp", /must not hold credentials/],
+        ["ftp://example.com/mcp", /must be an http:\/\/ or https:\/\/ URL/],
+      ] as const
+    ) {
+      await write({ remote: { type: "http", url } });
+      await assert.rejects(
+        () => loadConfig(`${dir}/agent.jsonc`),
+        (error: Error) =>
+          error instanceof ConfigError && error.message.includes("mcp_servers.remote") &&
+          reason.test(error.message),
+      );
+    }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -31,17 +31,8 @@ type DefaultedSection<K extends keyof FileSections> = Defaulted<NonNullable<File
  */
 export type LoadedHook = Defaulted<z.output<typeof HookConfigSchema>>;
 
-/**
- * One `mcp_servers` entry after loading: a stdio server whose `command` is a bare name (searched in
- * the server's PATH) or an absolute path, `cwd` absolute inside the workspace, `env` values as
- * written (`${VAR}` expands at start-up, as a secret), defaults filled; `tools` null means all.
- */
-export interface LoadedMcpServer {
-  type: "stdio";
-  command: string;
-  args: string[];
-  env: Record<string, string>;
-  cwd: string;
+/** What every loaded `mcp_servers` entry has, defaults filled; `tools` null means all. */
+interface LoadedMcpServerCommon {
   /** Longest one call may take, in ms. */
   timeout_ms: number;
   /** Longest start-up and tool listing may take, in ms. */
@@ -49,11 +40,39 @@ export interface LoadedMcpServer {
   tools: string[] | null;
   trust_annotations: boolean;
   required: boolean;
+}
+
+/**
+ * A stdio `mcp_servers` entry after loading: `command` a bare name (searched in the server's PATH)
+ * or an absolute path, `cwd` absolute inside the workspace, `env` values as written (`${VAR}`
+ * expands at start-up, as a secret).
+ */
+export interface LoadedMcpStdioServer extends LoadedMcpServerCommon {
+  type: "stdio";
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
   /** Under bubblewrap: the workspace and write roots writable (else read-only). */
   write: boolean;
   /** Under bubblewrap: the host's network (else an isolated loopback only). */
   network: boolean;
 }
+
+/**
+ * An HTTP `mcp_servers` entry after loading: `type` `"http"` (Streamable HTTP; `"streamable-http"`
+ * in the file) or `"sse"` (the older HTTP+SSE transport), `url` an http(s) URL, `headers` values
+ * as written (`${VAR}` expands at start-up, as a secret). It is reached only through the network
+ * Worker's `mcp` channel.
+ */
+export interface LoadedMcpHttpServer extends LoadedMcpServerCommon {
+  type: "http" | "sse";
+  url: string;
+  headers: Record<string, string>;
+}
+
+/** One `mcp_servers` entry after loading. */
+export type LoadedMcpServer = LoadedMcpStdioServer | LoadedMcpHttpServer;
 
 /** `model` after loading: the script path absolute. */
 export type ModelConfig = ModelConfigInput;
@@ -112,7 +131,7 @@ interface ResolvedSections {
   };
   /** Command hooks, in order; resolved to programs at start-up. Default: none. */
   hooks: { [K in keyof DefaultedSection<"hooks">]: LoadedHook[] };
-  /** MCP servers by id (stdio only for now). Default: none. */
+  /** MCP servers by id (stdio and HTTP). Default: none. */
   mcp_servers: Record<string, LoadedMcpServer>;
   /** Child agent definitions by id. Default: none. */
   agents: Record<string, LoadedAgentDefinition>;

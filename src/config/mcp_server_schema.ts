@@ -59,13 +59,25 @@ export const McpStdioServerSchema = z.strictObject({
   ...kagentKeys,
 });
 
-/** A Streamable HTTP server (not supported yet: refused at load). */
+/**
+ * A server kagent-run reaches over HTTP, only through the network Worker (its `hostname:port`
+ * joins the `mcp` network channel).
+ */
 export const McpHttpServerSchema = z.strictObject({
-  type: z.enum(["http", "streamable-http", "sse"]).describe("The transport."),
-  url: z.string().min(1).describe("The server's URL."),
-  headers: z.record(z.string(), z.string()).optional().describe(
-    "Request headers; ${VAR} takes VAR from kagent-run's environment (a secret).",
+  type: z.enum(["http", "streamable-http", "sse"]).describe(
+    '"http" or "streamable-http": Streamable HTTP (MCP 2025-03-26 and later). "sse": the older ' +
+      "HTTP+SSE transport (MCP 2024-11-05), for servers that offer only that.",
   ),
+  url: z.string().regex(/^https?:\/\/[^/?#\s]+/i, { error: "must be an http:// or https:// URL" })
+    .describe(
+      'The server\'s MCP endpoint (the SSE endpoint for "sse"). Its hostname:port is the only ' +
+        "host the requests may reach.",
+    ),
+  headers: z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/), z.string()).optional()
+    .describe(
+      "Request headers sent with every request (e.g. Authorization). ${VAR} takes VAR from " +
+        "kagent-run's environment; such values are secrets, redacted everywhere.",
+    ),
   ...kagentKeys,
 });
 

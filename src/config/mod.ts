@@ -61,7 +61,9 @@ export {
   type LoadedAgentDefinition,
   type LoadedConfig,
   type LoadedHook,
+  type LoadedMcpHttpServer,
   type LoadedMcpServer,
+  type LoadedMcpStdioServer,
   type ModelConfig,
 } from "./loaded_config.ts";
 export { loadPermissionsFile, type LoadPermissionsFileOptions } from "./load_permissions_file.ts";

@@ -1,15 +1,16 @@
 /**
- * One running MCP server: started, initialised and its tools listed within its start-up time, then
- * called with its call timeout. A failure to start is a {@linkcode ConfigError} naming the server.
+ * One running MCP server, over stdio or HTTP: initialised and its tools listed within its start-up
+ * time, then called with its call timeout. A failure to start is a {@linkcode ConfigError} naming
+ * the server. `notifications/tools/list_changed` is passed on (the run's tool set stays as listed).
  *
  * @module
  */
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { type Tool, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { ConfigError, type LoadedMcpServer } from "../config/mod.ts";
-import type { McpLaunch } from "./server_confinement.ts";
-import { StdioProcessTransport } from "./stdio_process_transport.ts";
 
 /** What the server said about itself at start-up (recorded in the run folder). */
 export interface McpServerIdentity {
@@ -18,16 +19,21 @@ export interface McpServerIdentity {
   protocol_version: string | null;
 }
 
-/** How to start one server. */
+/** Longest a Streamable HTTP server may take to end its session when the run closes, in ms. */
+const SESSION_END_MS = 2_000;
+
+/** How to connect to one server. */
 export interface McpConnectOptions {
   id: string;
   server: LoadedMcpServer;
-  /**
-   * What `setsid` runs: the server's program, or `bwrap` with its profile and the program (see
-   * `mcpLaunch`), with the server's whole environment.
-   */
-  launch: McpLaunch;
-  setsidPath: string;
+  /** The transport, not yet started: a stdio process, or Streamable HTTP / SSE through a fetch. */
+  transport: Transport;
+  /** How start-up errors name the server: its command or its URL. */
+  label: string;
+  /** The last lines the server wrote on stderr (stdio), for start-up errors. @default none */
+  stderrTail?: () => string;
+  /** Called on each `notifications/tools/list_changed` the server sends. @default ignored */
+  onToolListChanged?: () => void;
   /** The config file, named by start-up errors. */
   configPath: string;
 }
@@ -38,15 +44,16 @@ export class McpServerConnection {
   readonly identity: McpServerIdentity;
   readonly tools: Tool[];
   readonly #client: Client;
-  readonly #transport: StdioProcessTransport;
+  readonly #transport: Transport;
   readonly #timeoutMs: number;
 
   private constructor(
     id: string,
     client: Client,
-    transport: StdioProcessTransport,
+    transport: Transport,
     tools: Tool[],
     timeoutMs: number,
+    protocolVersion: string | null,
   ) {
     this.id = id;
     this.#client = client;
@@ -57,26 +64,29 @@ export class McpServerConnection {
     this.identity = {
       name: version?.name ?? null,
       version: version?.version ?? null,
-      protocol_version: transport.protocolVersion,
+      protocol_version: protocolVersion,
     };
   }
 
   /**
-   * Starts the server, initialises the session and lists every tool (all pages).
+   * Starts the transport, initialises the session and lists every tool (all pages).
    *
-   * @throws {ConfigError} `mcp_server_failed`, naming `mcp_servers.<id>`, when the program cannot
-   *   start, exits, answers garbage or does not finish within `startup_timeout_ms`.
+   * @throws {ConfigError} `mcp_server_failed`, naming `mcp_servers.<id>`, when the server cannot
+   *   start or be reached, answers garbage or does not finish within `startup_timeout_ms`.
    */
   static async connect(options: McpConnectOptions): Promise<McpServerConnection> {
-    const { id, server } = options;
-    const transport = new StdioProcessTransport({
-      setsidPath: options.setsidPath,
-      command: options.launch.program,
-      args: options.launch.args,
-      env: options.launch.env,
-      cwd: server.cwd,
-    });
+    const { id, server, transport } = options;
+    // The SDK's client tells the transport the negotiated version; every transport gets it here.
+    let protocolVersion: string | null = null;
+    const setProtocolVersion = transport.setProtocolVersion?.bind(transport);
+    transport.setProtocolVersion = (version: string) => {
+      protocolVersion = version;
+      setProtocolVersion?.(version);
+    };
     const client = new Client({ name: "kagent-run", version: "0.1.0" }, { capabilities: {} });
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      options.onToolListChanged?.();
+    });
     const deadline = AbortSignal.timeout(server.startup_timeout_ms);
     try {
       const request = { timeout: server.startup_timeout_ms, signal: deadline };
@@ -88,7 +98,14 @@ export class McpServerConnection {
         tools.push(...page.tools);
         cursor = page.nextCursor;
       } while (cursor !== undefined && tools.length < 10_000);
-      return new McpServerConnection(id, client, transport, tools, server.timeout_ms);
+      return new McpServerConnection(
+        id,
+        client,
+        transport,
+        tools,
+        server.timeout_ms,
+        protocolVersion,
+      );
     } catch (error) {
       await client.close().catch(() => undefined);
       await transport.close().catch(() => undefined);
@@ -98,12 +115,12 @@ export class McpServerConnection {
         : error instanceof Error
         ? error.message
         : String(error);
-      const stderr = transport.stderrTail.trim().split("\n").slice(-3).join(" | ");
+      const stderr = (options.stderrTail?.() ?? "").trim().split("\n").slice(-3).join(" | ");
       throw new ConfigError({
         code: "mcp_server_failed",
         file: options.configPath,
         key: `mcp_servers.${id}`,
-        message: `Cannot start MCP server "${id}" ("${server.command}"): ${reason}` +
+        message: `Cannot start MCP server "${id}" ("${options.label}"): ${reason}` +
           (stderr === "" ? "" : `; its last error output: ${stderr}`),
       });
     }
@@ -132,8 +149,20 @@ export class McpServerConnection {
     return this.#timeoutMs;
   }
 
-  /** Ends the session and kills the server's whole process group. */
+  /**
+   * Ends the session (a Streamable HTTP server is asked to end it, for at most 2 s) and the
+   * transport: a stdio server's whole process group is killed, an HTTP server's open requests
+   * are cancelled.
+   */
   async close(): Promise<void> {
+    if (this.#transport instanceof StreamableHTTPClientTransport) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        this.#transport.terminateSession().catch(() => undefined),
+        new Promise((resolve) => timer = setTimeout(resolve, SESSION_END_MS)),
+      ]);
+      clearTimeout(timer);
+    }
     await this.#client.close().catch(() => undefined);
     await this.#transport.close().catch(() => undefined);
   }

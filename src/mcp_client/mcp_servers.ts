@@ -1,36 +1,57 @@
 /**
- * The MCP servers of a run: each started with a cleared environment (allowlisted names plus its
- * configured `env`, `${VAR}` expanded as secrets), its tools turned into definitions (refusals
- * recorded per tool), its calls run on the main thread, every process ended on close.
+ * The MCP servers of a run: each stdio server started with a cleared environment (allowlisted
+ * names plus its configured `env`, `${VAR}` expanded as secrets), each HTTP server reached through
+ * the network gateway's `mcp` channel with its `headers` (`${VAR}` expanded as secrets); their
+ * tools turned into definitions (refusals recorded per tool), their calls run on the main thread,
+ * every process and session ended on close.
  *
- * Each runs in its own process group; under bubblewrap with the commands' mount profile (see
- * `server_confinement.ts`), under isolation `none` unconfined, as the user (recorded as such).
+ * Each stdio server runs in its own process group; under bubblewrap with the commands' mount
+ * profile (see `server_confinement.ts`), under isolation `none` unconfined, as the user (recorded
+ * as such).
  *
  * @module
  */
 
-import { ConfigError, type LoadedMcpServer } from "../config/mod.ts";
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+  ConfigError,
+  type LoadedMcpHttpServer,
+  type LoadedMcpServer,
+  type LoadedMcpStdioServer,
+} from "../config/mod.ts";
 import { DEFAULT_ENV_ALLOWLIST } from "../exec/mod.ts";
+import { hostPermission } from "../network/mod.ts";
 import { failure, type ToolDefinition, type ToolOutcome } from "../tools/mod.ts";
+import { httpTransport } from "./http_transport.ts";
 import { mcpCallOutcome, type McpResultStores } from "./mcp_call_result.ts";
 import { McpServerConnection, type McpServerIdentity } from "./mcp_server_connection.ts";
 import { mcpToolDefinition } from "./mcp_tool_definition.ts";
 import { type McpConfinement, mcpLaunch } from "./server_confinement.ts";
+import { expandServerVariable } from "./server_variables.ts";
+import { StdioProcessTransport } from "./stdio_process_transport.ts";
+
+/** Most characters of a server's failure kept in a call's error message. */
+const MAX_FAILURE_CHARS = 1_000;
 
 /** What the run folder records of one server (the `mcp_server.started` event). */
 export interface McpServerRecord extends McpServerIdentity {
   server: string;
+  /** How it is reached: a process it runs in, or HTTP. */
+  transport: "stdio" | "streamable-http" | "sse";
   /** Every tool name the server offered. */
   offered: string[];
   /** The canonical names registered. */
   registered: string[];
   /**
    * How the server is confined: `bwrap` (with its `write` and `network`), or `none` with why
-   * (it then runs unconfined, as the user).
+   * (it then runs unconfined, as the user); an HTTP server is `network_worker`: reached only
+   * through the network Worker's `mcp` channel, at `host` (`hostname:port`).
    */
   confinement:
     | { mode: "bwrap"; write: boolean; network: boolean }
-    | { mode: "none"; reason: string };
+    | { mode: "none"; reason: string }
+    | { mode: "network_worker"; host: string };
   /** Tools left out, with why (not in `tools`, a bad name, a schema outside the subset). */
   refused: { tool: string; reason: string }[];
 }
@@ -45,6 +66,30 @@ export interface StartMcpServersOptions {
   confinement: McpConfinement;
   /** @default the first of /usr/bin/setsid, /bin/setsid that exists */
   setsidPath?: string;
+  /**
+   * How requests to HTTP servers leave: the network gateway's `mcp` channel. Without it an HTTP
+   * server cannot start (kagent-run reaches them only through the network Worker). @default none
+   */
+  fetch?: typeof fetch;
+}
+
+/**
+ * Where `notifications/tools/list_changed` go: every listener gets those sent before it was added,
+ * then each new one.
+ */
+class ToolListChanges {
+  readonly #seen: string[] = [];
+  readonly #listeners: ((server: string) => void)[] = [];
+
+  notify(server: string): void {
+    this.#seen.push(server);
+    for (const listener of this.#listeners) listener(server);
+  }
+
+  listen(listener: (server: string) => void): void {
+    this.#listeners.push(listener);
+    for (const server of this.#seen) listener(server);
+  }
 }
 
 /**
@@ -58,6 +103,7 @@ export class McpServers {
   readonly warnings: { server: string; reason: string }[];
   readonly secrets: string[];
   readonly #connections: McpServerConnection[];
+  readonly #toolListChanges: ToolListChanges;
   /** Canonical name → server and its own tool name. */
   readonly #routes: Map<string, { connection: McpServerConnection; tool: string }>;
 
@@ -67,8 +113,10 @@ export class McpServers {
     warnings: { server: string; reason: string }[],
     secrets: string[],
     confinement: McpConfinement,
+    toolListChanges: ToolListChanges,
   ) {
     this.#connections = connections;
+    this.#toolListChanges = toolListChanges;
     this.warnings = warnings;
     this.secrets = secrets;
     this.tools = [];
@@ -78,11 +126,18 @@ export class McpServers {
       const server = settings[connection.id] as LoadedMcpServer;
       const record: McpServerRecord = {
         server: connection.id,
+        transport: server.type === "stdio"
+          ? "stdio"
+          : server.type === "sse"
+          ? "sse"
+          : "streamable-http",
         ...connection.identity,
         offered: connection.tools.map((tool) => tool.name),
         registered: [],
         refused: [],
-        confinement: confinement.mode !== "bwrap"
+        confinement: server.type !== "stdio"
+          ? { mode: "network_worker", host: hostPermission(server.url) }
+          : confinement.mode !== "bwrap"
           ? { mode: "none", reason: confinement.reason }
           : { mode: "bwrap", write: server.write, network: server.network },
       };
@@ -91,7 +146,9 @@ export class McpServers {
           record.refused.push({ tool: tool.name, reason: "not in the server's tools allowlist" });
           continue;
         }
-        const built = mcpToolDefinition(connection.id, tool, server.trust_annotations);
+        const built = mcpToolDefinition(connection.id, tool, server.trust_annotations, {
+          remote: server.type !== "stdio",
+        });
         if ("refusal" in built) {
           record.refused.push({ tool: tool.name, reason: built.refusal });
         } else if (this.#routes.has(built.definition.name)) {
@@ -107,26 +164,31 @@ export class McpServers {
   }
 
   /**
-   * Starts every server, in config order.
+   * Starts (stdio) or connects to (HTTP) every server, in config order.
    *
    * @throws {ConfigError} `mcp_server_failed` naming the first required server that cannot start
-   *   (the servers already started are closed first).
+   *   or be reached (the servers already started are closed first).
    */
   static async start(options: StartMcpServersOptions): Promise<McpServers> {
-    const setsidPath = options.setsidPath ?? await findSetsid();
+    const servers = Object.entries(options.servers);
+    const setsidPath = servers.some(([, server]) => server.type === "stdio")
+      ? options.setsidPath ?? await findSetsid()
+      : "";
     const connections: McpServerConnection[] = [];
     const warnings: { server: string; reason: string }[] = [];
     const secrets: string[] = [];
-    for (const [id, server] of Object.entries(options.servers)) {
+    const toolListChanges = new ToolListChanges();
+    for (const [id, server] of servers) {
       try {
-        const env = serverEnvironment(id, server, options, secrets);
-        const launch = await mcpLaunch(id, server, env, options.confinement, options.configPath);
+        const reached = server.type === "stdio"
+          ? await stdioTransport(id, server, options, setsidPath, secrets)
+          : remoteTransport(id, server, options, secrets);
         connections.push(
           await McpServerConnection.connect({
             id,
             server,
-            launch,
-            setsidPath,
+            ...reached,
+            onToolListChanged: () => toolListChanges.notify(id),
             configPath: options.configPath,
           }),
         );
@@ -138,7 +200,23 @@ export class McpServers {
         warnings.push({ server: id, reason: error.message });
       }
     }
-    return new McpServers(connections, options.servers, warnings, secrets, options.confinement);
+    return new McpServers(
+      connections,
+      options.servers,
+      warnings,
+      secrets,
+      options.confinement,
+      toolListChanges,
+    );
+  }
+
+  /**
+   * Passes on each `notifications/tools/list_changed` a server sends, by server id, to `listener`
+   * (those sent before this call first). The run's tool set stays as the servers listed it at
+   * start-up.
+   */
+  onToolListChanged(listener: (server: string) => void): void {
+    this.#toolListChanges.listen(listener);
   }
 
   /** Leaves a registered tool out after all (the registry refused it), recording why. */
@@ -177,7 +255,13 @@ export class McpServers {
     try {
       result = await route.connection.call(route.tool, args, signal);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      // A Streamable HTTP error's code is the response's status (or -1).
+      const code = error instanceof StreamableHTTPError ? (error as { code?: unknown }).code : null;
+      const status = typeof code === "number" && code >= 100 ? ` (HTTP ${code})` : "";
+      const full = (error instanceof Error ? error.message : String(error)) + status;
+      const message = full.length <= MAX_FAILURE_CHARS
+        ? full
+        : `${full.slice(0, MAX_FAILURE_CHARS)}… (${full.length} characters)`;
       if (signal?.aborted) {
         return failure("aborted", `Cannot complete "${name}": the run was interrupted`);
       }
@@ -201,13 +285,65 @@ export class McpServers {
   }
 }
 
+/** The transport of a stdio server: its program under its confinement, its whole environment. */
+async function stdioTransport(
+  id: string,
+  server: LoadedMcpStdioServer,
+  options: StartMcpServersOptions,
+  setsidPath: string,
+  secrets: string[],
+): Promise<{ transport: Transport; label: string; stderrTail: () => string }> {
+  const env = serverEnvironment(id, server, options, secrets);
+  const launch = await mcpLaunch(id, server, env, options.confinement, options.configPath);
+  const transport = new StdioProcessTransport({
+    setsidPath,
+    command: launch.program,
+    args: launch.args,
+    env: launch.env,
+    cwd: server.cwd,
+  });
+  return { transport, label: server.command, stderrTail: () => transport.stderrTail };
+}
+
+/**
+ * The transport of an HTTP server: through `options.fetch` (the network gateway's `mcp` channel)
+ * with its headers, `${VAR}` expanded (each expanded value a secret).
+ *
+ * @throws {ConfigError} `mcp_server_failed` when there is no such fetch or a variable is unset.
+ */
+function remoteTransport(
+  id: string,
+  server: LoadedMcpHttpServer,
+  options: StartMcpServersOptions,
+  secrets: string[],
+): { transport: Transport; label: string } {
+  if (options.fetch === undefined) {
+    throw new ConfigError({
+      code: "mcp_server_failed",
+      file: options.configPath,
+      key: `mcp_servers.${id}`,
+      message: `Cannot reach MCP server "${id}" ("${server.url}"): kagent-run reaches HTTP MCP ` +
+        `servers only through its network Worker, and this session has none (a library caller ` +
+        `passes a NetworkGateway's fetchFor("mcp") as mcpFetch)`,
+    });
+  }
+  const headers: Record<string, string> = {};
+  for (const [name, written] of Object.entries(server.headers)) {
+    const key = `mcp_servers.${id}.headers.${name}`;
+    const expanded = expandServerVariable(id, key, written, options.read, options.configPath);
+    secrets.push(...expanded.secrets);
+    headers[name] = expanded.value;
+  }
+  return { transport: httpTransport(server, headers, options.fetch), label: server.url };
+}
+
 /**
  * The server's whole environment: {@linkcode DEFAULT_ENV_ALLOWLIST} names from kagent-run's
  * environment, then its configured `env` with `${VAR}` expanded (each expanded value a secret).
  */
 function serverEnvironment(
   id: string,
-  server: LoadedMcpServer,
+  server: LoadedMcpStdioServer,
   options: StartMcpServersOptions,
   secrets: string[],
 ): Record<string, string> {
@@ -217,23 +353,10 @@ function serverEnvironment(
     if (value !== undefined) env[name] = value;
   }
   for (const [name, written] of Object.entries(server.env)) {
-    let secret = false;
-    const value = written.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_match, variable: string) => {
-      const found = options.read(variable);
-      if (found === undefined) {
-        throw new ConfigError({
-          code: "mcp_server_failed",
-          file: options.configPath,
-          key: `mcp_servers.${id}.env.${name}`,
-          message: `Cannot start MCP server "${id}": mcp_servers.${id}.env.${name} names ` +
-            `"\${${variable}}", which is not set in kagent-run's environment`,
-        });
-      }
-      secret = true;
-      return found;
-    });
-    if (secret) secrets.push(value);
-    env[name] = value;
+    const key = `mcp_servers.${id}.env.${name}`;
+    const expanded = expandServerVariable(id, key, written, options.read, options.configPath);
+    secrets.push(...expanded.secrets);
+    env[name] = expanded.value;
   }
   return env;
 }

@@ -1,6 +1,6 @@
 /**
  * An MCP server's tool as a kagent-run tool: `mcp.<server_id>.<tool_name>`, tags `mcp` (and
- * `network` when its `openWorldHint` is trusted true), the server's description and input schema,
+ * `network` for a server reached over HTTP, or when its `openWorldHint` is trusted true), the server's description and input schema,
  * and annotations from the MCP hints only when the config trusts them (the MCP spec calls hints
  * untrusted): otherwise a write tool of risk 3 that asks by default.
  *
@@ -28,6 +28,8 @@ export function mcpToolName(serverId: string, toolName: string): string {
  * @param serverId The `mcp_servers` id.
  * @param tool As listed by the server.
  * @param trustAnnotations `trust_annotations` of the server.
+ * @param options.remote The server is reached over HTTP (the tool gets the `network` tag).
+ *   @default false
  * @returns `{ definition }`, or `{ refusal }` with the reason (bad name, schema outside the subset).
  * @example
  * ```ts
@@ -43,6 +45,7 @@ export function mcpToolDefinition(
   serverId: string,
   tool: Tool,
   trustAnnotations: boolean,
+  options: { remote?: boolean } = {},
 ): { definition: ToolDefinition } | { refusal: string } {
   const name = mcpToolName(serverId, tool.name);
   if (name.length > MAX_TOOL_NAME_LENGTH || !TOOL_NAME_PATTERN.test(name)) {
@@ -79,7 +82,8 @@ export function mcpToolDefinition(
       category: "mcp",
       requires_confirmation: false,
     };
-  const tags = ["mcp", ...(trustAnnotations && annotations.open_world ? ["network"] : [])];
+  const network = options.remote === true || (trustAnnotations && annotations.open_world);
+  const tags = ["mcp", ...(network ? ["network"] : [])];
   return {
     definition: {
       name,

@@ -11,7 +11,7 @@
  */
 
 import * as nodePath from "node:path";
-import { ConfigError, type LoadedMcpServer } from "../config/mod.ts";
+import { ConfigError, type LoadedMcpStdioServer } from "../config/mod.ts";
 import { buildBwrapArgs, commandProfile, type SystemMount } from "../exec/mod.ts";
 
 /** The paths and folders of a run a confined server's profile is built from (plain data). */
@@ -72,7 +72,7 @@ export interface McpLaunch {
  */
 export async function mcpLaunch(
   id: string,
-  server: LoadedMcpServer,
+  server: LoadedMcpStdioServer,
   env: Record<string, string>,
   confinement: McpConfinement,
   configPath: string,

@@ -241,6 +241,11 @@ async function recordMcpServers(prepared: PreparedPolicy, recorder: AuditRecorde
     await recorder.event("mcp_server.skipped", { server: warning.server, reason: warning.reason });
     await recorder.error({ source: "mcp", message: warning.reason });
   }
+  // Recorded, not acted on: the run's tool set stays as listed. A refused write is the
+  // recorder's to report (the run's write-failure reporting), not this notification's.
+  prepared.mcp?.onToolListChanged((server) => {
+    recorder.event("mcp_server.tools_changed", { server }).catch(() => undefined);
+  });
 }
 
 /** Writes `run.json`, the `run.started` event and the skill catalogue (invalid skills as errors). */

@@ -117,7 +117,7 @@ export async function preparePolicy(
   if (Object.keys(config.agents).length > 0) registerTools(registry, agentToolDefinitions(), []);
   const mcp = await startMcp(
     config,
-    read,
+    { read, ...(options.mcpFetch === undefined ? {} : { fetch: options.mcpFetch }) },
     registry,
     run,
     async () => await mcpConfinement({ config, guard, commands, run, home, options }),
@@ -154,24 +154,28 @@ export async function preparePolicy(
 
 /**
  * Starts the config's MCP servers and registers their tools; without a run they are closed at
- * once. A tool the registry still refuses is left out like any refused tool.
+ * once. A tool the registry still refuses is left out like any refused tool. The confinement is
+ * decided only when a stdio server needs one.
  *
  * @throws {ConfigError} `mcp_server_failed` when a required server cannot start.
  */
 async function startMcp(
   config: LoadedConfig,
-  read: (name: string) => string | undefined,
+  reach: { read: (name: string) => string | undefined; fetch?: typeof fetch },
   registry: ToolRegistry,
   run: SessionRun | null,
   confine: () => Promise<McpConfinement>,
 ): Promise<McpServers | null> {
-  if (Object.keys(config.mcp_servers).length === 0) return null;
-  const confinement = await confine();
+  const servers = Object.values(config.mcp_servers);
+  if (servers.length === 0) return null;
+  const confinement: McpConfinement = servers.some((server) => server.type === "stdio")
+    ? await confine()
+    : { mode: "off", reason: "no stdio MCP server" };
   let mcp: McpServers;
   try {
     mcp = await McpServers.start({
       servers: config.mcp_servers,
-      read,
+      ...reach,
       configPath: config.configPath,
       confinement,
     });

@@ -55,6 +55,12 @@ export interface SessionOptions {
    */
   memoryFetch?: typeof fetch;
   /**
+   * How requests to HTTP MCP servers leave the process: the CLI passes the network gateway's
+   * `mcp` channel. There is no default: without it an HTTP server of `mcp_servers` cannot start
+   * (a `mcp_server_failed` ConfigError, or a warning when it has `required: false`).
+   */
+  mcpFetch?: typeof fetch;
+  /**
    * The task the model is given, recorded in `run.json` and the `run.started` event.
    * @default null (a run without a model, such as `kagent-run call`)
    */
