@@ -32,7 +32,11 @@ export {
 } from "./task_model.ts";
 export { checkNewSteps, countStates, findCycle } from "./task_graph.ts";
 export { type StepUpdate, type TaskClosing, type TaskStore } from "./task_store.ts";
-export { SqliteTaskStore, type SqliteTaskStoreOptions } from "./sqlite_task_store.ts";
+export {
+  SqliteTaskStore,
+  type SqliteTaskStoreOptions,
+  TASK_STORE_FILE_NAME,
+} from "./sqlite_task_store.ts";
 export {
   changesTaskStore,
   CHILD_TASK_TOOL_NAMES,

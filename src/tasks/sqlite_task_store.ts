@@ -31,6 +31,9 @@ import {
 } from "./task_model.ts";
 import type { StepUpdate, TaskClosing, TaskStore } from "./task_store.ts";
 
+/** The store file's name in a run folder: `runs/<run>/tasks.sqlite`. */
+export const TASK_STORE_FILE_NAME = "tasks.sqlite";
+
 /** Options of {@linkcode SqliteTaskStore}. */
 export interface SqliteTaskStoreOptions {
   /** The clock of `created_at` / `updated_at`. @default () => new Date() */
