@@ -1,7 +1,11 @@
-// A Streamable HTTP MCP server built with the official SDK (McpServer and the Web-standard server
-// transport under Deno.serve) on 127.0.0.1, for tests/mcp_http_test.ts. It records every request
-// it sees (method, path, headers), so a test can assert what reached it and what never did.
+// MCP servers built with the official SDK on 127.0.0.1, for tests/mcp_http_test.ts: Streamable
+// HTTP (McpServer and the Web-standard server transport under Deno.serve), and the older HTTP+SSE
+// transport (SSEServerTransport under node:http). Each records every request it sees (method,
+// path, headers), so a test can assert what reached it and what never did.
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { z } from "zod";
 
@@ -98,6 +102,48 @@ export function startHttpFixture(): HttpFixture {
     async [Symbol.asyncDispose]() {
       await Promise.all([...sessions.values()].map((transport) => transport.close()));
       await served.shutdown();
+    },
+  };
+}
+
+/**
+ * Starts an HTTP+SSE fixture (MCP 2024-11-05 transport): `GET /sse` opens a session's event
+ * stream, whose `endpoint` event names `POST /messages?sessionId=…`. Same tools as
+ * {@linkcode startHttpFixture}'s server.
+ */
+export async function startSseFixture(): Promise<HttpFixture> {
+  const hits: Hit[] = [];
+  const transports = new Map<string, SSEServerTransport>();
+  const server = createServer(async (request, response) => {
+    const url = new URL(request.url ?? "/", "http://127.0.0.1");
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(request.headers)) headers[name] = String(value);
+    hits.push({ method: request.method ?? "", path: url.pathname, headers, rpc: null });
+    if (request.method === "GET" && url.pathname === "/sse") {
+      const transport = new SSEServerTransport("/messages", response);
+      transports.set(transport.sessionId, transport);
+      response.on("close", () => transports.delete(transport.sessionId));
+      await mcpServer().connect(transport);
+      return;
+    }
+    const transport = transports.get(url.searchParams.get("sessionId") ?? "");
+    if (request.method === "POST" && url.pathname === "/messages" && transport !== undefined) {
+      await transport.handlePostMessage(request, response);
+      return;
+    }
+    response.writeHead(404).end("not found");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    host: `127.0.0.1:${port}`,
+    hits,
+    gets: () => Promise.resolve(),
+    async [Symbol.asyncDispose]() {
+      await Promise.all([...transports.values()].map((transport) => transport.close()));
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
     },
   };
 }

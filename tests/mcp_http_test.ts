@@ -6,7 +6,7 @@ import * as nodePath from "node:path";
 import { ConfigError, loadConfig } from "../src/config/mod.ts";
 import { networkChannels, NetworkGateway } from "../src/network/mod.ts";
 import { openRunSession, type RunSession } from "../src/session/mod.ts";
-import { startHttpFixture } from "./_mcp_http_fixture.ts";
+import { startHttpFixture, startSseFixture } from "./_mcp_http_fixture.ts";
 import {
   createProject,
   onlyRunDir,
@@ -137,6 +137,39 @@ Deno.test({
     // Near miss: a header without ${VAR} is not a secret and reads as sent.
     assert.equal(plain.output, "X-Trace: plain-trace-value");
     for (const hit of posts) assert.equal(hit.headers["x-trace"], "plain-trace-value");
+  },
+});
+
+Deno.test({
+  name: "an HTTP+SSE server (type sse) is listed and called through the streamed mcp channel",
+  ...CALL_ONLY,
+  async fn() {
+    await using fixture = await startSseFixture();
+    await using run = await openHttpRun({
+      legacy: {
+        type: "sse",
+        url: `${fixture.origin}/sse`,
+        headers: { Authorization: "Bearer ${MCP_TOKEN}" },
+      },
+    }, { MCP_TOKEN: SECRET });
+    const { session } = run;
+    // The session's endpoint arrives as an event on a stream that stays open: only a streamed
+    // response lets the client start at all.
+    const echo = await call(session, "s1", "mcp.legacy.echo", { message: "over sse" });
+    assert.equal(echo.output, "echo: over sse");
+    await session.close();
+    const events = await readJsonl(nodePath.join(session.folder.dir, "events.jsonl"));
+    const started = events.find((event) => event.type === "mcp_server.started");
+    assert.equal(started?.transport, "sse");
+    assert.deepEqual(started?.confinement, { mode: "network_worker", host: fixture.host });
+    assert.deepEqual(fixture.hits.map((hit) => `${hit.method} ${hit.path}`).slice(0, 2), [
+      "GET /sse",
+      "POST /messages",
+    ]);
+    for (const hit of fixture.hits) assert.equal(hit.headers.authorization, `Bearer ${SECRET}`);
+    for (const [path, text] of await allFiles(session.folder.dir)) {
+      assert.ok(!text.includes(SECRET), `${path} holds the header's secret`);
+    }
   },
 });
 
