@@ -68,7 +68,7 @@ export const McpHttpServerSchema = z.strictObject({
     '"http" or "streamable-http": Streamable HTTP (MCP 2025-03-26 and later). "sse": the older ' +
       "HTTP+SSE transport (MCP 2024-11-05), for servers that offer only that.",
   ),
-  url: z.string().regex(/^https?:\/\/[^/?#\s]+/i, { error: "must be an http:// or https:// URL" })
+  url: z.string().regex(/^https?:\/\/[^/?#\s]+/, { error: "must be an http:// or https:// URL" })
     .describe(
       'The server\'s MCP endpoint (the SSE endpoint for "sse"). Its hostname:port is the only ' +
         "host the requests may reach.",
