@@ -199,8 +199,15 @@ Deno.test("run --report writes an HTML report that shows the run and escapes eve
   // Links go only to the run's own files or to anchors of the page.
   const hrefs = [...page.matchAll(/href="([^"]*)"/g)].map((match) => match[1] as string);
   assert.ok(hrefs.length > 10);
+  for (const file of ["events.jsonl", "logs/tools.jsonl", "policy.json", "manifest.json"]) {
+    assert.ok(hrefs.includes(file), `no link to ${file}`);
+  }
   for (const href of hrefs) {
-    assert.match(href, /^(#call-\d+|(artifacts|deliverables)\/[^:]*)$/, href);
+    assert.match(
+      href,
+      /^(#call-\d+|(artifacts|deliverables)\/[^:]*|[a-z_]+\.json(l)?|[a-z_/]+\.(jsonl|md))$/,
+      href,
+    );
   }
   // The artifact (the whole output of the cut read) is linked and exists.
   const artifact = hrefs.find((href) => href.startsWith("artifacts/"));
@@ -311,6 +318,31 @@ Deno.test("kagent-run report writes elsewhere with links back into the run folde
     /Cannot read run folder ".*empty": it holds neither run\.json nor events\.jsonl/,
   );
   assert.deepEqual([...Deno.readDirSync(empty)], []);
+});
+
+Deno.test("kagent-run report replaces a report path that is a symbolic link and reports child runs", async () => {
+  const { project, runDir } = await hostileRun();
+  const copy = nodePath.join(project.sandbox.root, "linked");
+  await new Deno.Command("cp", { args: ["-r", runDir, copy] }).output();
+  await Deno.mkdir(nodePath.join(copy, "agents"));
+  await new Deno.Command("cp", { args: ["-r", runDir, nodePath.join(copy, "agents", "sub")] })
+    .output();
+  // The attack: a run folder whose report.md points at a file of the user's.
+  const canary = nodePath.join(project.sandbox.outside, "bashrc");
+  await Deno.writeTextFile(canary, "# the user's own file\n");
+  await Deno.remove(nodePath.join(copy, "report.md"));
+  await Deno.symlink(canary, nodePath.join(copy, "report.md"));
+  const result = await runCli(["report", copy]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(await Deno.readTextFile(canary), "# the user's own file\n");
+  // The near miss: the report is written, in place of the link.
+  assert.ok((await Deno.lstat(nodePath.join(copy, "report.md"))).isFile);
+  assert.match(await Deno.readTextFile(nodePath.join(copy, "report.md")), /^# kagent-run run /);
+  // The child run gets its own report, and the parent links to it.
+  const child = await Deno.readTextFile(nodePath.join(copy, "agents", "sub", "report.html"));
+  assert.match(child, /<title>kagent-run report /);
+  const page = await Deno.readTextFile(nodePath.join(copy, "report.html"));
+  assert.match(page, /<a href="agents\/sub\/report\.html">sub<\/a>: completed/);
 });
 
 Deno.test("a report of a killed run says it is incomplete and names the torn line", async () => {

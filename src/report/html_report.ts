@@ -42,7 +42,7 @@ export interface HtmlReportOptions {
  * import { buildReportModel } from "./report_model.ts";
  * const model = buildReportModel({
  *   dir: "/runs/r1", info: null, tools: [], errors: [], pending: [], deliverables: [],
- *   children: [], texts: new Map(), problems: [], events: [{ type: "run.started", task: "<script>x</script>" }],
+ *   children: [], texts: new Map(), run_files: [], problems: [], events: [{ type: "run.started", task: "<script>x</script>" }],
  * }, { status: "not_checked", headline: "not verified", problems: [] });
  * const page = renderHtmlReport(model);
  * assert.ok(page.includes("&lt;script&gt;x&lt;/script&gt;") && !page.includes("<script>"));
@@ -67,7 +67,7 @@ export function renderHtmlReport(model: ReportModel, options: HtmlReportOptions 
     <h1>kagent-run run ${model.run_id}</h1>
     ${verdictSection(model)}
     </header>
-    ${summarySection(model)}
+    ${summarySection(model, base)}
     ${timelineSection(model)}
     ${callsSection(model, link)}
     ${denialsSection(model.denials)}
@@ -100,8 +100,8 @@ ${
   }`;
 }
 
-function summarySection(model: ReportModel): SafeHtml {
-  const { counts } = model;
+function summarySection(model: ReportModel, base: string): SafeHtml {
+  const { counts, tokens } = model;
   const fact = (name: string, value: unknown) =>
     html`
       <dt>${name}</dt>
@@ -123,12 +123,26 @@ function summarySection(model: ReportModel): SafeHtml {
       model.duration_ms === null ? "(unknown)" : formatDuration(model.duration_ms),
     )}
     ${fact("Turns", model.turns ?? model.timeline.length)}
+    ${tokens === null ? "" : fact("Tokens", `${tokens.input} in, ${tokens.output} out`)}
     ${fact(
       "Tool calls",
       `${counts.calls} (${counts.denied} denied, ${counts.failed} failed, ${counts.skipped} skipped)`,
     )}
     ${model.error === null ? "" : fact("Error", model.error)}
     ${model.final_text === null ? "" : fact("Final answer", html`<pre>${model.final_text}</pre>`)}
+    ${model.workspace === null ? "" : fact("Workspace", html`<code>${model.workspace}</code>`)}
+    ${model.config === null ? "" : fact("Config", html`<code>${model.config}</code>`)}
+    ${model.policy_hash === null
+      ? ""
+      : fact("Policy hash", html`<code>${model.policy_hash}</code>`)}
+    ${model.run_files.length === 0 ? "" : fact(
+      "Run files",
+      model.run_files.map((path) =>
+        html`
+          <a href="${runHref(base, path)}">${path}</a>
+        `
+      ),
+    )}
       </dl>
     </section>
   `;

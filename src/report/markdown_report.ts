@@ -65,7 +65,7 @@ export interface MarkdownReportOptions {
  * import { buildReportModel } from "./report_model.ts";
  * const model = buildReportModel({
  *   dir: "/runs/r1", info: null, tools: [], errors: [], pending: [], deliverables: [],
- *   children: [], texts: new Map(), problems: [], events: [{ type: "run.started", task: "<img src=x>" }],
+ *   children: [], texts: new Map(), run_files: [], problems: [], events: [{ type: "run.started", task: "<img src=x>" }],
  * }, { status: "not_checked", headline: "not verified", problems: [] });
  * // The task, verbatim in a code block; the run's other texts escaped.
  * const fence = "`".repeat(3);
@@ -104,7 +104,20 @@ export function renderMarkdownReport(
     `- **Turns:** ${model.turns ?? model.timeline.length}`,
     `- **Tool calls:** ${counts.calls} (${counts.denied} denied, ${counts.failed} failed, ${counts.skipped} skipped)`,
   );
+  if (model.tokens !== null) {
+    lines.push(`- **Tokens:** ${model.tokens.input} in, ${model.tokens.output} out`);
+  }
   if (model.error !== null) lines.push(`- **Error:** ${text(model.error)}`);
+  if (model.workspace !== null) lines.push(`- **Workspace:** ${text(model.workspace)}`);
+  if (model.config !== null) lines.push(`- **Config:** ${text(model.config)}`);
+  if (model.policy_hash !== null) lines.push(`- **Policy hash:** ${text(model.policy_hash)}`);
+  if (model.run_files.length > 0) {
+    lines.push(
+      `- **Run files:** ${
+        model.run_files.map((path) => `[${text(path)}](${runHref(base, path)})`).join(", ")
+      }`,
+    );
+  }
   if (model.final_text !== null) {
     lines.push("", "**Final answer:**", "", codeBlock(model.final_text));
   }

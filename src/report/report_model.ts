@@ -65,6 +65,14 @@ export interface ReportModel {
   model: string | null;
   /** ISO timestamp of the run's start, or null. */
   started_at: string | null;
+  /** The workspace's absolute path, the config file's path and the policy's hash, when recorded. */
+  workspace: string | null;
+  config: string | null;
+  policy_hash: string | null;
+  /** Tokens the model read and wrote, summed over the turns that reported them; null if none did. */
+  tokens: { input: number; output: number } | null;
+  /** The run folder's own files present (`events.jsonl`, `logs/tools.jsonl`…), to link. */
+  run_files: string[];
   /** From `run.completed`; null when the run has none (killed, or still running). */
   end_reason: string | null;
   duration_ms: number | null;
@@ -97,7 +105,7 @@ export interface ReportModel {
  * import { buildReportModel } from "./report_model.ts";
  * const model = buildReportModel({
  *   dir: "/runs/r1", info: null, tools: [], errors: [], pending: [], deliverables: [],
- *   children: [], texts: new Map(), problems: [],
+ *   children: [], texts: new Map(), run_files: [], problems: [],
  *   events: [{ type: "run.started", ts: "2026-01-01T00:00:00.000Z", run_id: "r1", task: "t" }],
  * }, { status: "not_checked", headline: "not checked", problems: [] });
  * assert.ok(model.task === "t" && model.end_reason === null);
@@ -195,6 +203,11 @@ export function buildReportModel(files: RunFiles, verdict: ReportVerdict): Repor
     task: stringField(runStarted?.task) ?? stringField(info?.task),
     model: provider === null ? null : modelName === null ? provider : `${provider} ${modelName}`,
     started_at: stringField(runStarted?.ts) ?? stringField(info?.started_at),
+    workspace: stringField(runStarted?.workspace) ?? stringField(info?.workspace),
+    config: stringField(runStarted?.config) ?? stringField(recordField(info?.config)?.path),
+    policy_hash: stringField(runStarted?.policy_hash),
+    tokens: tokensOf(timeline),
+    run_files: files.run_files,
     end_reason: stringField(completed?.end_reason),
     duration_ms: numberField(completed?.duration_ms),
     turns: numberField(completed?.turns),
@@ -219,6 +232,15 @@ export function buildReportModel(files: RunFiles, verdict: ReportVerdict): Repor
     deliverables: files.deliverables,
     children: files.children.map(childView),
     problems,
+  };
+}
+
+function tokensOf(timeline: readonly TurnView[]): { input: number; output: number } | null {
+  const reported = timeline.filter((turn) => turn.usage !== null);
+  if (reported.length === 0) return null;
+  return {
+    input: reported.reduce((sum, turn) => sum + (turn.usage?.input_tokens ?? 0), 0),
+    output: reported.reduce((sum, turn) => sum + (turn.usage?.output_tokens ?? 0), 0),
   };
 }
 

@@ -19,6 +19,7 @@ function files(tools: RunRecord[], events: RunRecord[] = []): RunFiles {
     deliverables: [],
     children: [],
     texts: new Map(),
+    run_files: [],
     problems: [],
   };
 }

@@ -58,12 +58,28 @@ export interface RunFiles {
    * {@linkcode MAX_EDIT_TEXT_BYTES}.
    */
   texts: Map<string, string>;
+  /** Which of {@linkcode RUN_FILES} the folder holds, in that order. */
+  run_files: string[];
   /** What could not be read, each naming the file (and line), e.g. `events.jsonl line 4: not JSON`. */
   problems: string[];
 }
 
 /** Largest JSONL or JSON file a report reads, in bytes (64 MiB); a larger one is a problem. */
 export const MAX_READ_BYTES = 64 * 1024 * 1024;
+
+/** The run folder's own files a report links to when they exist. */
+export const RUN_FILES = [
+  "run.json",
+  "config.json",
+  "policy.json",
+  "system_prompt.md",
+  "events.jsonl",
+  "logs/tools.jsonl",
+  "logs/errors.jsonl",
+  "approvals/pending.jsonl",
+  "grants.jsonl",
+  "manifest.json",
+] as const;
 
 /** Largest artifact read to show an edit, in bytes (1 MiB); a larger one is linked, not shown. */
 export const MAX_EDIT_TEXT_BYTES = 1024 * 1024;
@@ -116,8 +132,19 @@ export async function readRunFolder(dir: string): Promise<RunFiles> {
     deliverables: await listFiles(absolute, "deliverables", problems),
     children: await readChildren(absolute, problems),
     texts: await readEditTexts(absolute, tools, problems),
+    run_files: await existing(absolute, RUN_FILES),
     problems,
   };
+}
+
+/** The names of `names` that are regular files of `dir`. */
+async function existing(dir: string, names: readonly string[]): Promise<string[]> {
+  const found: string[] = [];
+  for (const name of names) {
+    const stat = await Deno.lstat(nodePath.join(dir, name)).catch(() => null);
+    if (stat?.isFile) found.push(name);
+  }
+  return found;
 }
 
 /** The artifacts holding the texts of edits; see {@linkcode RunFiles.texts}. */

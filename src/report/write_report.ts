@@ -37,6 +37,12 @@ export interface WriteReportOptions {
   key?: string | null;
   /** When the report is made. @default new Date() */
   now?: Date;
+  /**
+   * Also write the report of each child agent's run (`agents/<id>/report.html` and `.md`, their
+   * children's too), so that the parent's links to them work.
+   * @default true
+   */
+  children?: boolean;
 }
 
 /** What {@linkcode writeRunReport} wrote. */
@@ -50,7 +56,10 @@ export interface WrittenReport {
 }
 
 /**
- * Reads the run folder `runDir`, builds the report and writes it as HTML and Markdown.
+ * Reads the run folder `runDir`, builds the report and writes it as HTML and Markdown (and the
+ * reports of its child agents' runs). Each file is written to a temporary file beside it and
+ * renamed into place: a report path that is a symbolic link (a hostile run folder's
+ * `report.html -> ~/.bashrc`) is replaced, never written through.
  *
  * @throws {RunFolderError} when `runDir` is not a run folder.
  * @throws {Deno.errors.NotFound | Deno.errors.PermissionDenied} when a report file cannot be
@@ -70,25 +79,51 @@ export async function writeRunReport(
   runDir: string,
   options: WriteReportOptions = {},
 ): Promise<WrittenReport> {
-  const files = await readRunFolder(runDir);
+  let files = await readRunFolder(runDir);
+  if (options.children !== false && files.children.length > 0) {
+    for (const child of files.children) {
+      await writeRunReport(nodePath.join(files.dir, "agents", child.name), {
+        key: options.key ?? null,
+        ...(options.now === undefined ? {} : { now: options.now }),
+      }).catch(() => {
+        // The parent's report links the child's events instead, and lists what it could read.
+      });
+    }
+    files = await readRunFolder(runDir);
+  }
   const verdict = options.verdict ?? await runVerdict(files.dir, { key: options.key ?? null });
   const model = buildReportModel(files, verdict);
   const htmlPath = nodePath.resolve(options.html ?? nodePath.join(files.dir, HTML_REPORT_FILE));
   const markdownPath = nodePath.resolve(
     options.markdown ?? nodePath.join(files.dir, MARKDOWN_REPORT_FILE),
   );
-  await Deno.writeTextFile(
+  await replaceFile(
     htmlPath,
     renderHtmlReport(model, {
       runBase: runBase(htmlPath, files.dir),
       ...(options.now === undefined ? {} : { now: options.now }),
     }),
   );
-  await Deno.writeTextFile(
+  await replaceFile(
     markdownPath,
     renderMarkdownReport(model, { runBase: runBase(markdownPath, files.dir) }),
   );
   return { html: htmlPath, markdown: markdownPath, model };
+}
+
+/**
+ * Writes `text` to a new temporary file beside `path` (created exclusively: never through a link)
+ * and renames it onto `path`, which replaces whatever `path` was, a symbolic link included.
+ */
+async function replaceFile(path: string, text: string): Promise<void> {
+  const temporary = `${path}.${crypto.randomUUID()}.tmp`;
+  await Deno.writeTextFile(temporary, text, { createNew: true });
+  try {
+    await Deno.rename(temporary, path);
+  } catch (error: unknown) {
+    await Deno.remove(temporary).catch(() => {});
+    throw error;
+  }
 }
 
 /** The run folder as seen from the folder of `file`, `/`-separated; `""` when it is that folder. */
