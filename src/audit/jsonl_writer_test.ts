@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { chainAnchor, lineHash } from "./audit_chain.ts";
 import { AuditWriteError } from "./audit_write_error.ts";
 import { JsonlWriter } from "./jsonl_writer.ts";
 import { readJsonl, withTempDir } from "./_test_helpers.ts";
@@ -176,4 +177,83 @@ Deno.test("JsonlWriter repairs a half line it could not cut before it writes aga
   await writer.write({ n: 3 });
   await writer.close();
   assert.equal(disk.text, '{"n":1}\n{"n":3}\n');
+});
+
+Deno.test("JsonlWriter chains each line to the one before it when given an anchor", async () => {
+  await withTempDir(async (dir) => {
+    const path = join(dir, "events.jsonl");
+    const anchor = chainAnchor("run-1", "policy", "events.jsonl");
+    const writer = new JsonlWriter(path, { chain: { anchor } });
+    const links = await Promise.all([
+      writer.write({ n: 1 }),
+      writer.write({}),
+      writer.write({ n: 3 }),
+    ]);
+    await writer.close();
+    const lines = (await Deno.readTextFile(path)).split("\n").slice(0, -1);
+    assert.equal(lines[0], `{"n":1,"seq":1,"prev":"${anchor}"}`);
+    assert.equal(lines[1], `{"seq":2,"prev":"${lineHash(lines[0] as string)}"}`);
+    assert.equal(JSON.parse(lines[2] as string).prev, lineHash(lines[1] as string));
+    assert.deepEqual(links.map((link) => link?.seq), [1, 2, 3]);
+    assert.equal(links[2]?.hash, lineHash(lines[2] as string));
+    // Near miss: without a chain the line is the record as given, and write gives null.
+    const plain = new JsonlWriter(join(dir, "plain.jsonl"));
+    assert.equal(await plain.write({ n: 1 }), null);
+    await plain.close();
+    assert.equal(await Deno.readTextFile(join(dir, "plain.jsonl")), '{"n":1}\n');
+  });
+});
+
+Deno.test("JsonlWriter continues the chain of a file that already holds records when reopened", async () => {
+  await withTempDir(async (dir) => {
+    const path = join(dir, "errors.jsonl");
+    const chain = { anchor: chainAnchor("run-1", null, "logs/errors.jsonl") };
+    const first = new JsonlWriter(path, { chain });
+    await first.write({ n: 1 });
+    await first.close();
+    const second = new JsonlWriter(path, { chain });
+    assert.equal((await second.head())?.seq, 1);
+    await second.write({ n: 2 });
+    await second.close();
+    const lines = (await Deno.readTextFile(path)).split("\n").slice(0, -1);
+    assert.deepEqual(JSON.parse(lines[1] as string), {
+      n: 2,
+      seq: 2,
+      prev: lineHash(lines[0] as string),
+    });
+  });
+});
+
+Deno.test("JsonlWriter keeps the chain whole when the disk refuses a chained line", async () => {
+  await withTempDir(async (dir) => {
+    const path = join(dir, "events.jsonl");
+    let refuse = false;
+    const writer = new JsonlWriter(path, {
+      chain: { anchor: chainAnchor("run-1", null, "events.jsonl") },
+      open: async (file) => {
+        const real = await Deno.open(file, { append: true, create: true });
+        return {
+          write: (bytes) => refuse ? Promise.reject(new Error("ENOSPC")) : real.write(bytes),
+          truncate: (length) => real.truncate(length),
+          stat: () => real.stat(),
+          close: () => real.close(),
+        };
+      },
+    });
+    await writer.write({ n: 1 });
+    refuse = true;
+    await assert.rejects(writer.write({ n: 2 }), AuditWriteError);
+    refuse = false;
+    const link = await writer.write({ n: 3 });
+    await assert.rejects(writer.write({ seq: 9 }), /"seq" and "prev" are set by the chain/);
+    await writer.close();
+    const lines = (await Deno.readTextFile(path)).split("\n").slice(0, -1);
+    // The refused record left no gap: the next one takes its seq and links to the last whole line.
+    assert.equal(link?.seq, 2);
+    assert.deepEqual(JSON.parse(lines[1] as string), {
+      n: 3,
+      seq: 2,
+      prev: lineHash(lines[0] as string),
+    });
+  });
 });
