@@ -259,10 +259,13 @@ Deno.test({
       assert.match(dom, new RegExp(`<title>kagent-run report ${runId}</title>`));
       assert.doesNotMatch(dom, /PWNED-[a-z]+<\/title>|data-pwned=|<script|<img|<svg/);
       const text = domText(dom);
+      assert.match(
+        text,
+        /Verified \d+ events, \d+ tool records, \d+ error records, 7 calls, 1 artifacts, \d+ sealed files; unsigned/,
+      );
       for (
         const expected of [
           `kagent-run run ${runId}`,
-          "Verified verified: ",
           `Task Survey ${PAYLOADS.script}${PAYLOADS.attribute}`,
           "End reason completed",
           "Tool calls 7 (1 denied, 0 failed, 0 skipped)",

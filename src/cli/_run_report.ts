@@ -39,7 +39,7 @@ export async function writeReportAtEnd(
       warn(
         `kagent-run: report ${displayRunDir(written.html)} (and ${
           nodePath.basename(written.markdown)
-        }): ${written.model.verdict.headline}`,
+        }): ${written.model.verdict.status} (${written.model.verdict.headline})`,
       );
     }
   } catch (error: unknown) {

@@ -66,7 +66,7 @@ export function reportCommand(args: string[], io: CommandIo): Promise<number> {
       });
       io.stdout(`${displayRunDir(written.html)}\n${displayRunDir(written.markdown)}\n`);
       io.stderr(
-        `kagent-run: report of run ${written.model.run_id} written (${written.model.verdict.headline})\n`,
+        `kagent-run: report of run ${written.model.run_id} written: ${written.model.verdict.status} (${written.model.verdict.headline})\n`,
       );
       return EXIT.ok;
     } catch (error: unknown) {

@@ -13,7 +13,7 @@ export type VerdictStatus = "verified" | "tampered" | "incomplete" | "not_checke
 /** What `kagent-run verify` found, as the report shows it. */
 export interface ReportVerdict {
   status: VerdictStatus;
-  /** One line, e.g. `verified: 3 chains, 42 records, 2 artifacts`. */
+  /** One line after the status, e.g. `27 events, 8 tool records, …; unsigned`. */
   headline: string;
   /** Each problem with its file and line, e.g. `events.jsonl line 12: edited record`. */
   problems: string[];
@@ -31,5 +31,5 @@ export interface ReportVerdict {
  * ```
  */
 export function notChecked(reason: string): ReportVerdict {
-  return { status: "not_checked", headline: `not verified: ${reason}`, problems: [] };
+  return { status: "not_checked", headline: reason, problems: [] };
 }

@@ -62,7 +62,7 @@ export async function runVerdict(
     }`;
   return {
     status: report.verdict,
-    headline: `${report.verdict}: ${counts.events} events, ${counts.tool_records} tool records, ` +
+    headline: `${counts.events} events, ${counts.tool_records} tool records, ` +
       `${counts.error_records} error records, ${counts.calls} calls, ${counts.artifacts} ` +
       `artifacts, ${counts.sealed_files} sealed files${children}${
         signature === null ? "" : `; ${signature}`
