@@ -32,7 +32,6 @@ import {
   UsageError,
 } from "./_common.ts";
 import { gatewayFetches } from "./_gateway_fetches.ts";
-import { gatewayFetches } from "./_gateway_fetches.ts";
 import { VERSION } from "./main_command.ts";
 
 /** The variable holding the bearer token of `--http` when `--token-env` is not given. */
