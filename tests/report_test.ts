@@ -134,15 +134,18 @@ if (CHROMIUM === null) {
   );
 }
 
-/** Loads `file` in headless Chromium and returns the DOM after load; also a screenshot if asked. */
-async function renderInBrowser(file: string, screenshot?: string): Promise<string> {
+/**
+ * Loads `file` in headless Chromium (its profile in `folder`) and returns the DOM after load; also
+ * a screenshot if asked.
+ */
+async function renderInBrowser(file: string, folder: string, screenshot?: string): Promise<string> {
   const output = await new Deno.Command(CHROMIUM as string, {
     args: [
       "--headless",
       "--no-sandbox",
       "--disable-gpu",
       "--no-first-run",
-      `--user-data-dir=${nodePath.join(nodePath.dirname(file), ".chromium-profile")}`,
+      `--user-data-dir=${nodePath.join(folder, "chromium-profile")}`,
       "--window-size=1200,1600",
       "--dump-dom",
       ...(screenshot === undefined ? [] : [`--screenshot=${screenshot}`]),
@@ -250,11 +253,11 @@ Deno.test({
         control,
         `<!DOCTYPE html><html><head><title>control</title></head><body>${ALL_PAYLOADS}</body></html>`,
       );
-      const controlDom = await renderInBrowser(control);
+      const controlDom = await renderInBrowser(control, folder);
       assert.match(controlDom, /<title>PWNED-[a-z]+<\/title>|data-pwned="close"/);
 
       const screenshot = nodePath.join(folder, "report.png");
-      const dom = await renderInBrowser(nodePath.join(runDir, "report.html"), screenshot);
+      const dom = await renderInBrowser(nodePath.join(runDir, "report.html"), folder, screenshot);
       const runId = nodePath.basename(runDir);
       assert.match(dom, new RegExp(`<title>kagent-run report ${runId}</title>`));
       assert.doesNotMatch(dom, /PWNED-[a-z]+<\/title>|data-pwned=|<script|<img|<svg/);
