@@ -342,3 +342,63 @@ Deno.test("an OTLP host audit.trace_hosts does not list refuses the run before i
     0,
   );
 });
+
+Deno.test("chat spans of an OpenAI-compatible model carry its name, server and token usage", async () => {
+  await using receiver = otlpReceiver();
+  let requests = 0;
+  await using model = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, () => {
+    requests += 1;
+    const message = requests === 1
+      ? {
+        role: "assistant",
+        content: null,
+        tool_calls: [{
+          id: "call_read",
+          type: "function",
+          function: { name: "fs__read_file", arguments: '{"path":"README.md"}' },
+        }],
+      }
+      : { role: "assistant", content: "Read it." };
+    return Response.json({
+      choices: [{ index: 0, message, finish_reason: requests === 1 ? "tool_calls" : "stop" }],
+      usage: { prompt_tokens: 11 * requests, completion_tokens: 7 },
+    });
+  });
+  await using project = await createProject({
+    config: {
+      model: {
+        provider: "openai",
+        model: "test-model",
+        base_url: `http://127.0.0.1:${model.addr.port}/v1`,
+        api_key_env: "KAGENT_TEST_OPENAI_KEY",
+        retries: 0,
+      },
+      task: "Read the README",
+      audit: { trace_hosts: [receiver.host] },
+    },
+  });
+  const { code, stderr } = await runKagent(project, {
+    ...TRACING(receiver.host),
+    KAGENT_TEST_OPENAI_KEY: "sk-test-key-not-real-1234567890",
+  });
+  assert.equal(code, 0, stderr);
+  const chats = ours(receiver.take().spans).filter((span) => span.name === "chat test-model");
+  assert.deepEqual(
+    chats.map((span) => ({
+      provider: span.attributes["gen_ai.provider.name"],
+      model: span.attributes["gen_ai.request.model"],
+      server: `${span.attributes["server.address"]}:${span.attributes["server.port"]}`,
+      input: span.attributes["gen_ai.usage.input_tokens"],
+      output: span.attributes["gen_ai.usage.output_tokens"],
+      finish: span.attributes["gen_ai.response.finish_reasons"],
+    })).sort((a, b) => Number(a.input) - Number(b.input)),
+    [11, 22].map((input, index) => ({
+      provider: "openai",
+      model: "test-model",
+      server: `127.0.0.1:${model.addr.port}`,
+      input,
+      output: 7,
+      finish: [index === 0 ? "tool_calls" : "stop"],
+    })),
+  );
+});
