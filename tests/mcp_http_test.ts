@@ -3,6 +3,9 @@
 // official SDK on 127.0.0.1 (tests/_mcp_http_fixture.ts).
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ConfigError, loadConfig } from "../src/config/mod.ts";
 import { networkChannels, NetworkGateway } from "../src/network/mod.ts";
 import { openRunSession, type RunSession } from "../src/session/mod.ts";
@@ -364,5 +367,46 @@ Deno.test({
     assert.notEqual(boundary?.main_thread_net, "granted");
     const completed = events.find((event) => event.type === "tool.completed");
     assert.equal(completed?.tool, "mcp.fixture.echo");
+  },
+});
+
+Deno.test({
+  name: "kagent-run mcp serves an HTTP MCP server's tools, relayed through its network Worker",
+  ...CALL_ONLY,
+  async fn() {
+    await using fixture = startHttpFixture();
+    await using project = await createProject({
+      config: { mcp_servers: { fixture: { type: "http", url: `${fixture.origin}/mcp` } } },
+      permissions: { rules: [{ id: "mcp-allowed", tools: ["mcp.*"], decision: "allow" }] },
+    });
+    const client = new Client({ name: "kagent-test-client", version: "1.0.0" });
+    await client.connect(
+      new StdioClientTransport({
+        command: Deno.execPath(),
+        args: [
+          "run",
+          ...taskFlags("kagent-run"),
+          nodePath.join(repository, "main.ts"),
+          "mcp",
+          "--config",
+          project.configPath,
+        ],
+        cwd: project.sandbox.root,
+        stderr: "pipe",
+      }),
+    );
+    try {
+      const { tools } = await client.listTools();
+      assert.ok(tools.some((tool: { name: string }) => tool.name === "mcp.fixture.echo"));
+      const result = await client.callTool({
+        name: "mcp.fixture.echo",
+        arguments: { message: "relayed" },
+      }) as CallToolResult;
+      assert.equal(result.isError ?? false, false, JSON.stringify(result));
+      assert.deepEqual(result.content, [{ type: "text", text: "echo: relayed" }]);
+    } finally {
+      await client.close();
+    }
+    assert.ok(fixture.hits.some((hit) => hit.rpc === "tools/call"));
   },
 });
