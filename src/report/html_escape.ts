@@ -74,8 +74,9 @@ function fragment(value: unknown): string {
 
 /**
  * The `href` of a file inside the run folder, relative to the report: `base` (the run folder as
- * seen from the report's folder, `""` when the report is inside it) followed by the path's
- * segments percent-encoded, so that no segment can become a scheme, a query or a fragment.
+ * seen from the report's folder, `""` when the report is inside it) and the path, each segment
+ * percent-encoded, so that no segment can become a scheme, a query or a fragment, and a space or
+ * a parenthesis cannot end a Markdown link.
  *
  * @param base `/`-separated relative path from the report's folder to the run folder.
  * @param path `/`-separated path inside the run folder.
@@ -85,14 +86,17 @@ function fragment(value: unknown): string {
  * import { runHref } from "./html_escape.ts";
  * assert.ok(runHref("", "deliverables/a b.md") === "deliverables/a%20b.md");
  * assert.ok(runHref("../runs/r1", "deliverables/javascript:x") === "../runs/r1/deliverables/javascript%3Ax");
+ * assert.ok(runHref("../my runs/r(1)", "run.json") === "../my%20runs/r%281%29/run.json");
  * ```
  */
 export function runHref(base: string, path: string): string {
-  const encoded = path.split("/").map((segment) =>
-    encodeURIComponent(segment).replace(
-      /[()'!*]/g,
-      (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`,
-    )
-  ).join("/");
-  return base === "" ? encoded : `${base.replace(/\/$/, "")}/${encoded}`;
+  const encode = (relative: string) =>
+    relative.split("/").map((segment) =>
+      encodeURIComponent(segment).replace(
+        /[()'!*]/g,
+        (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`,
+      )
+    ).join("/");
+  const folder = base.replace(/\/$/, "");
+  return folder === "" ? encode(path) : `${encode(folder)}/${encode(path)}`;
 }
