@@ -1,7 +1,10 @@
 /**
- * Colour for the lines people read on stderr: only when stderr is a terminal, and never when
- * `NO_COLOR` is set to a non-empty value (https://no-color.org). Piped output, CI logs and files
- * get plain text.
+ * Colour for the lines people read on stderr: when stderr is a terminal and `NO_COLOR` is unset or
+ * empty (https://no-color.org), or whenever `FORCE_COLOR` is set to a non-empty value
+ * (https://force-color.org), which wins over `NO_COLOR`: the reference implementation there reads
+ * `FORCE_COLOR` after `NO_COLOR`, and Node.js's `tty` gives it precedence too. As in Node.js,
+ * `FORCE_COLOR=0` or `false` turns colour off. Otherwise piped output, CI logs and files get plain
+ * text.
  *
  * @module
  */
@@ -22,8 +25,21 @@ const FORMATS: Record<Tone, Parameters<typeof styleText>[0]> = {
 /** Paints text in a tone, or returns it unchanged when colour is off. */
 export type Paint = (tone: Tone, text: string) => string;
 
-/** Whether stderr gets colour: a terminal, and `NO_COLOR` unset or empty. */
+/**
+ * Whether stderr gets colour: `FORCE_COLOR` non-empty decides first (`0` and `false` off, any other
+ * value on); otherwise a terminal, and `NO_COLOR` unset or empty.
+ *
+ * @example
+ * ```ts
+ * import { colourEnabled } from "./_colour.ts";
+ * const env = (values: Record<string, string>) => (name: string) => values[name];
+ * console.assert(colourEnabled({ stderrIsTerminal: false, env: env({ FORCE_COLOR: "1" }) }));
+ * console.assert(!colourEnabled({ stderrIsTerminal: true, env: env({ NO_COLOR: "1" }) }));
+ * ```
+ */
 export function colourEnabled(io: Pick<CommandIo, "stderrIsTerminal" | "env">): boolean {
+  const force = io.env("FORCE_COLOR");
+  if (force !== undefined && force !== "") return force !== "0" && force !== "false";
   const noColour = io.env("NO_COLOR");
   return io.stderrIsTerminal === true && (noColour === undefined || noColour === "");
 }
