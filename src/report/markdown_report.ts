@@ -13,19 +13,24 @@ import type { ReportModel } from "./report_model.ts";
 import { formatDuration, VERDICT_LABELS } from "./_report_words.ts";
 
 /**
- * Escapes text for Markdown: every ASCII punctuation character gets a backslash (CommonMark: any
- * of them may be escaped), and line breaks become spaces.
+ * Escapes text for Markdown (GitHub-flavoured): line breaks become spaces, and every ASCII
+ * punctuation character that can start markup gets a backslash (CommonMark lets any of them be
+ * escaped): HTML and entities (`<` `>` `&`), links and images (`[` `]` `(` `)` `!`), emphasis and
+ * code (`*` `_` `~` and the backtick), table cells (`|`), headings and lists at a line's start
+ * (`#` `-` `+` `.`), autolinks (`:` `.` `@`, so `https://…`, `www.…` and `@user` stay text), math
+ * (`$`) and braces.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { escapeMarkdown } from "./markdown_report.ts";
- * assert.ok(escapeMarkdown("<b>[x](y)</b>") === "\\<b\\>\\[x\\]\\(y\\)\\<\\/b\\>");
+ * assert.equal(escapeMarkdown("<b>[x](y)</b>"), "\\<b\\>\\[x\\]\\(y\\)\\</b\\>");
+ * assert.equal(escapeMarkdown("see https://x.example, @user"), "see https\\://x\\.example, \\@user");
  * ```
  */
 export function escapeMarkdown(text: string): string {
   return text.replace(/\r\n|\r|\n/g, " ").replace(
-    /[!-/:-@[-`{-~]/g,
+    /[\\`*_[\]<>&|~!#():.+\-$@{}]/g,
     (character) => `\\${character}`,
   );
 }
