@@ -25,3 +25,47 @@ export function checkTelemetryHosts(config: LoadedConfig, io: CommandIo): Teleme
   if (refused.length > 0) throw new UsageError(refused.join("; "));
   return channel;
 }
+
+/**
+ * The telemetry line of `kagent-run policy`: off, the console exporter, or each host with whether
+ * `audit.trace_hosts` lists it (an unlisted one refuses a run), and whether spans carry content.
+ *
+ * @example
+ * ```ts
+ * import { telemetryChannel } from "../telemetry/mod.ts";
+ * import { describeTelemetry } from "./_telemetry_check.ts";
+ * const line = describeTelemetry(telemetryChannel(() => undefined), {
+ *   trace_hosts: [],
+ *   trace_content: false,
+ * });
+ * console.assert(line.startsWith("off"));
+ * ```
+ */
+export function describeTelemetry(
+  channel: TelemetryChannel,
+  audit: { trace_hosts: readonly string[]; trace_content: boolean },
+): string {
+  if (!channel.enabled) return "off (OTEL_DENO is not true)";
+  const content = audit.trace_content
+    ? "spans carry redacted arguments, results and answers (audit.trace_content)"
+    : "spans carry no arguments, results or answers";
+  if (channel.hosts.length === 0 && channel.endpoints.length === 0) {
+    return `on, printed to stderr (protocol console); ${content}`;
+  }
+  const listed = new Set(audit.trace_hosts.map((host) => host.toLowerCase()));
+  const signals = new Map<string, string[]>();
+  for (const endpoint of channel.endpoints) {
+    const destination = endpoint.host ?? `"${endpoint.url}"`;
+    signals.set(destination, [...(signals.get(destination) ?? []), endpoint.signal]);
+  }
+  const hosts = [...signals].map(([destination, names]) => {
+    const refused = destination.startsWith('"')
+      ? " (not a URL: a run is refused)"
+      : listed.has(destination.toLowerCase())
+      ? ""
+      : " (not in audit.trace_hosts: a run is refused)";
+    return `${names.join("+")} to ${destination}${refused}`;
+  });
+  return `on, ${channel.protocol}: ${hosts.join(", ")}, sent by Deno's exporter past the network ` +
+    `Worker; ${content}`;
+}

@@ -7,6 +7,8 @@
 
 import { preparePolicy } from "../session/mod.ts";
 import { discoverSkills, skillRequestFor } from "../skills/mod.ts";
+import { telemetryChannel, telemetrySnapshot } from "../telemetry/mod.ts";
+import { describeTelemetry } from "./_telemetry_check.ts";
 import { formatTable } from "./_table.ts";
 import {
   agentTypeOption,
@@ -68,7 +70,12 @@ export function policyCommand(args: string[], io: CommandIo): Promise<number> {
       io.stdout(
         `${
           JSON.stringify(
-            { ...policy.snapshot(), skills, invalid_skills: catalogue.invalid },
+            {
+              ...policy.snapshot(),
+              telemetry: telemetrySnapshot(telemetryChannel(io.env), config.audit),
+              skills,
+              invalid_skills: catalogue.invalid,
+            },
             null,
             2,
           )
@@ -107,6 +114,7 @@ export function policyCommand(args: string[], io: CommandIo): Promise<number> {
             ...network.mcp.map((host) => `mcp ${host}`),
           ].join(", ") + ", through the network Worker only"
       }`,
+      `  telemetry:    ${describeTelemetry(telemetryChannel(io.env), config.audit)}`,
       ...(commands === null ? [] : [
         `  commands:     ${
           commands.programs.map((program) => `${program.name} (${program.path})`).join(", ")
