@@ -49,11 +49,11 @@ pipeline (schema, hooks, policy, path guard, approvals) and is recorded in it.
 
 With --http, serves MCP Streamable HTTP at http://HOST:PORT/mcp instead (printed on stderr at
 start; port 0 picks a free one), for as many client sessions as connect, all in the one run.
-HOST must be loopback: 127.0.0.1, [::1] or localhost. Clients must send
-"Authorization: Bearer <token>", the token being the value of KAGENT_RUN_MCP_TOKEN (or of the
-variable --token-env names; at least ${MIN_TOKEN_CHARS} characters; without it the server does not
-start). The token is redacted like audit.secret_env. Requests from a browser page of another
-site (Host or Origin not loopback) get 403; without the token, 401. Stops on SIGINT or SIGTERM.
+HOST must be loopback: 127.0.0.1, [::1] or localhost. Clients must send "Authorization: Bearer
+<token>", the token being the value of ${DEFAULT_TOKEN_ENV} (or of the variable --token-env
+names; at least ${MIN_TOKEN_CHARS} characters; without it the server does not start). The token is
+redacted like audit.secret_env. Requests from a browser page of another site (Host or Origin not
+loopback) get 403; without the token, 401. Stops on SIGINT or SIGTERM.
 
 Tool names are the canonical dotted names (fs.read_file); MCP annotations come from the tools'
 (readOnlyHint, destructiveHint, idempotentHint, openWorldHint). A refused or failed call is an
@@ -69,6 +69,9 @@ approval_required and the result carries the grant (restart the server with --ap
 Client configuration (Claude Code .mcp.json, Cursor, Claude Desktop "mcpServers"):
   {"mcpServers": {"kagent-run": {"command": "kagent-run",
     "args": ["mcp", "--config", "/path/to/agent.jsonc"]}}}
+Over HTTP (Claude Code; see the README for Cursor and Codex):
+  claude mcp add --transport http kagent-run http://127.0.0.1:8931/mcp \\
+    --header "Authorization: Bearer $${DEFAULT_TOKEN_ENV}"
 
 Exit status:
     0  the client closed the connection (stdio)
