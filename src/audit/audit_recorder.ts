@@ -46,6 +46,12 @@ export interface AuditRecorderOptions {
 export type WriteFailureHandler = (error: AuditWriteError) => void;
 
 /**
+ * Receives each `events.jsonl` record once it is written: `{ts, type, run_id, ...fields, seq}`,
+ * redacted as written (without `prev`); see {@linkcode AuditRecorder.observeEvents}.
+ */
+export type EventObserver = (record: Readonly<Record<string, unknown>>) => void;
+
+/**
  * Writes the run's audit trail into its {@linkcode RunFolder}: `events.jsonl`, `logs/tools.jsonl`,
  * `logs/errors.jsonl` and `policy.json`. Every value passes through the {@linkcode Redactor} first.
  * Each log has one {@linkcode JsonlWriter}, so concurrent records never interleave, and each is
@@ -88,6 +94,7 @@ export class AuditRecorder {
   #closing: Promise<void> | null = null;
   #writeFailure: AuditWriteError | null = null;
   #onWriteFailure: WriteFailureHandler | null = null;
+  readonly #observers: EventObserver[] = [];
   readonly #policyHash: string | null;
   readonly #signing: SigningKey | null;
   /** Set once `run.completed` is written: the run is sealed when the recorder closes. */
@@ -136,6 +143,22 @@ export class AuditRecorder {
   }
 
   /**
+   * Calls `observer` with each event record written from now on, in the order of `events.jsonl`,
+   * once its line is in the file (a refused record is not observed): how a run is followed live
+   * (`--output stream-json`, progress lines) from exactly what its audit says. The record is the
+   * redacted one, with its `seq`; an observer's exceptions are ignored.
+   *
+   * @param observer Called synchronously; must not keep the run waiting.
+   * @example
+   * ```ts ignore
+   * recorder.observeEvents((record) => console.error(record.type, record.seq));
+   * ```
+   */
+  observeEvents(observer: EventObserver): void {
+    this.#observers.push(observer);
+  }
+
+  /**
    * Appends an event to `events.jsonl`: `{ "ts", "type", "run_id", ...fields, "seq", "prev" }`,
    * `ts` being ISO-8601 UTC with milliseconds.
    *
@@ -164,10 +187,26 @@ export class AuditRecorder {
       ...extra,
     });
     const record = fields as Record<string, unknown>;
-    if (type !== "run.completed") {
-      return this.#append(this.#events, "event", record, reserved, build({}));
+    let written: Record<string, unknown> | null = null;
+    const keep = (extra: Record<string, unknown>) => (redacted: Record<string, unknown>) =>
+      written = build(extra)(redacted);
+    const seq = type !== "run.completed"
+      ? this.#append(this.#events, "event", record, reserved, keep({}))
+      : this.#complete(record, reserved, keep);
+    return seq.then((value) => {
+      if (value !== null && written !== null) this.#notify({ ...written, seq: value });
+      return value;
+    });
+  }
+
+  #notify(record: Record<string, unknown>): void {
+    for (const observer of this.#observers) {
+      try {
+        observer(record);
+      } catch {
+        // Following a run is best effort: an observer must not fail the record.
+      }
     }
-    return this.#complete(record, reserved, build);
   }
 
   /** Writes `run.completed` after the other logs' pending records, with their chains' ends. */

@@ -187,3 +187,49 @@ Deno.test("AuditRecorder reports nothing when every record is written (near miss
     assert.equal((await readJsonl(folder.paths.events)).length, 1);
   });
 });
+
+Deno.test("AuditRecorder.observeEvents sees each written event redacted, in file order, and not a refused one", async () => {
+  await withTempDir(async (dir) => {
+    const { folder, recorder } = await makeRecorder(dir);
+    const seen: Readonly<Record<string, unknown>>[] = [];
+    recorder.observeEvents((record) => seen.push(record));
+    recorder.observeEvents(() => {
+      throw new Error("a failing observer must not fail the record");
+    });
+    await Promise.all([
+      recorder.event("tool.started", { tool_call_id: "c1", tool: `fs.read_file ${SECRET}` }),
+      recorder.event("command.swept", { tool_call_id: "c1", killed: 0 }),
+      recorder.event("run.completed", {
+        end_reason: "completed",
+        calls: 1,
+        denied: 0,
+        failed: 0,
+        skipped: 0,
+        duration_ms: 3,
+      }),
+    ]);
+    await recorder.close();
+    const written = await readJsonl(folder.paths.events);
+    assert.deepEqual(seen.map((record) => [record.type, record.seq]), [
+      ["tool.started", 1],
+      ["command.swept", 2],
+      ["run.completed", 3],
+    ]);
+    assert.deepEqual(seen, written.map(({ prev: _prev, ...record }) => record));
+    assert.ok(!JSON.stringify(seen).includes(SECRET));
+  });
+  await withTempDir(async (dir) => {
+    const folder = await RunFolder.create(dir, { id: "run-1" });
+    const recorder = new AuditRecorder({
+      folder,
+      redactor: new Redactor({ secrets: [] }),
+      openLog: openWithFullEvents,
+    });
+    const seen: unknown[] = [];
+    recorder.observeEvents((record) => seen.push(record));
+    recorder.reportWriteFailuresTo(() => {});
+    await recorder.event("tool.started", { tool_call_id: "c1", tool: "fs.read_file" });
+    await recorder.close();
+    assert.deepEqual(seen, [], "an event the disk refused is not observed");
+  });
+});

@@ -38,6 +38,7 @@ export { ArtifactStore, type ArtifactStoreOptions, type StoredArtifact } from ".
 export {
   AuditRecorder,
   type AuditRecorderOptions,
+  type EventObserver,
   type WriteFailureHandler,
 } from "./audit_recorder.ts";
 export { AuditWriteError, type AuditWriteFailure } from "./audit_write_error.ts";
