@@ -49,6 +49,7 @@ import {
   UsageError,
 } from "./_common.ts";
 import { gatewayFetches } from "./_gateway_fetches.ts";
+import { mainAgent } from "./_main_agent.ts";
 
 /** Help text of the run command. */
 export const RUN_HELP = `Usage: kagent-run [run] --config FILE [options]
@@ -156,13 +157,22 @@ async function runWithNetwork(
 
   // Checked before the run folder exists: a run must not work and then fail to report.
   const summaryFile = await checkStepSummary(io.env);
+  const approver = approverFor(values, io);
+  // With `agents`: the agent and task tools, whose children get the same approver and boundary.
+  const agents = mainAgent(config, io, gateway, {
+    env: io.env,
+    approver,
+    ...gatewayFetches(gateway),
+  });
   const session = await openRunSession(config, {
     env: io.env,
-    approver: approverFor(values, io),
+    approver,
     grants: await grantsFromOptions(values),
     ...gatewayFetches(gateway),
     task,
+    ...(agents === null ? {} : { mainThreadTools: agents.tools }),
   });
+  agents?.attach(session);
   // Each pending approval carries the exact command that re-runs this run with its grant.
   session.approvals.setReplayCommand(["kagent-run", "run", ...args]);
   await session.recorder.event("network_boundary.measured", {
@@ -227,6 +237,8 @@ async function runWithNetwork(
       maxTurns: config.agent.max_turns,
       retryTruncated: model.provider !== "script" && model.retry_truncated === true,
       concurrency: config.agent.max_parallel_tools,
+      childConcurrency: config.agent.max_concurrent_children,
+      ...(agents === null ? {} : { conversation: agents.conversation }),
       toolPermission: (name) => session.registry.get(name)?.definition.permission,
       tracing: runTracing(session, config, model),
       // SIGINT/SIGTERM: running tools are aborted, the turn's results are all collected and
@@ -308,6 +320,7 @@ async function runWithNetwork(
   } finally {
     for (const { signal, listener } of listeners) Deno.removeSignalListener(signal, listener);
     await session.close();
+    agents?.close();
     if (values.report === true) {
       const keyEnv = config.audit.signing_key_env;
       await writeReportAtEnd(

@@ -49,20 +49,29 @@ export interface NetworkConfig {
   memory: { provider: { kind: string; base_url?: string | undefined } };
   /** HTTP servers carry their `url`; stdio ones have none. @default none */
   mcp_servers?: Record<string, { type: string; url?: string }>;
+  /** Child agent definitions, each with its own model or null (the config's). @default none */
+  agents?: Record<string, { model: NetworkConfig["model"] }>;
 }
 
 /**
- * The channels a config needs: the model provider's host (none for `script`), an HTTP memory
+ * The channels a config needs: the model providers' hosts (the config's and each agent
+ * definition's own; none for `script`), an HTTP memory
  * service's host (none for the file store), and the hosts of the HTTP MCP servers (sorted, each
  * once).
  *
  * @throws {TypeError} when a configured URL is not http(s) (the config schema refuses that first).
  */
 export function networkChannels(config: NetworkConfig): NetworkChannels {
-  const model = config.model;
-  const modelUrl = model === null || (model.provider !== "openai" && model.provider !== "anthropic")
-    ? null
-    : model.base_url ?? DEFAULT_BASE_URLS[model.provider];
+  const modelHosts = [
+    config.model,
+    ...Object.values(config.agents ?? {}).map((agent) => agent.model),
+  ]
+    .flatMap((model) => {
+      const url = model === null || (model.provider !== "openai" && model.provider !== "anthropic")
+        ? null
+        : model.base_url ?? DEFAULT_BASE_URLS[model.provider];
+      return url === null ? [] : [hostPermission(url)];
+    });
   const memoryUrl = config.memory.provider.kind === "http"
     ? config.memory.provider.base_url ?? null
     : null;
@@ -70,7 +79,7 @@ export function networkChannels(config: NetworkConfig): NetworkChannels {
     server.url === undefined ? [] : [hostPermission(server.url)]
   );
   return {
-    model: modelUrl === null ? [] : [hostPermission(modelUrl)],
+    model: [...new Set(modelHosts)],
     memory: memoryUrl === null ? [] : [hostPermission(memoryUrl)],
     mcp: [...new Set(mcpHosts)].sort(),
   };

@@ -33,6 +33,9 @@
  * - `state_conflict`: the task or step is not in a state that allows the change: already claimed
  *   by another agent, not ready, already closed.
  * - `not_owner`: the caller is not the owner of the step, or the creator of the task, it changes.
+ * - `agent_failed`: a child agent ran and ended without completing (`max_turns`, `model_error`);
+ *   the details name its run id and end reason, and its run folder says the rest.
+ * - `agent_limit`: no child agent was started: `agent.max_depth`, `agent.max_children_per_run`.
  */
 export const ERROR_TYPES = [
   "tool_not_available",
@@ -62,6 +65,8 @@ export const ERROR_TYPES = [
   "not_found",
   "state_conflict",
   "not_owner",
+  "agent_failed",
+  "agent_limit",
 ] as const;
 
 /** One value of the closed {@linkcode ERROR_TYPES} set. */

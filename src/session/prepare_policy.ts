@@ -20,6 +20,7 @@ import { ToolRegistrationError, ToolRegistry } from "../tools/mod.ts";
 import { describeTool, type ToolDefinition } from "../tools/mod.ts";
 import { toolSet, type ToolSetSettings } from "../toolsets/mod.ts";
 import { agentToolDefinitions } from "../toolsets/agents/mod.ts";
+import { taskToolDefinitions } from "../tasks/mod.ts";
 import { environmentNames, environmentReader, secretValues } from "./environment.ts";
 import { mcpConfinement } from "./mcp_confinement.ts";
 import { policyInputs } from "./policy_inputs.ts";
@@ -112,9 +113,12 @@ export async function preparePolicy(
   };
   const registry = new ToolRegistry();
   registerTools(registry, toolSet(toolSettings, options.tools), toolSettings.declarative_tools);
-  // The agent tools, when the config defines agents: handlers on the main thread (the layer above
-  // injects them as `mainThreadTools`); each agent type's policy decides who may call them.
-  if (Object.keys(config.agents).length > 0) registerTools(registry, agentToolDefinitions(), []);
+  // The agent, plan and task tools, when the config defines agents: handlers on the main thread
+  // (the layer above injects them as `mainThreadTools`); each agent type's policy decides who may
+  // call them.
+  if (Object.keys(config.agents).length > 0) {
+    registerTools(registry, [...agentToolDefinitions(), ...taskToolDefinitions()], []);
+  }
   const mcp = await startMcp(
     config,
     { read, ...(options.mcpFetch === undefined ? {} : { fetch: options.mcpFetch }) },

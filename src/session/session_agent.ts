@@ -13,6 +13,7 @@ import type { LoadedConfig } from "../config/mod.ts";
 import { failure } from "../result/mod.ts";
 import type { MainThreadTools } from "../runtime/mod.ts";
 import { AGENT_TOOL_NAMES } from "../toolsets/agents/mod.ts";
+import { TASK_TOOL_NAMES } from "../tasks/mod.ts";
 import type { SessionOptions } from "./session_options.ts";
 import { startUpError } from "./start_up_failure.ts";
 
@@ -92,8 +93,8 @@ export function runAgentInfo(options: SessionOptions): Record<string, unknown> {
 
 /**
  * The main-thread tools of a run: each set in order (the first that handles a name runs it), and
- * the agent tools answered with a failure naming the reason when no set handles them (a run
- * without an agent, e.g. `kagent-run call`).
+ * the agent and task tools answered with a failure naming the reason when no set handles them (a
+ * run without an agent, e.g. `kagent-run call`).
  *
  * @example
  * ```ts
@@ -108,14 +109,16 @@ export function combineMainThreadTools(
   const present = sets.filter((set): set is MainThreadTools => set !== null);
   const owner = (name: string) => present.find((set) => set.handles(name));
   return {
-    handles: (name) => owner(name) !== undefined || AGENT_TOOL_NAMES.includes(name),
+    handles: (name) =>
+      owner(name) !== undefined || AGENT_TOOL_NAMES.includes(name) ||
+      (TASK_TOOL_NAMES as readonly string[]).includes(name),
     execute: (name, toolCallId, args, signal) => {
       const set = owner(name);
       if (set !== undefined) return set.execute(name, toolCallId, args, signal);
       return Promise.resolve(failure(
         "internal_error",
-        `Cannot call tool "${name}": agent tools run only inside an agent run ("kagent-run ` +
-          'run"), where the agent tools are wired',
+        `Cannot call tool "${name}": agent and task tools run only inside an agent run ` +
+          '("kagent-run run"), where they are wired',
       ));
     },
   };

@@ -12,8 +12,11 @@
  * unique by the loop (`<id>-2`, the plan's id kept in `provider.id`), and a template names the
  * latest call with that id. A malformed plan is refused with the file and the line. String values in object
  * arguments and `content` may use templates filled from the conversation so far:
- * `{{<tool_call_id>.output}}`, `{{<tool_call_id>.summary}}`, `{{run.id}}`, `{{run.workspace}}`,
- * `{{run.deliverables}}`, `{{run.scratch}}`. An unknown template is an error (the plan is wrong).
+ * `{{<tool_call_id>.output}}`, `{{<tool_call_id>.summary}}`, `{{<tool_call_id>.data.<key>…}}` (a
+ * value inside the result's `data`, e.g. `{{claim.data.step.id}}`), `{{run.id}}`,
+ * `{{run.workspace}}`, `{{run.deliverables}}`, `{{run.scratch}}`. An unknown template is an error
+ * (the plan is wrong). A child agent's script (`agents.<id>.model`) sees its own conversation, a
+ * fork's its parent's too.
  * Blank lines and lines starting with `//` are skipped.
  *
  * @module
@@ -210,6 +213,35 @@ function mapStrings(value: unknown, fill: (text: string) => string): unknown {
 }
 
 function fillTemplates(text: string, request: ModelRequest, line: number, source: string): string {
+  return fillFields(fillData(text, request, line, source), request, line, source);
+}
+
+/**
+ * `{{<call id>.data.<key>.<key>…}}`: a value inside that call's result `data` (a string as it is,
+ * anything else as JSON), e.g. `{{claim.data.step.id}}`.
+ */
+function fillData(text: string, request: ModelRequest, line: number, source: string): string {
+  return text.replace(
+    /\{\{\s*([A-Za-z0-9_.:-]+?)\.data((?:\.[A-Za-z0-9_-]+)+)\s*\}\}/g,
+    (whole, subject: string, path: string) => {
+      let value: unknown = findToolMessage(request.messages, subject)?.result.data;
+      for (const key of path.slice(1).split(".")) {
+        value = typeof value === "object" && value !== null && Object.hasOwn(value, key)
+          ? (value as Record<string, unknown>)[key]
+          : undefined;
+      }
+      if (value === undefined || value === null) {
+        throw new ModelError(
+          "script_invalid",
+          `Cannot fill "${whole}" in script "${source}" line ${line}: no such value yet`,
+        );
+      }
+      return typeof value === "string" ? value : JSON.stringify(value);
+    },
+  );
+}
+
+function fillFields(text: string, request: ModelRequest, line: number, source: string): string {
   return text.replace(
     /\{\{\s*([A-Za-z0-9_.:-]+?)\.(output|summary|id|workspace|deliverables|scratch)\s*\}\}/g,
     (whole, subject: string, field: string) => {

@@ -50,8 +50,8 @@ function mainThreadOnly(name: string): () => never {
   };
 }
 
+/** Starting a child changes nothing outside the run by itself; each start is a new child. */
 const annotations = {
-  read_only: false,
   idempotent: false,
   risk_level: 1,
   category: "agent",

@@ -1,0 +1,74 @@
+/**
+ * The main agent's agent and task tools for `kagent-run run`, when the config defines `agents`:
+ * the agent tree (children's models through the same network boundary, the same approver), the
+ * task store in the run folder (`tasks.sqlite`), and the conversation a fork copies. Private to
+ * the CLI folder.
+ *
+ * @module
+ */
+
+import * as nodePath from "node:path";
+import type { ModelMessage } from "../agent/mod.ts";
+import { AgentTools, AgentTree, type ChildSessionOptions } from "../child_agents/mod.ts";
+import type { LoadedConfig } from "../config/mod.ts";
+import type { NetworkGateway } from "../network/mod.ts";
+import type { RunSession } from "../session/mod.ts";
+import { SqliteTaskStore } from "../tasks/mod.ts";
+import type { CommandIo } from "./_common.ts";
+import { providerFor } from "./_provider_for.ts";
+
+/** The main agent's tools and what they need once the run is open. */
+export interface MainAgent {
+  /** The session's `mainThreadTools`. */
+  tools: AgentTools;
+  /** The loop's conversation (`runAgent`'s `conversation`): forks copy it. */
+  conversation: ModelMessage[];
+  /** Binds the open run: opens `tasks.sqlite` in its folder. */
+  attach(session: RunSession): void;
+  /** Closes the task store. Safe to call twice. */
+  close(): void;
+}
+
+/**
+ * The main agent's tools, or null when the config defines no agents.
+ *
+ * @param session The options every child run gets (same approver, environment, fetches).
+ * @example
+ * ```ts ignore
+ * const main = mainAgent(config, io, gateway, { env: io.env, approver });
+ * ```
+ */
+export function mainAgent(
+  config: LoadedConfig,
+  io: CommandIo,
+  gateway: NetworkGateway | null,
+  session: ChildSessionOptions,
+): MainAgent | null {
+  if (Object.keys(config.agents).length === 0) return null;
+  const tree = new AgentTree({
+    config,
+    providerFor: (model) => providerFor(model, io, gateway),
+    session,
+  });
+  const tools = new AgentTools(tree, { agent_id: "main", role: "main", depth: 1, ancestors: [] });
+  const conversation: ModelMessage[] = [];
+  let store: SqliteTaskStore | null = null;
+  return {
+    tools,
+    conversation,
+    attach(run) {
+      store = new SqliteTaskStore(nodePath.join(run.folder.dir, "tasks.sqlite"));
+      tree.useStore(store);
+      tools.attach({
+        run_id: run.folder.id,
+        run_dir: run.folder.dir,
+        recorder: run.recorder,
+        approvals: run.approvals,
+        conversation: () => conversation,
+      });
+    },
+    close() {
+      store?.close();
+    },
+  };
+}
