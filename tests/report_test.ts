@@ -10,6 +10,7 @@
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
 import { createProject, onlyRunDir, type Project, runCli } from "./_cli_helpers.ts";
+import { marked } from "marked";
 import { escapeHtml, writeRunReport } from "../src/report/mod.ts";
 
 /** Each payload would change the page's title or body if it ran. */
@@ -28,6 +29,10 @@ const ALL_PAYLOADS = Object.values(PAYLOADS).join("\n");
 const TAGS = new Set(
   ("html head meta title style body header h1 h2 h3 p strong ul li section dl dt dd pre table " +
     "thead tbody tr th td a div span code details summary br footer").split(" "),
+);
+/** The tags a Markdown parser makes of the Markdown report. */
+const MARKDOWN_TAGS = new Set(
+  "h1 h2 h3 p strong ul li pre code table thead tbody tr th td a".split(" "),
 );
 const ATTRIBUTES = new Set(
   ["lang", "charset", "http-equiv", "content", "name", "class", "id", "href", "style", "open"],
@@ -238,6 +243,20 @@ Deno.test("run --report writes a Markdown report where no payload becomes markup
     markdown,
     /```diff\n--- src\/main\.ts\n\+\+\+ src\/main\.ts\n@@ -1,2 \+1,2 @@\n-\/\/ TODO/,
   );
+  // Rendered by a GitHub-flavoured Markdown parser that passes raw HTML through (the near miss:
+  // the payloads alone do become tags), the report holds only the tags its renderer writes, and
+  // links only into the run folder.
+  assert.match(await marked.parse(ALL_PAYLOADS), /<script>|<img /);
+  const rendered = await marked.parse(markdown);
+  for (const tag of rendered.matchAll(/<\/?([^\s>/]+)([^>]*)>/g)) {
+    assert.ok(MARKDOWN_TAGS.has(tag[1] as string), `unexpected tag ${tag[0]}`);
+  }
+  const hrefs = [...rendered.matchAll(/href="([^"]*)"/g)].map((match) => match[1] as string);
+  assert.ok(hrefs.length > 5);
+  for (const href of hrefs) {
+    assert.match(href, /^[a-z_/]+\.(json|jsonl|md)$|^(artifacts|deliverables)\/[^:]*$/, href);
+  }
+  assert.ok(rendered.includes(escapeHtml(PAYLOADS.svg)));
 });
 
 Deno.test({
