@@ -218,7 +218,7 @@ Deno.test({
     assert.equal(exploded.error?.type, "tool_error");
     assert.match(
       exploded.error?.message ?? "",
-      /MCP server "fixture" failed: .*upstream exploded \(HTTP 500\)/s,
+      /MCP server "fixture" failed: HTTP 500: .*upstream exploded/s,
     );
     const garbled = await call(session, "g1", "mcp.fixture.garble");
     assert.equal(garbled.error?.type, "tool_error");
@@ -243,7 +243,7 @@ Deno.test({
         assert.equal(error.key, "mcp_servers.down");
         assert.match(
           error.message,
-          /Cannot start MCP server "down" \("http:\/\/127\.0\.0\.1:\d+\/mcp"\)/,
+          /Cannot start MCP server "down" \("http:\/\/127\.0\.0\.1:\d+\/mcp"\): Cannot reach "127\.0\.0\.1:\d+": fetch failed \(.+\)/,
         );
         return true;
       },

@@ -7,7 +7,10 @@
  */
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type Tool, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { ConfigError, type LoadedMcpServer } from "../config/mod.ts";
@@ -112,9 +115,7 @@ export class McpServerConnection {
       const reason = deadline.aborted
         ? `it did not start and list its tools within ${server.startup_timeout_ms} ms ` +
           `(mcp_servers.${id}.startup_timeout_ms)`
-        : error instanceof Error
-        ? error.message
-        : String(error);
+        : failureText(error);
       const stderr = (options.stderrTail?.() ?? "").trim().split("\n").slice(-3).join(" | ");
       throw new ConfigError({
         code: "mcp_server_failed",
@@ -166,4 +167,23 @@ export class McpServerConnection {
     await this.#client.close().catch(() => undefined);
     await this.#transport.close().catch(() => undefined);
   }
+}
+
+/**
+ * What a server's failure says: the error's message, led by the HTTP status when the Streamable
+ * HTTP transport got an error status (its `code`; -1 for an answer that was not MCP), so a message
+ * cut short still shows it.
+ *
+ * @example
+ * ```ts
+ * import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+ * import { failureText } from "./mcp_server_connection.ts";
+ * const text = failureText(new StreamableHTTPError(500, "Error POSTing to endpoint: boom"));
+ * console.assert(text.startsWith("HTTP 500: ") && text.endsWith("boom"));
+ * ```
+ */
+export function failureText(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = error instanceof StreamableHTTPError ? (error as { code?: unknown }).code : null;
+  return typeof code === "number" && code >= 100 ? `HTTP ${code}: ${message}` : message;
 }

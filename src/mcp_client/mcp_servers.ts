@@ -12,7 +12,6 @@
  * @module
  */
 
-import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   ConfigError,
@@ -25,7 +24,11 @@ import { hostPermission } from "../network/mod.ts";
 import { failure, type ToolDefinition, type ToolOutcome } from "../tools/mod.ts";
 import { httpTransport } from "./http_transport.ts";
 import { mcpCallOutcome, type McpResultStores } from "./mcp_call_result.ts";
-import { McpServerConnection, type McpServerIdentity } from "./mcp_server_connection.ts";
+import {
+  failureText,
+  McpServerConnection,
+  type McpServerIdentity,
+} from "./mcp_server_connection.ts";
 import { mcpToolDefinition } from "./mcp_tool_definition.ts";
 import { type McpConfinement, mcpLaunch } from "./server_confinement.ts";
 import { expandServerVariable } from "./server_variables.ts";
@@ -255,10 +258,7 @@ export class McpServers {
     try {
       result = await route.connection.call(route.tool, args, signal);
     } catch (error) {
-      // A Streamable HTTP error's code is the response's status (or -1).
-      const code = error instanceof StreamableHTTPError ? (error as { code?: unknown }).code : null;
-      const status = typeof code === "number" && code >= 100 ? ` (HTTP ${code})` : "";
-      const full = (error instanceof Error ? error.message : String(error)) + status;
+      const full = failureText(error);
       const message = full.length <= MAX_FAILURE_CHARS
         ? full
         : `${full.slice(0, MAX_FAILURE_CHARS)}… (${full.length} characters)`;

@@ -56,8 +56,11 @@ export async function answerFetch(
       body,
     };
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return { type: "fetch_error", id: message.id, message: `Cannot reach "${host}": ${reason}` };
+    return {
+      type: "fetch_error",
+      id: message.id,
+      message: `Cannot reach "${host}": ${failureReason(error)}`,
+    };
   }
 }
 
@@ -106,8 +109,7 @@ async function streamFetch(
       signal,
     });
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    post({ type: "fetch_error", id, message: `Cannot reach "${host}": ${reason}` });
+    post({ type: "fetch_error", id, message: `Cannot reach "${host}": ${failureReason(error)}` });
     return;
   }
   post({
@@ -142,6 +144,19 @@ async function streamFetch(
   const rest = decoder.decode();
   if (rest !== "") post({ type: "fetch_chunk", id, text: rest });
   post({ type: "fetch_end", id });
+}
+
+/**
+ * Why a request failed: the error's message, and what its cause says last ("fetch failed" alone
+ * does not tell a refused connection from a reset one); never the URL, which may hold a secret.
+ */
+function failureReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : "";
+  const last = cause.split("): ").at(-1) ?? "";
+  return last === "" || cause.includes("://") && last.includes("://")
+    ? message
+    : `${message} (${last.slice(0, 200)})`;
 }
 
 function safeHost(url: string): string {
