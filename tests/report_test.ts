@@ -12,6 +12,7 @@ import * as nodePath from "node:path";
 import { createProject, onlyRunDir, type Project, runCli } from "./_cli_helpers.ts";
 import { marked } from "marked";
 import { escapeHtml, writeRunReport } from "../src/report/mod.ts";
+import { probeBubblewrap } from "../src/exec/mod.ts";
 
 /** Each payload would change the page's title or body if it ran. */
 const PAYLOADS = {
@@ -41,19 +42,41 @@ const HOSTILE_ID = `x"><script>document.title='PWNED-id'</script>`;
 const HOSTILE_NAME = `x"><img src=x onerror=document.title='PWNED-name'>.md`;
 
 /** One run shared by the tests: made once, reported by `run --report`. */
+/** With a working bubblewrap the run also runs a command that fails (exit 1) printing payloads. */
+const BUBBLEWRAP = await probeBubblewrap("/usr/bin/bwrap");
+if (!BUBBLEWRAP.usable) {
+  console.log(`report_test: the run has no command call: ${BUBBLEWRAP.reason}`);
+}
+const COMMAND_CALLS = BUBBLEWRAP.usable
+  ? [{
+    id: "cat",
+    name: "exec.run_command",
+    arguments: { argv: ["cat", "hostile.txt", "gone.txt"] },
+  }]
+  : [];
+
 let fixture: Promise<{ project: Project; runDir: string; stderr: string }> | null = null;
 
 function hostileRun() {
   fixture ??= (async () => {
     const project = await createProject({
-      config: { limits: { max_output_bytes: 2048 } },
-      permissions: { rules: [{ tools: ["fs.edit_file"], paths: ["src/**"], decision: "allow" }] },
+      config: {
+        limits: { max_output_bytes: 2048 },
+        ...(BUBBLEWRAP.usable ? { commands: ["cat"] } : {}),
+      },
+      permissions: {
+        rules: [
+          { tools: ["fs.edit_file"], paths: ["src/**"], decision: "allow" },
+          { tools: ["exec.run_command"], commands: ["cat"], decision: "allow" },
+        ],
+      },
       plan: [
         JSON.stringify({
           tool_calls: [
             { id: "hostile", name: "fs.read_file", arguments: { path: "hostile.txt" } },
             { id: "big", name: "fs.read_file", arguments: { path: "big.txt", max_lines: 300 } },
             { id: HOSTILE_ID, name: "fs.list_files", arguments: { path: "." } },
+            ...COMMAND_CALLS,
           ],
         }),
         JSON.stringify({
@@ -281,17 +304,28 @@ Deno.test({
       assert.match(dom, new RegExp(`<title>kagent-run report ${runId}</title>`));
       assert.doesNotMatch(dom, /PWNED-[a-z]+<\/title>|data-pwned=|<script|<img|<svg/);
       const text = domText(dom);
+      const calls = 7 + COMMAND_CALLS.length;
       assert.match(
         text,
-        /Verified \d+ events, \d+ tool records, \d+ error records, 7 calls, 1 artifacts, \d+ sealed files; unsigned/,
+        new RegExp(
+          `Verified \\d+ events, \\d+ tool records, \\d+ error records, ${calls} calls, \\d+ artifacts, \\d+ sealed files; unsigned`,
+        ),
       );
       for (
         const expected of [
           `kagent-run run ${runId}`,
           `Task Survey ${PAYLOADS.script}${PAYLOADS.attribute}`,
           "End reason completed",
-          "Tool calls 7 (1 denied, 0 failed, 0 skipped)",
-          "model turn 1: 3 call(s)",
+          `Tool calls ${calls} (1 denied, ${COMMAND_CALLS.length} failed, 0 skipped)`,
+          `model turn 1: ${3 + COMMAND_CALLS.length} call(s)`,
+          ...(BUBBLEWRAP.usable
+            ? [
+              "Commands",
+              "cat hostile.txt gone.txt : exit 1",
+              "Exit code 1",
+              "gone.txt: No such file",
+            ]
+            : []),
           "fs.write_file denied (approval_required)",
           "ask by rule default:write-ask (layer default)",
           "To allow exactly this call next time, re-run with:",
