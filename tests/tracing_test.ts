@@ -402,3 +402,54 @@ Deno.test("chat spans of an OpenAI-compatible model carry its name, server and t
     })),
   );
 });
+
+Deno.test("a child agent's invoke_agent span nests under the parent's call that started it", async () => {
+  await using receiver = otlpReceiver();
+  await using project = await createProject({
+    plan: [
+      JSON.stringify({
+        tool_calls: [{
+          id: "spawn",
+          name: "agent.create_sub_agent",
+          arguments: { agent_id: "reader", task: "Read the README" },
+        }],
+      }),
+      JSON.stringify({ content: "done" }),
+    ],
+    config: {
+      audit: { trace_hosts: [receiver.host] },
+      agents: {
+        reader: {
+          description: "Reads a file.",
+          agent_type: "sub",
+          model: { provider: "script", script: "reader.jsonl" },
+        },
+      },
+    },
+  });
+  await Deno.writeTextFile(
+    nodePath.join(project.configDir, "reader.jsonl"),
+    [
+      JSON.stringify({
+        tool_calls: [{ id: "read", name: "fs.read_file", arguments: { path: "README.md" } }],
+      }),
+      JSON.stringify({ content: "read" }),
+    ].join("\n") + "\n",
+  );
+  const { code, stderr } = await runKagent(project, TRACING(receiver.host));
+  assert.equal(code, 0, stderr);
+  const spans = ours(receiver.take().spans);
+  const named = (name: string) => spans.find((span) => span.name === name) as Span;
+  const main = named("invoke_agent main");
+  const spawn = named("execute_tool agent.create_sub_agent");
+  const child = named("invoke_agent reader");
+  const childRead = named("execute_tool fs.read_file");
+  assert.ok(main && spawn && child && childRead, spans.map((span) => span.name).join(", "));
+  assert.equal(spawn.parentSpanId, main.spanId);
+  assert.equal(child.parentSpanId, spawn.spanId);
+  assert.equal(childRead.parentSpanId, child.spanId);
+  assert.ok(spans.every((span) => span.traceId === main.traceId));
+  // The child is a run of its own: its spans name its run id, not the parent's.
+  assert.notEqual(child.attributes["kagent.run_id"], main.attributes["kagent.run_id"]);
+  assert.equal(childRead.attributes["kagent.run_id"], child.attributes["kagent.run_id"]);
+});

@@ -22,6 +22,8 @@ import type { AllowedToolsList } from "../policy/mod.ts";
 import { failure, type ToolOutcome } from "../result/mod.ts";
 import { openRunSession, type RunSession } from "../session/mod.ts";
 import { describeTool } from "../tools/mod.ts";
+import { Redactor } from "../audit/mod.ts";
+import { agentTracingFor } from "../telemetry/mod.ts";
 import { recordRunCompleted, recordSystemPrompt } from "./agent_run_records.ts";
 import { type AgentRunParts, AgentTools } from "./agent_tools.ts";
 import { childOutcome, type ChildRecord } from "./child_outcome.ts";
@@ -205,6 +207,14 @@ async function runInSession(
     concurrency: config.agent.max_parallel_tools,
     toolPermission: (name) => session.registry.get(name)?.definition.permission,
     ...(signal === undefined ? {} : { signal }),
+    // Started inside the parent's call, so its invoke_agent span nests under that call's span.
+    tracing: agentTracingFor({
+      enabled: session.telemetry.enabled,
+      runId: session.folder.id,
+      agent: { id: definition.id, name: definition.id },
+      model: definition.model ?? config.model ?? { provider: "script" },
+      content: config.audit.trace_content ? new Redactor({ secrets: session.secrets }) : null,
+    }),
   });
   await recordRunCompleted(session.recorder, outcome);
   return outcome;

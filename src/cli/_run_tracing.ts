@@ -1,14 +1,12 @@
 /**
- * The spans of a run's own agent, when Deno's OpenTelemetry is on: who the agent is, its model and
- * the model's server, and whether spans carry (redacted) content.
+ * The spans of a run's own agent, when Deno's OpenTelemetry is on.
  *
  * @module
  */
 
 import { Redactor } from "../audit/mod.ts";
 import type { LoadedConfig } from "../config/mod.ts";
-import { DEFAULT_BASE_URLS } from "../network/mod.ts";
-import { AgentTracing } from "../telemetry/mod.ts";
+import { type AgentTracing, agentTracingFor } from "../telemetry/mod.ts";
 
 /**
  * The `invoke_agent` and `chat` spans of the run's main agent (`gen_ai.agent.id` and name
@@ -21,14 +19,11 @@ export function runTracing(
   config: LoadedConfig,
   model: NonNullable<LoadedConfig["model"]>,
 ): AgentTracing | null {
-  if (!session.telemetry.enabled) return null;
-  const remote = model.provider === "openai" || model.provider === "anthropic";
-  return new AgentTracing({
+  return agentTracingFor({
+    enabled: session.telemetry.enabled,
     runId: session.folder.id,
     agent: { id: "main", name: "main" },
-    provider: model.provider,
-    model: remote ? model.model : null,
-    baseUrl: remote ? model.base_url ?? DEFAULT_BASE_URLS[model.provider] : null,
+    model,
     content: config.audit.trace_content ? new Redactor({ secrets: session.secrets }) : null,
   });
 }

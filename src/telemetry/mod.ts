@@ -13,6 +13,7 @@ export {
   type AgentTracingOptions,
   type ChatAnswer,
 } from "./agent_tracing.ts";
+export { agentTracingFor, type AgentTracingSource } from "./agent_tracing_for.ts";
 export { GEN_AI, genAiProviderName, KAGENT, TRACER_NAME } from "./gen_ai_names.ts";
 export {
   DEFAULT_OTLP_ENDPOINT,
