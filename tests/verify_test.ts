@@ -8,7 +8,7 @@ import * as nodePath from "node:path";
 import { lineHash } from "../src/audit/mod.ts";
 import { EXIT } from "../src/cli/_common.ts";
 import { type VerifyReport, verifyRun } from "../src/verify/mod.ts";
-import { createProject, onlyRunDir, type Project, runCli } from "./_cli_helpers.ts";
+import { createProject, onlyRunDir, type Project, repository, runCli } from "./_cli_helpers.ts";
 
 const KEY_ENV = "KAGENT_TEST_SIGNING_KEY";
 const KEY = "k".repeat(16) + "-signing-key-for-the-tests-0123456789";
@@ -326,4 +326,51 @@ Deno.test("kagent-run verify exits 2 when the folder is not a run folder", async
   const result = await runCli(["verify", fixture.project.sandbox.workspace]);
   assert.equal(result.code, EXIT.usage);
   assert.match(result.stderr, /Cannot verify ".*": it is not a run folder \(no events\.jsonl\)/);
+});
+
+Deno.test("kagent-run verify checks each child agent's run folder and fails the parent when a child was edited", async () => {
+  // The example of the README's "Sub-agents and tasks": workers, a sub-agent and a fork.
+  const example = nodePath.join(repository, "examples", "agents");
+  await using project = await createProject();
+  await Deno.mkdir(nodePath.join(project.configDir, "plans"));
+  for await (const entry of Deno.readDir(nodePath.join(example, "plans"))) {
+    await Deno.copyFile(
+      nodePath.join(example, "plans", entry.name),
+      nodePath.join(project.configDir, "plans", entry.name),
+    );
+  }
+  const config = (await Deno.readTextFile(nodePath.join(example, "agent.jsonc")))
+    .replace('"$schema": "../../docs/config.schema.json",', "")
+    .replace('"runs_dir": "runs"', '"runs_dir": "../runs"');
+  await Deno.writeTextFile(project.configPath, config);
+  const run = await runCli([
+    "run",
+    "--config",
+    project.configPath,
+    "--workspace",
+    project.sandbox.workspace,
+    "--non-interactive",
+  ]);
+  assert.equal(run.code, EXIT.ok, run.stderr);
+  const dir = await onlyRunDir(project);
+  const report = await verifyRun(dir);
+  assert.equal(report.verdict, "verified", JSON.stringify(report.problems));
+  assert.ok(report.children.length >= 2);
+  assert.ok(report.children.every((child) => child.verdict === "verified"));
+  const manifest = JSON.parse(await Deno.readTextFile(nodePath.join(dir, "manifest.json")));
+  const child = report.children[0] as VerifyReport;
+  const childName = nodePath.basename(child.run_dir);
+  assert.ok(manifest.files[`agents/${childName}/manifest.json`]);
+
+  const path = nodePath.join(child.run_dir, "events.jsonl");
+  const lines = await readLines(path);
+  lines[0] = (lines[0] as string).replace('"type":"run.started"', '"type":"run.started" ');
+  await writeLines(path, lines);
+  const result = await runCli(["verify", dir]);
+  assert.equal(result.code, EXIT.tampered, result.stdout);
+  assert.match(result.stdout, new RegExp(`^  tampered: run ${childName} `, "m"));
+  assert.match(
+    result.stdout,
+    /events\.jsonl:1: edited record: seq 1 does not hash to the prev of seq 2/,
+  );
 });

@@ -88,7 +88,7 @@ function describe(report: VerifyReport, keyEnv: string | boolean | undefined, de
     `${counts.calls} calls, ${counts.artifacts} artifacts, ${counts.deliverables} deliverables, ` +
     `${counts.sealed_files} sealed files)`,
   ];
-  const signature = signatureLine(report, keyEnv);
+  const signature = signatureLine(report, keyEnv, depth > 0);
   if (signature !== null) lines.push(`${indent}${signature}`);
   for (const problem of report.problems) {
     const where = problem.line === null ? problem.file : `${problem.file}:${problem.line}`;
@@ -98,7 +98,11 @@ function describe(report: VerifyReport, keyEnv: string | boolean | undefined, de
   return `${lines.join("\n")}\n${children.join("")}`;
 }
 
-function signatureLine(report: VerifyReport, keyEnv: string | boolean | undefined): string | null {
+function signatureLine(
+  report: VerifyReport,
+  keyEnv: string | boolean | undefined,
+  child: boolean,
+): string | null {
   switch (report.signature) {
     case "valid":
       return `signature valid (HMAC-SHA256, key from ${String(keyEnv)})`;
@@ -106,7 +110,7 @@ function signatureLine(report: VerifyReport, keyEnv: string | boolean | undefine
       return `signature not checked: pass --key-env NAME with the key (signed with ` +
         `${report.signature_key_env ?? "an unnamed variable"})`;
     case "unsigned":
-      return report.sealed ? "unsigned (no audit.signing_key_env)" : null;
+      return report.sealed && !child ? "unsigned (no audit.signing_key_env)" : null;
     default:
       return null;
   }
