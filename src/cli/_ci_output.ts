@@ -110,6 +110,7 @@ export function stepSummary(report: RunReport): string {
       (report.outcome.duration_ms / 1000).toFixed(2)
     } s — ` +
     `${report.counts.calls} tool calls, ${report.counts.denied} denied, ${report.counts.failed} failed`,
+    ...errorLines(report),
     "",
     "| # | tool | result | summary |",
     "| --- | --- | --- | --- |",
@@ -140,6 +141,19 @@ export function stepSummary(report: RunReport): string {
     );
   }
   return report.redactor.redactText(lines.join("\n") + "\n");
+}
+
+/**
+ * The run's error for the step summary (why the model failed, with its code), redacted, as a
+ * fenced block so its text is shown as it is; none when the run has no error.
+ */
+function errorLines(report: RunReport): string[] {
+  const error = report.outcome.error;
+  if (error === null) return [];
+  const code = report.outcome.error_code === null ? "" : ` (\`${report.outcome.error_code}\`)`;
+  // A fence inside the message would end the block early.
+  const text = report.redactor.redactText(error).replaceAll("```", "` ` `");
+  return ["", `**Error**${code}:`, "", "```text", text, "```"];
 }
 
 /** Relative paths of the files in a deliverables folder. */

@@ -141,6 +141,11 @@ export interface CommandIo {
    * does; in-process tests leave theirs alone). @default none
    */
   revokeNetwork?: () => void;
+  /**
+   * Reads all of standard input as text, until it ends (`--task-file -`). @default none: a command
+   * line that needs standard input is a usage error
+   */
+  readStdin?: () => Promise<string>;
 }
 
 /**
@@ -156,6 +161,7 @@ export function processIo(): CommandIo {
     stdoutIsTerminal: Deno.stdout.isTerminal(),
     stderrIsTerminal: Deno.stderr.isTerminal(),
     revokeNetwork: () => void Deno.permissions.revokeSync({ name: "net" }),
+    readStdin: () => new Response(Deno.stdin.readable).text(),
     terminal: Deno.stdin.isTerminal() && Deno.stderr.isTerminal()
       ? {
         write: (text) => stderr.write(text),

@@ -24,11 +24,10 @@ import type { NetworkGateway } from "../network/mod.ts";
 import { providerFor } from "./_provider_for.ts";
 import { runTracing } from "./_run_tracing.ts";
 import { checkTelemetryHosts } from "./_telemetry_check.ts";
-import { type Paint, painter, type Tone } from "./_colour.ts";
+import { painter, type Tone } from "./_colour.ts";
 import { discoverSkills } from "../skills/mod.ts";
 import { describeTool } from "../tools/mod.ts";
 import type { ToolResult } from "../result/mod.ts";
-import { eventTypeOf } from "../runtime/mod.ts";
 import { Redactor } from "../audit/mod.ts";
 import { appendStepSummary, checkStepSummary } from "./_step_summary.ts";
 import { runReportFiles, writeReportAtEnd } from "./_run_report.ts";
@@ -50,6 +49,9 @@ import {
 } from "./_common.ts";
 import { gatewayFetches } from "./_gateway_fetches.ts";
 import { mainAgent } from "./_main_agent.ts";
+import { progressLine, RunFeed } from "./_run_feed.ts";
+import { applyRunOverrides, outputFormat, readTask } from "./_run_options.ts";
+import { appendGithubOutput, checkGithubOutput } from "./_github_output.ts";
 
 /** Help text of the run command. */
 export const RUN_HELP = `Usage: kagent-run [run] --config FILE [options]
@@ -59,18 +61,24 @@ Runs an agent: the config's model proposes tool calls, kagent-run checks, runs a
 Options:
   --config FILE       Config file (JSONC). Default: agent.jsonc
   --task TEXT         The task; overrides the config's "task"
-  --task-file FILE    The task, read from a file
-  --output json       Print the final result as one JSON object on stdout (default: the answer)
+  --task-file FILE    The task, read from a file; "-" reads it from standard input (then nobody
+                      is asked for approvals: as --non-interactive)
+  --model NAME        The model's name; overrides "model.model" (not for the script provider)
+  --max-turns N       Model turns before the run stops (1-1000); overrides "agent.max_turns"
+  --output FORMAT     text: the answer on stdout (default); json: the final result as one JSON
+                      object; stream-json: one JSON object a line as the run goes
+                      (docs/STREAM_JSON.md), the last one the final result
   --workspace DIR     Sandbox root; overrides the config's "workspace" (relative to the current folder)
 ${APPROVAL_HELP}
-  --quiet             No per-call progress lines on stderr
+  --quiet             No progress lines (one a model turn, one a call) on stderr
   --report            When the run ends, write report.html and report.md into the run folder
   -h, --help          This help
 
 ${EXIT_HELP}
 Under GitHub Actions (GITHUB_ACTIONS=true) the values of the "audit.secret_env" variables are
-masked first (::add-mask::, on stdout; on stderr with --output json), and failed or denied calls
-become annotations. The answer, --output json and the step summary are redacted.
+masked first (::add-mask::, on stdout; on stderr with --output json or stream-json), progress
+lines are grouped (::group::), failed or denied calls become annotations, and GITHUB_OUTPUT gets
+run_id, run_dir, end_reason, calls, denied and approval_required. Every output is redacted.
 The run folder (runs/<run-id>/) holds events.jsonl, logs/, artifacts/, deliverables/ and policy.json.
 `;
 
@@ -83,6 +91,8 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
       "task-file": { type: "string" },
       output: { type: "string" },
       workspace: { type: "string" },
+      model: { type: "string" },
+      "max-turns": { type: "string" },
       ...APPROVAL_OPTIONS,
       quiet: { type: "boolean" },
       report: { type: "boolean" },
@@ -96,27 +106,16 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
         `Cannot run: unexpected argument "${positionals[0]}"; see "kagent-run --help"`,
       );
     }
-    const config = await loadConfigFromOptions(values);
+    const output = outputFormat(values);
+    const config = applyRunOverrides(await loadConfigFromOptions(values), values);
     if (config.model === null) {
       throw new UsageError(
         `Cannot run an agent with config "${config.configPath}": it has no "model"; add for example {"provider": "script", "script": "plan.jsonl"}`,
       );
     }
-    if (values.output !== undefined && values.output !== "json" && values.output !== "text") {
-      throw new UsageError(
-        `Cannot use --output "${String(values.output)}": it must be "json" or "text"`,
-      );
-    }
-    let task = typeof values.task === "string" ? values.task : config.task;
-    if (typeof values["task-file"] === "string") {
-      try {
-        task = await Deno.readTextFile(values["task-file"]);
-      } catch (error) {
-        throw new UsageError(
-          `Cannot read task file "${values["task-file"]}": ${(error as Error).message}`,
-        );
-      }
-    }
+    const task = await readTask(values, config, io);
+    // Standard input held the task: nobody can answer an approval there.
+    if (values["task-file"] === "-") values["non-interactive"] = true;
     if (task === null || task.trim() === "") {
       throw new UsageError(
         `Cannot run an agent with config "${config.configPath}": there is no task; pass --task or set "task"`,
@@ -125,7 +124,7 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
     // Before anything else is printed: the runner hides these values in every later log line.
     if (io.env("GITHUB_ACTIONS") === "true") {
       const secrets = config.audit.secret_env.map((name) => io.env(name) ?? "");
-      const write = values.output === "json" ? io.stderr : io.stdout;
+      const write = output === "text" ? io.stdout : io.stderr;
       for (const line of maskCommands(secrets)) write(`${line}\n`);
     }
     checkTelemetryHosts(config, io);
@@ -150,13 +149,23 @@ async function runWithNetwork(
   gateway: NetworkGateway | null,
   args: readonly string[],
 ): Promise<number> {
-  const provider = await providerFor(model, io, gateway);
   const paint = painter(io);
   // The same secrets as the run's audit: the answer, the task and summaries are redacted too.
   const redactor = Redactor.fromEnvironment(config.audit.secret_env, io.env);
+  const output = outputFormat(values);
+  const feed = new RunFeed({
+    io,
+    paint,
+    redactor,
+    quiet: values.quiet === true,
+    output,
+    model: model.provider === "script" ? null : model.model,
+  });
+  const provider = feed.provider(await providerFor(model, io, gateway));
 
   // Checked before the run folder exists: a run must not work and then fail to report.
   const summaryFile = await checkStepSummary(io.env);
+  const outputFile = await checkGithubOutput(io.env);
   const approver = approverFor(values, io);
   // With `agents`: the agent and task tools, whose children get the same approver and boundary.
   const agents = mainAgent(config, io, gateway, {
@@ -221,6 +230,7 @@ async function runWithNetwork(
     if (!values.quiet) {
       io.stderr(`kagent-run: run ${session.folder.id} in ${displayRunDir(session.folder.dir)}\n`);
     }
+    await feed.begin(session.recorder, session.folder.paths.events);
     // Printed even with --quiet: a run without its command tools must say why and how to fix it.
     if (session.commands?.isolation.effective === "off") {
       io.stderr(`kagent-run: ${paint("denied", session.commands.isolation.reason)}\n`);
@@ -255,6 +265,7 @@ async function runWithNetwork(
         },
       }),
     });
+    feed.endProgress();
     const counts = countResults(outcome.results);
     await session.recorder.event("run.completed", {
       end_reason: outcome.end_reason,
@@ -298,17 +309,21 @@ async function runWithNetwork(
       redactor,
       report_files: values.report === true ? runReportFiles(session.folder.dir) : null,
     };
-    if (values.output === "json") io.stdout(`${reportJson(report)}\n`);
+    if (output === "json") io.stdout(`${reportJson(report)}\n`);
+    else if (output === "stream-json") feed.end(report);
     else if (outcome.final_text !== null) {
       io.stdout(`${redactor.redactText(outcome.final_text)}\n`);
     }
     // Under GitHub Actions: annotations (workflow commands are read from stdout, so not with
     // --output json, whose stdout must be the one JSON object) and the step summary.
-    if (io.env("GITHUB_ACTIONS") === "true" && values.output !== "json") {
+    if (io.env("GITHUB_ACTIONS") === "true" && output === "text") {
       for (const line of annotations(report)) io.stdout(`${line}\n`);
     }
     if (summaryFile !== null) {
       await appendStepSummary(summaryFile, stepSummary(report), (line) => io.stderr(`${line}\n`));
+    }
+    if (outputFile !== null) {
+      await appendGithubOutput(outputFile, report, (line) => io.stderr(`${line}\n`));
     }
     const auditFailure = session.recorder.writeFailure;
     if (auditFailure !== null) {
@@ -318,6 +333,7 @@ async function runWithNetwork(
     }
     return runExitCode(outcome.end_reason, session.approvals.pending.length, signalled);
   } finally {
+    feed.endProgress();
     for (const { signal, listener } of listeners) Deno.removeSignalListener(signal, listener);
     await session.close();
     agents?.close();
@@ -369,18 +385,4 @@ async function recordSystemPrompt(
     instructions: config.agent.instructions?.path ?? null,
   });
   return prompt;
-}
-
-/** One stderr line per call: status, tool, duration, summary; the status coloured by `paint`. */
-export function progressLine(result: ToolResult, paint: Paint = (_tone, text) => text): string {
-  const kind = eventTypeOf(result);
-  const [tone, status]: [Tone, string] = kind === "tool.completed"
-    ? ["ok", "ok    "]
-    : kind === "tool.denied"
-    ? ["denied", "denied"]
-    : ["failed", "failed"];
-  const type = result.error === null ? "" : ` [${result.error.type}]`;
-  return `  ${paint(tone, status)} ${result.tool} ${
-    paint("dim", `(${result.duration_ms} ms)`)
-  }${type} ${result.summary.split("\n")[0]}\n`;
 }

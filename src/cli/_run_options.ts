@@ -1,0 +1,111 @@
+/**
+ * The run command's options that change what the config says: the task (`--task`, `--task-file`,
+ * `--task-file -` for stdin), `--model` and `--max-turns`; and the `--output` formats.
+ *
+ * @module
+ */
+
+import type { LoadedConfig } from "../config/mod.ts";
+import { type CommandIo, UsageError } from "./_common.ts";
+
+/** The `--output` formats: the answer (`text`, default), one JSON object, or JSON lines as it goes. */
+export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
+
+/** One `--output` format. */
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+/** The `turns` a `--max-turns` may set, as `agent.max_turns` allows (config_schema.ts). */
+const MAX_TURNS_RANGE = { min: 1, max: 1000 } as const;
+
+/**
+ * The `--output` format.
+ *
+ * @throws {UsageError} for a value not in {@linkcode OUTPUT_FORMATS}.
+ */
+export function outputFormat(values: Record<string, unknown>): OutputFormat {
+  const value = values.output ?? "text";
+  if ((OUTPUT_FORMATS as readonly unknown[]).includes(value)) return value as OutputFormat;
+  throw new UsageError(
+    `Cannot use --output "${String(value)}": it must be one of ${OUTPUT_FORMATS.join(", ")}`,
+  );
+}
+
+/**
+ * The run's task: `--task-file` (a file, or `-` for all of standard input, read until it ends),
+ * else `--task`, else the config's `task`.
+ *
+ * @param values The parsed options.
+ * @param config The loaded config.
+ * @param io Reads standard input through `readStdin`.
+ * @returns The task, or null when none is given.
+ * @throws {UsageError} naming the file (or standard input) and why it cannot be read.
+ */
+export async function readTask(
+  values: Record<string, unknown>,
+  config: LoadedConfig,
+  io: Pick<CommandIo, "readStdin">,
+): Promise<string | null> {
+  const file = values["task-file"];
+  if (typeof file !== "string") return typeof values.task === "string" ? values.task : config.task;
+  if (file === "-") {
+    if (io.readStdin === undefined) {
+      throw new UsageError(
+        "Cannot read the task from standard input (--task-file -): this command has none; pass --task or a file",
+      );
+    }
+    try {
+      return await io.readStdin();
+    } catch (error) {
+      throw new UsageError(
+        `Cannot read the task from standard input (--task-file -): ${(error as Error).message}`,
+      );
+    }
+  }
+  try {
+    return await Deno.readTextFile(file);
+  } catch (error) {
+    throw new UsageError(`Cannot read task file "${file}": ${(error as Error).message}`);
+  }
+}
+
+/**
+ * The config with `--model` (replacing `model.model`) and `--max-turns` (replacing
+ * `agent.max_turns`) applied; the run records the result (run.json, config.json, `run.started`).
+ *
+ * @param config The loaded config; not changed.
+ * @param values The parsed options.
+ * @returns A new config, or `config` itself when neither option is given.
+ * @throws {UsageError} for `--model` with the script provider (it has no model name) or an empty
+ *   name, and for a `--max-turns` that is not a whole number from 1 to 1000.
+ */
+export function applyRunOverrides(
+  config: LoadedConfig,
+  values: Record<string, unknown>,
+): LoadedConfig {
+  let result = config;
+  const model = values.model;
+  if (typeof model === "string") {
+    if (model.trim() === "") throw new UsageError('Cannot use --model "": give a model name');
+    if (config.model === null || config.model.provider === "script") {
+      throw new UsageError(
+        `Cannot use --model "${model}" with config "${config.configPath}": its model ` +
+          `${
+            config.model === null ? "is not set" : 'is the "script" provider, which has no name'
+          }; set "model" to an "openai" or "anthropic" provider`,
+      );
+    }
+    result = { ...result, model: { ...config.model, model } };
+  }
+  const maxTurns = values["max-turns"];
+  if (typeof maxTurns === "string") {
+    const turns = /^\d+$/.test(maxTurns) ? Number(maxTurns) : Number.NaN;
+    if (!(turns >= MAX_TURNS_RANGE.min && turns <= MAX_TURNS_RANGE.max)) {
+      throw new UsageError(
+        `Cannot use --max-turns "${maxTurns}": it must be a whole number from ` +
+          `${MAX_TURNS_RANGE.min} to ${MAX_TURNS_RANGE.max}`,
+      );
+    }
+    result = { ...result, agent: { ...result.agent, max_turns: turns } };
+  }
+  return result;
+}
