@@ -319,7 +319,12 @@ Deno.test("kagent-run refuses to start a signed run when the key's variable is u
   );
   const dir = await onlyRunDir(project);
   await assert.rejects(Deno.stat(nodePath.join(dir, "manifest.json")), Deno.errors.NotFound);
-  assert.equal((await verifyRun(dir)).verdict, "incomplete");
+  const report = await verifyRun(dir);
+  assert.equal(report.verdict, "incomplete");
+  assert.match(
+    report.problems[0]?.message ?? "",
+    /^incomplete: no run\.completed: the run failed to start \(logs\/errors\.jsonl line 1: Cannot sign/,
+  );
 });
 
 Deno.test("kagent-run verify exits 2 when the folder is not a run folder", async () => {

@@ -53,12 +53,18 @@ export async function checkSeal(
     entry.record.type === "run.completed"
   );
   if (completed === undefined) {
+    const startUp = chains["logs/errors.jsonl"].records.find((entry) =>
+      entry.record.source === "startup"
+    );
     problems.push({
       kind: "not_sealed",
       severity: "incomplete",
       file: "events.jsonl",
       line: null,
-      message: "incomplete: no run.completed (killed?)",
+      message: startUp === undefined
+        ? "incomplete: no run.completed (killed?)"
+        : `incomplete: no run.completed: the run failed to start (logs/errors.jsonl line ` +
+          `${startUp.line}: ${String(startUp.record.message)})`,
     });
   } else {
     problems.push(...checkCompletedChains(completed.record, completed.line, chains));
