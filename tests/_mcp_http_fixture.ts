@@ -32,7 +32,8 @@ export interface HttpFixture extends AsyncDisposable {
 /**
  * Starts the fixture. Paths: `/mcp` the server (tools `echo`, `show_header`, `add_tool`, and
  * `explode` / `garble`, whose calls the HTTP layer answers with a 500 and with garbage);
- * `/redirect-here` a 307 to `/mcp`; `/redirect-to?port=N` a 307 to port N's `/mcp`.
+ * `/redirect-here` a 307 to `/mcp`; `/redirect-to?port=N` a 307 to port N's `/mcp`; `/private` a 401
+ * asking for a bearer token (OAuth).
  */
 export function startHttpFixture(): HttpFixture {
   const hits: Hit[] = [];
@@ -63,6 +64,12 @@ export function startHttpFixture(): HttpFixture {
       if (url.pathname === "/redirect-to") {
         const location = `http://127.0.0.1:${url.searchParams.get("port")}/mcp`;
         return new Response(null, { status: 307, headers: { location } });
+      }
+      if (url.pathname === "/private") {
+        return new Response("sign in first", {
+          status: 401,
+          headers: { "www-authenticate": 'Bearer realm="fixture"' },
+        });
       }
       if (url.pathname !== "/mcp") return new Response("not found", { status: 404 });
       if (rpc.method === "tools/call" && rpc.params?.name === "explode") {

@@ -230,7 +230,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "an HTTP server that is down at start stops the run naming it, or is skipped when optional",
+  name:
+    "an HTTP server that is down or wants a sign-in stops the start naming it, or is skipped when optional",
   ...CALL_ONLY,
   async fn() {
     const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
@@ -249,6 +250,11 @@ Deno.test({
       },
     );
     await using fixture = startHttpFixture();
+    // A server that wants OAuth (401) cannot start either: a run has nobody to sign in.
+    await assert.rejects(
+      openHttpRun({ private: { type: "http", url: `${fixture.origin}/private` } }),
+      /Cannot start MCP server "private" \(".*"\): HTTP 401: .*sign in first/,
+    );
     await using run = await openHttpRun({
       down: { type: "http", url, required: false },
       fixture: { type: "http", url: `${fixture.origin}/mcp` },
