@@ -86,7 +86,12 @@ Deno.test("loadConfig fills every default when the file sets only the workspace"
     },
     skills: { dirs: [join(TESTDATA, "skills"), join(TESTDATA, ".agents", "skills")] },
     limits: { ...DEFAULT_LIMITS },
-    audit: { secret_env: [...DEFAULT_SECRET_ENV] },
+    audit: {
+      secret_env: [...DEFAULT_SECRET_ENV],
+      signing_key_env: null,
+      trace_content: false,
+      trace_hosts: [],
+    },
     hooks: { pre_tool_use: [], post_tool_use: [] },
     mcp_servers: {},
     agents: {},
