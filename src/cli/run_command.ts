@@ -228,7 +228,8 @@ async function runWithNetwork(
       controller.abort(`the run folder refused a write: ${error.message}`)
     );
     if (!values.quiet) {
-      io.stderr(`kagent-run: run ${session.folder.id} in ${displayRunDir(session.folder.dir)}\n`);
+      const dir = redactor.redactText(displayRunDir(session.folder.dir));
+      io.stderr(`kagent-run: run ${session.folder.id} in ${dir}\n`);
     }
     await feed.begin(session.recorder, session.folder.paths.events);
     // Printed even with --quiet: a run without its command tools must say why and how to fix it.
@@ -284,7 +285,7 @@ async function runWithNetwork(
         paint(endTone, outcome.end_reason)
       } in ${seconds} s: ${counts.calls} tool calls, ${counts.denied} denied, ` +
         `${counts.failed} failed, ${counts.skipped} skipped; run folder ${
-          displayRunDir(session.folder.dir)
+          redactor.redactText(displayRunDir(session.folder.dir))
         }\n`,
     );
     if (outcome.error !== null) {
