@@ -320,3 +320,18 @@ Deno.test("--task-file - reads the task from standard input of the real process"
   assert.equal(empty.code, 2);
   assert.match(empty.stderr, /there is no task; pass --task or set "task"/);
 });
+
+Deno.test("docs/STREAM_JSON.md describes exactly the stream's types, in order, and its version", async () => {
+  const text = await Deno.readTextFile(nodePath.join(repository, "docs/STREAM_JSON.md"));
+  const headings = [...text.matchAll(/^### (\S+)$/gm)].map((match) => match[1]);
+  assert.deepEqual(headings, [
+    "run.started",
+    "model.responded",
+    "tool.started",
+    "approval.needed",
+    "tool.ended",
+    "run.ended",
+  ]);
+  assert.deepEqual([...headings].sort(), [...STREAM_JSON_TYPES].sort());
+  assert.match(text, new RegExp(`Version \`${STREAM_JSON_VERSION}\` is described here`));
+});

@@ -19,8 +19,8 @@ export const STREAM_JSON_TYPES = [
   "run.started",
   "model.responded",
   "tool.started",
-  "tool.ended",
   "approval.needed",
+  "tool.ended",
   "run.ended",
 ] as const;
 
