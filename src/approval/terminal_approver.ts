@@ -64,7 +64,10 @@ export function describeRequest(request: ApprovalRequest): string {
     );
   }
   lines.push(
-    `  agent:    ${request.agent.role} ${request.agent.agent_id}, run ${request.agent.run_id}`,
+    `  agent:    ${request.agent.role} ${request.agent.agent_id}, run ${request.agent.run_id}` +
+      (request.agent.parent_agent_id === null
+        ? ""
+        : `, started by ${request.agent.parent_agent_id} (run ${request.agent.parent_run_id})`),
   );
   lines.push(`  suggested: ${request.suggested_decision}`);
   lines.push(
