@@ -127,7 +127,7 @@ const TRACING = (host: string) => ({
 /**
  * A project whose plan reads a file holding the secret and a canary (allowed), writes a file whose
  * content is a canary (asks: approval_required), reads a path outside the workspace (denied by the
- * sandbox), and answers.
+ * sandbox), calls a tool that does not exist with the secret in its name and id, and answers.
  */
 async function tracedProject(audit: Record<string, unknown>): Promise<Project> {
   const project = await createProject({
@@ -144,6 +144,10 @@ async function tracedProject(audit: Record<string, unknown>): Promise<Project> {
       }),
       JSON.stringify({
         tool_calls: [{ id: "escape", name: "fs.read_file", arguments: { path: "../outside.txt" } }],
+      }),
+      // A made-up tool whose name and call id carry the secret: both are redacted in spans too.
+      JSON.stringify({
+        tool_calls: [{ id: `id-${SECRET}`, name: `missing.${SECRET}`, arguments: {} }],
       }),
       JSON.stringify({ content: "done" }),
     ],
@@ -174,9 +178,11 @@ Deno.test("a traced run sends invoke_agent, chat and execute_tool spans with dec
       "chat",
       "chat",
       "chat",
+      "chat",
       "execute_tool fs.read_file",
       "execute_tool fs.read_file",
       "execute_tool fs.write_file",
+      "execute_tool missing.[REDACTED:secret_env]",
       "invoke_agent main",
     ],
   );
@@ -205,14 +211,14 @@ Deno.test("a traced run sends invoke_agent, chat and execute_tool spans with dec
       agent: "main",
       conversation: runId,
       end: "completed",
-      turns: 3,
+      turns: 4,
     },
   );
   const chats = spans.filter((span) => span.name === "chat");
   assert.ok(
     chats.every((span) => span.kind === 3 && span.attributes["gen_ai.operation.name"] === "chat"),
   );
-  assert.deepEqual(chats.map((span) => span.attributes["kagent.tool_calls"]).sort(), [0, 1, 2]);
+  assert.deepEqual(chats.map((span) => span.attributes["kagent.tool_calls"]).sort(), [0, 1, 1, 2]);
 
   const tool = (id: string) =>
     spans.find((span) => span.attributes["gen_ai.tool.call.id"] === id) as Span;

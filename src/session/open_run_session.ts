@@ -201,7 +201,7 @@ async function wireSession(
     now,
     sweep: psPath === null ? null : { runId: folder.id, psPath },
     tracing: prepared.telemetry.enabled
-      ? { runId: folder.id, content: config.audit.trace_content ? redactor : null }
+      ? { runId: folder.id, redactor, content: config.audit.trace_content }
       : null,
   });
   let closed = false;

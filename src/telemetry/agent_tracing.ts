@@ -191,7 +191,8 @@ function providerFinishReason(fields: Record<string, unknown> | undefined): stri
 
 /**
  * `gen_ai.output.messages` as a JSON string (the convention's output messages schema): one
- * assistant message with its text part and tool call parts (arguments redacted and cut).
+ * assistant message with its text part and tool call parts (ids, names and arguments redacted and
+ * cut).
  */
 function outputMessages(
   text: string | null,
@@ -203,8 +204,8 @@ function outputMessages(
     ...(text === null ? [] : [{ type: "text", content: text }]),
     ...toolCalls.map((call) => ({
       type: "tool_call",
-      id: call.id,
-      name: call.name,
+      id: traceContent(call.id, redactor),
+      name: traceContent(call.name, redactor),
       arguments: traceContent(call.arguments, redactor),
     })),
   ];

@@ -24,5 +24,11 @@ export {
   type TelemetrySignal,
   telemetrySnapshot,
 } from "./telemetry_channel.ts";
-export { startToolSpan, ToolSpan, type ToolSpanOutcome, type ToolTracing } from "./tool_span.ts";
+export {
+  MAX_TRACE_NAME_BYTES,
+  startToolSpan,
+  ToolSpan,
+  type ToolSpanOutcome,
+  type ToolTracing,
+} from "./tool_span.ts";
 export { MAX_TRACE_CONTENT_BYTES, traceContent } from "./trace_content.ts";

@@ -18,11 +18,16 @@ export interface ToolTracing {
   /** `kagent.run_id` of every call's span. */
   runId: string;
   /**
-   * Redacts the arguments and result a span carries (`audit.trace_content`); null: spans carry
-   * neither.
+   * The run's redactor: the tool name and call id (the model chose both) always go through it,
+   * the arguments and result too when `content` is on.
    */
-  content: Redactor | null;
+  redactor: Redactor;
+  /** Spans carry the call's arguments and result (`audit.trace_content`). @default false */
+  content?: boolean;
 }
+
+/** Longest tool name or call id a span carries, in UTF-8 bytes (the model chose both). */
+export const MAX_TRACE_NAME_BYTES = 256;
 
 /** What a call's span reads when the call is over (its result and the pipeline's findings). */
 export interface ToolSpanOutcome {
@@ -94,15 +99,18 @@ export class ToolSpan {
 
 /**
  * Starts the `execute_tool {name}` span (kind internal) of a call under the active context, with
- * `gen_ai.tool.name`, `gen_ai.tool.call.id`, `gen_ai.tool.type` (`function`) and `kagent.run_id`.
+ * `gen_ai.tool.name`, `gen_ai.tool.call.id` (both redacted and cut at
+ * {@linkcode MAX_TRACE_NAME_BYTES}), `gen_ai.tool.type` (`function`) and `kagent.run_id`.
  *
  * @param tracing The run's tracing; null: no span (and nothing else happens).
  * @returns The span, or null without tracing.
  * @example
  * ```ts
+ * import { Redactor } from "../audit/mod.ts";
  * import { startToolSpan } from "./tool_span.ts";
  * // Without Deno's OpenTelemetry on, the span records nothing.
- * const span = startToolSpan({ runId: "r1", content: null }, { id: "c1", name: "fs.read_file" });
+ * const redactor = new Redactor({ secrets: [] });
+ * const span = startToolSpan({ runId: "r1", redactor }, { id: "c1", name: "fs.read_file" });
  * span?.end({
  *   result: { ok: true, output: "", error: null },
  *   decision: null,
@@ -117,17 +125,18 @@ export function startToolSpan(
   call: { id: string; name: string },
 ): ToolSpan | null {
   if (tracing === null) return null;
-  const span = kagentTracer().startSpan(`execute_tool ${call.name}`, {
+  const name = traceContent(call.name, tracing.redactor, MAX_TRACE_NAME_BYTES);
+  const span = kagentTracer().startSpan(`execute_tool ${name}`, {
     kind: SpanKind.INTERNAL,
     attributes: {
       [GEN_AI.operation]: "execute_tool",
-      [GEN_AI.toolName]: call.name,
-      [GEN_AI.toolCallId]: call.id,
+      [GEN_AI.toolName]: name,
+      [GEN_AI.toolCallId]: traceContent(call.id, tracing.redactor, MAX_TRACE_NAME_BYTES),
       [GEN_AI.toolType]: "function",
       [KAGENT.runId]: tracing.runId,
     },
   });
-  return new ToolSpan(span, tracing.content);
+  return new ToolSpan(span, tracing.content === true ? tracing.redactor : null);
 }
 
 /** A command's exit code from its result data; null for other tools. */
