@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Runs kagent-run for the composite action (action.yml), from the action's own checkout, with the
+# flags of deno.json's "kagent-run" task (tests/github_action_test.ts keeps them equal). kagent-run
+# itself writes the step outputs (GITHUB_OUTPUT) and the step summary; this script adds exit_code.
+# Inputs (as action.yml passes them): INPUT_CONFIG, INPUT_TASK, INPUT_TASK_FILE, INPUT_WORKSPACE,
+# INPUT_APPROVALS. Exits with kagent-run's exit status.
+set -uo pipefail
+action_path="${GITHUB_ACTION_PATH:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
+flags=(--no-prompt --unstable-worker-options --allow-read --allow-write --allow-env --allow-run --allow-net)
+args=(run --config "${INPUT_CONFIG:-agent.jsonc}" --non-interactive)
+if [ -n "${INPUT_TASK:-}" ]; then args+=(--task "$INPUT_TASK"); fi
+if [ -n "${INPUT_TASK_FILE:-}" ]; then args+=(--task-file "$INPUT_TASK_FILE"); fi
+if [ -n "${INPUT_WORKSPACE:-}" ]; then args+=(--workspace "$INPUT_WORKSPACE"); fi
+if [ -n "${INPUT_APPROVALS:-}" ]; then args+=(--approvals "$INPUT_APPROVALS"); fi
+
+deno run "${flags[@]}" "${action_path}/main.ts" "${args[@]}"
+code=$?
+if [ -n "${GITHUB_OUTPUT:-}" ]; then
+  printf 'exit_code=%s\n' "$code" >>"$GITHUB_OUTPUT" ||
+    echo "kagent-run action: Cannot append exit_code to GITHUB_OUTPUT \"$GITHUB_OUTPUT\"" >&2
+fi
+exit "$code"

@@ -1,0 +1,215 @@
+// The GitHub Action (action.yml, issue 17 §1): what can be checked off GitHub. The file is valid
+// YAML with the documented inputs and outputs; its run script uses the kagent-run task's flags and,
+// run here with the environment the runner would set, runs the agent from the action's checkout,
+// fills GITHUB_OUTPUT and the step summary, and takes an approvals file.
+import assert from "node:assert/strict";
+import * as nodePath from "node:path";
+import { parse } from "yaml";
+import { GITHUB_OUTPUT_NAMES } from "../src/cli/_github_output.ts";
+import { createProject, repository, taskFlags } from "./_cli_helpers.ts";
+
+interface ActionStep {
+  name?: string;
+  id?: string;
+  if?: string;
+  uses?: string;
+  run?: string;
+  shell?: string;
+  env?: Record<string, string>;
+  with?: Record<string, string>;
+}
+
+interface Action {
+  name: string;
+  description: string;
+  inputs: Record<string, { description: string; required?: boolean; default?: string }>;
+  outputs: Record<string, { description: string; value: string }>;
+  runs: { using: string; steps: ActionStep[] };
+}
+
+const action = parse(
+  await Deno.readTextFile(nodePath.join(repository, "action.yml")),
+) as Action;
+
+/** The scripts a step runs, as paths in the repository (`"$GITHUB_ACTION_PATH/x"` → `x`). */
+const scriptOf = (step: ActionStep) =>
+  /\$GITHUB_ACTION_PATH\/([\w./-]+)/.exec(step.run ?? "")?.[1] ?? null;
+
+Deno.test("action.yml is a composite action with the documented inputs and outputs", async () => {
+  assert.equal(action.runs.using, "composite");
+  assert.ok(action.name !== "" && action.description !== "");
+  for (const name of ["config", "task", "task-file", "workspace", "approvals", "deno-version"]) {
+    assert.ok(action.inputs[name]?.description, `input "${name}" is described`);
+  }
+  assert.equal(action.inputs["deno-version"]?.default, "2.9.6");
+  // The version CI installs (.ci/run) is the action's default.
+  const ci = await Deno.readTextFile(nodePath.join(repository, ".ci/run"));
+  assert.match(ci, /^DENO_VERSION=2\.9\.6$/m);
+  for (const name of [...GITHUB_OUTPUT_NAMES, "exit_code"]) {
+    assert.equal(action.outputs[name]?.value, `\${{ steps.run.outputs.${name} }}`, name);
+  }
+  const steps = action.runs.steps;
+  for (const step of steps) {
+    if (step.run !== undefined) assert.equal(step.shell, "bash", `${step.name} names its shell`);
+    const script = scriptOf(step);
+    if (script !== null) {
+      const info = await Deno.stat(nodePath.join(repository, script));
+      assert.ok(info.isFile && ((info.mode ?? 0) & 0o111) !== 0, `${script} is executable`);
+    }
+  }
+  const install = steps.find((step) => scriptOf(step) === "action/install_deno.sh");
+  assert.equal(install?.env?.DENO_VERSION, "${{ inputs.deno-version }}");
+  assert.match(
+    await Deno.readTextFile(nodePath.join(repository, "action/install_deno.sh")),
+    /npm install -g "deno@\$\{version\}"/,
+  );
+  const bubblewrap = steps.find((step) => scriptOf(step) === "action/setup_bubblewrap.sh");
+  assert.match(bubblewrap?.if ?? "", /runner\.os == 'Linux'/);
+  const run = steps.find((step) => step.id === "run");
+  assert.equal(scriptOf(run as ActionStep), "action/run.sh");
+  assert.deepEqual(run?.env, {
+    INPUT_CONFIG: "${{ inputs.config }}",
+    INPUT_TASK: "${{ inputs.task }}",
+    INPUT_TASK_FILE: "${{ inputs.task-file }}",
+    INPUT_WORKSPACE: "${{ inputs.workspace }}",
+    INPUT_APPROVALS: "${{ inputs.approvals }}",
+  });
+  // Inputs reach the script through the environment, never pasted into the script's text.
+  for (const step of steps) assert.doesNotMatch(step.run ?? "", /\$\{\{/);
+  const upload = steps.at(-1);
+  assert.match(upload?.uses ?? "", /^actions\/upload-artifact@v\d+$/);
+  assert.match(upload?.if ?? "", /^always\(\)/);
+  assert.equal(upload?.with?.path, "${{ steps.run.outputs.run_dir }}");
+  // The setup scripts parse (they change the machine, so they are not run here).
+  for (const script of ["action/install_deno.sh", "action/setup_bubblewrap.sh", "action/run.sh"]) {
+    const check = await new Deno.Command("bash", {
+      args: ["-n", nodePath.join(repository, script)],
+    }).output();
+    assert.equal(check.code, 0, `${script}: ${new TextDecoder().decode(check.stderr)}`);
+  }
+});
+
+Deno.test("action/run.sh runs kagent-run with exactly the kagent-run task's flags", async () => {
+  const script = await Deno.readTextFile(nodePath.join(repository, "action/run.sh"));
+  const flags = /^flags=\(([^)]*)\)$/m.exec(script)?.[1]?.split(/\s+/) ?? [];
+  assert.deepEqual(flags, taskFlags("kagent-run"));
+});
+
+/** Runs action/run.sh as the runner would: in the job's folder, with INPUT_* and GITHUB_* set. */
+async function runAction(
+  cwd: string,
+  inputs: Record<string, string>,
+  github: { output: string; summary: string },
+) {
+  const output = await new Deno.Command("bash", {
+    args: [nodePath.join(repository, "action/run.sh")],
+    cwd,
+    clearEnv: true,
+    env: {
+      PATH: `${nodePath.dirname(Deno.execPath())}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
+      HOME: Deno.env.get("HOME") ?? "/root",
+      ...(Deno.env.get("DENO_DIR") === undefined ? {} : { DENO_DIR: Deno.env.get("DENO_DIR")! }),
+      NO_COLOR: "1",
+      CI: "true",
+      GITHUB_ACTIONS: "true",
+      GITHUB_ACTION_PATH: repository,
+      GITHUB_OUTPUT: github.output,
+      GITHUB_STEP_SUMMARY: github.summary,
+      ...inputs,
+    },
+  }).output();
+  return {
+    code: output.code,
+    stdout: new TextDecoder().decode(output.stdout),
+    stderr: new TextDecoder().decode(output.stderr),
+  };
+}
+
+/** The last value of each output in a `$GITHUB_OUTPUT` file (`name<<D … D` and `name=value`). */
+function readOutputs(text: string): Record<string, string> {
+  const outputs: Record<string, string> = {};
+  const lines = text.split("\n");
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index] as string;
+    const multi = /^([\w-]+)<<(.+)$/.exec(line);
+    if (multi !== null) {
+      const end = lines.indexOf(multi[2] as string, index + 1);
+      assert.ok(end > index, `output "${multi[1]}" has no closing delimiter`);
+      outputs[multi[1] as string] = lines.slice(index + 1, end).join("\n");
+      index = end;
+      continue;
+    }
+    const single = /^([\w-]+)=(.*)$/.exec(line);
+    if (single !== null) outputs[single[1] as string] = single[2] as string;
+    else assert.equal(line, "", `line ${index + 1} of GITHUB_OUTPUT`);
+  }
+  return outputs;
+}
+
+Deno.test("action/run.sh, run as the runner would, hands on the outputs, and the printed grant lets the refused call through", async () => {
+  await using project = await createProject({
+    plan: [
+      JSON.stringify({
+        tool_calls: [{
+          id: "w",
+          name: "fs.write_file",
+          arguments: { path: "notes.md", content: "from the action" },
+        }],
+      }),
+      JSON.stringify({ content: "Wrote the notes." }),
+    ],
+  });
+  const github = {
+    output: nodePath.join(project.sandbox.root, "github_output"),
+    summary: nodePath.join(project.sandbox.root, "step_summary.md"),
+  };
+  const taskFile = nodePath.join(project.sandbox.root, "task.md");
+  await Deno.writeTextFile(taskFile, "Write the notes");
+  // Relative to the job's folder, as a workflow names them.
+  const inputs = {
+    INPUT_CONFIG: "config/agent.jsonc",
+    INPUT_TASK: "",
+    INPUT_TASK_FILE: "task.md",
+    INPUT_WORKSPACE: "workspace",
+    INPUT_APPROVALS: "",
+  };
+  const first = await runAction(project.sandbox.root, inputs, github);
+  assert.equal(first.code, 3, first.stderr);
+  const refused = readOutputs(await Deno.readTextFile(github.output));
+  assert.equal(refused.end_reason, "completed");
+  assert.equal(refused.approval_required, "1");
+  assert.equal(refused.exit_code, "3");
+  assert.equal(await Deno.stat(refused.run_dir as string).then((info) => info.isDirectory), true);
+  assert.equal(
+    await Deno.stat(nodePath.join(project.sandbox.workspace, "notes.md")).then(() => 1, () => 0),
+    0,
+    "the refused write did not happen",
+  );
+  assert.match(first.stderr, /::group::kagent-run progress/);
+  assert.match(await Deno.readTextFile(github.summary), /\*\*Approvals needed\*\*/);
+
+  // The grant lines the run printed, as a file for the approvals input: the call goes through.
+  const grants = first.stderr.split("\n").filter((line) => line.startsWith('  {"tool"'))
+    .map((line) => line.trim());
+  assert.equal(grants.length, 1, first.stderr);
+  await Deno.writeTextFile(nodePath.join(project.sandbox.root, "grants.jsonl"), grants.join("\n"));
+  await Deno.writeTextFile(github.output, "");
+  const second = await runAction(
+    project.sandbox.root,
+    { ...inputs, INPUT_APPROVALS: "grants.jsonl" },
+    github,
+  );
+  assert.equal(second.code, 0, second.stderr);
+  const allowed = readOutputs(await Deno.readTextFile(github.output));
+  assert.deepEqual(
+    [allowed.end_reason, allowed.calls, allowed.denied, allowed.approval_required],
+    ["completed", "1", "0", "0"],
+  );
+  assert.equal(allowed.exit_code, "0");
+  assert.notEqual(allowed.run_id, refused.run_id);
+  assert.equal(
+    await Deno.readTextFile(nodePath.join(project.sandbox.workspace, "notes.md")),
+    "from the action",
+  );
+  assert.match(second.stdout, /Wrote the notes\./);
+});
