@@ -1,0 +1,95 @@
+/**
+ * The bounds of agents that start agents: an unknown definition, a definition of another type,
+ * `agent.max_children_per_run`, `agent.max_depth`; and `kagent-run tools --agent-type` showing
+ * each type's set when the config defines agents.
+ */
+
+import assert from "node:assert/strict";
+import * as nodePath from "node:path";
+import { createProject, onlyRunDir, readJsonl, runCli } from "./_cli_helpers.ts";
+
+const SUB = {
+  description: "Answers",
+  agent_type: "sub",
+  model: { provider: "script", script: "sub.jsonl" },
+};
+
+const start = (id: string, name: string, agentId: string) => ({
+  id,
+  name,
+  arguments: { agent_id: agentId, task: "Answer" },
+});
+
+/** Runs a project whose sub-agent answers at once; returns the main run's tool results by id. */
+async function runWith(agent: Record<string, unknown>, calls: unknown[]) {
+  await using project = await createProject({
+    config: { agent, agents: { sub: SUB } },
+    plan: [JSON.stringify({ tool_calls: calls }), JSON.stringify({ content: "done" })],
+  });
+  await Deno.writeTextFile(
+    nodePath.join(project.configDir, "sub.jsonl"),
+    JSON.stringify({ content: "answered" }) + "\n",
+  );
+  const { code, stderr } = await runCli(["run", "--config", project.configPath]);
+  assert.equal(code, 0, stderr);
+  const runDir = await onlyRunDir(project);
+  const tools = await readJsonl(nodePath.join(runDir, "logs", "tools.jsonl"));
+  const results = new Map(tools.map((line) => {
+    const result = line.result as Record<string, unknown>;
+    return [String(line.tool_call_id), result.ok === true ? "ok" : String(result.error_type)];
+  }));
+  const children = await Array.fromAsync(Deno.readDir(nodePath.join(runDir, "agents")))
+    .catch(() => []);
+  return { results, children: children.length };
+}
+
+Deno.test("a start call fails without a child for an unknown definition, another type, or past max_children_per_run", async () => {
+  const { results, children } = await runWith({ max_children_per_run: 1 }, [
+    start("unknown", "agent.create_sub_agent", "nobody"),
+    start("wrong-type", "agent.fork_agent", "sub"),
+    start("first", "agent.create_sub_agent", "sub"),
+    start("second", "agent.create_sub_agent", "sub"),
+  ]);
+  assert.equal(results.get("unknown"), "not_found");
+  assert.equal(results.get("wrong-type"), "invalid_arguments");
+  // Both starts ran (wait_all); one child was started, the other hit the limit.
+  assert.deepEqual([results.get("first"), results.get("second")].sort(), ["agent_limit", "ok"]);
+  assert.equal(children, 1);
+});
+
+Deno.test("agent.max_depth 1 allows no child; 2 (the default) allows the main agent's children", async () => {
+  const shallow = await runWith({ max_depth: 1 }, [start("c", "agent.create_sub_agent", "sub")]);
+  assert.equal(shallow.results.get("c"), "agent_limit");
+  assert.equal(shallow.children, 0);
+  const near = await runWith({}, [start("c", "agent.create_sub_agent", "sub")]);
+  assert.equal(near.results.get("c"), "ok");
+  assert.equal(near.children, 1);
+});
+
+Deno.test("kagent-run tools --agent-type shows each type's set when the config defines agents", async () => {
+  await using project = await createProject({ config: { agents: { sub: SUB } } });
+  await Deno.writeTextFile(nodePath.join(project.configDir, "sub.jsonl"), '{"content": "x"}\n');
+  const names = async (type: string) =>
+    (JSON.parse(
+      (await runCli(["tools", "--agent-type", type, "--config", project.configPath])).stdout,
+    ) as { name: string }[]).map((tool) => tool.name);
+  const main = await names("main");
+  for (const tool of ["agent.create_sub_agent", "agent.dispatch_worker", "agent.task_create"]) {
+    assert.ok(main.includes(tool), `main lacks ${tool}`);
+  }
+  assert.deepEqual(await names("worker"), [
+    "fs.read_file",
+    "fs.list_files",
+    "fs.grep_files",
+    "agent.task_get",
+    "agent.task_query_steps",
+    "agent.task_claim_step",
+    "agent.task_update_step",
+  ]);
+  const sub = await names("sub");
+  assert.ok(sub.includes("fs.write_file") && sub.includes("agent.task_claim_step"));
+  for (const tool of ["agent.plan_template", "agent.task_create", "agent.create_sub_agent"]) {
+    assert.ok(!sub.includes(tool), `sub has ${tool}`);
+  }
+  assert.deepEqual(await names("fork"), sub);
+});
