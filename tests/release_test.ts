@@ -1,0 +1,241 @@
+// The release (issue 17 §3), as far as it can be checked here (compiling downloads a runtime from
+// outside the npm registry): .github/workflows/release.yml is valid YAML naming the five targets,
+// and its compile step, run with a stand-in `deno`, builds exactly the compile task's command for
+// each; the bundle, run with exactly the compile task's flags, passes the CLI's main paths.
+import assert from "node:assert/strict";
+import * as nodePath from "node:path";
+import { parse } from "yaml";
+import { createProject, onlyRunDir, repository, taskFlags } from "./_cli_helpers.ts";
+
+const TARGETS = [
+  "x86_64-unknown-linux-gnu",
+  "aarch64-unknown-linux-gnu",
+  "x86_64-apple-darwin",
+  "aarch64-apple-darwin",
+  "x86_64-pc-windows-msvc",
+];
+
+interface Step {
+  name?: string;
+  uses?: string;
+  run?: string;
+  env?: Record<string, string>;
+  with?: Record<string, unknown>;
+}
+interface Job {
+  needs?: string[];
+  strategy?: { matrix: { target: string[] } };
+  steps: Step[];
+  permissions?: Record<string, string>;
+}
+interface Workflow {
+  on: { push: { tags: string[] } };
+  env: Record<string, string>;
+  jobs: Record<string, Job>;
+}
+
+const workflow = parse(
+  await Deno.readTextFile(nodePath.join(repository, ".github/workflows/release.yml")),
+) as Workflow;
+const denoJson = JSON.parse(await Deno.readTextFile(nodePath.join(repository, "deno.json")));
+
+/** The words of a deno.json task. */
+const taskWords = (task: string): string[] => (denoJson.tasks[task] as string).split(/\s+/);
+
+Deno.test("release.yml runs on a tag push and compiles, bundles, checksums and releases the five targets", () => {
+  assert.deepEqual(workflow.on.push.tags, ["v*"]);
+  assert.equal(workflow.env.DENO_VERSION, "2.9.6");
+  const { compile, bundle, release } = workflow.jobs;
+  assert.deepEqual(compile?.strategy?.matrix.target, TARGETS);
+  const runs = (job: Job | undefined) => job?.steps.map((step) => step.run ?? "").join("\n") ?? "";
+  for (const job of [compile, bundle]) {
+    assert.match(runs(job), /npm install -g "deno@\$\{DENO_VERSION\}"/);
+    assert.match(runs(job), /sha256sum /);
+    assert.ok(job?.steps.some((step) => /^actions\/upload-artifact@v\d+$/.test(step.uses ?? "")));
+  }
+  assert.match(runs(bundle), /^deno task bundle$/m);
+  assert.match(runs(bundle), /kagent-run\.js worker_main\.js network_worker_main\.js/);
+  assert.deepEqual(release?.needs, ["compile", "bundle"]);
+  assert.equal(release?.permissions?.contents, "write");
+  assert.match(runs(release), /sha256sum --check --strict \*\.sha256/);
+  assert.match(runs(release), />SHA256SUMS/);
+  assert.match(runs(release), /gh release create "\$GITHUB_REF_NAME"/);
+});
+
+Deno.test("release.yml's compile step builds exactly the compile task's command for each target", async () => {
+  const step = workflow.jobs.compile?.steps.find((candidate) =>
+    /deno compile/.test(candidate.run ?? "")
+  );
+  assert.ok(step?.run, "a step runs deno compile");
+  // Every word of the compile task but "deno compile" and its --output: flags, includes, entry.
+  const words = taskWords("compile");
+  assert.deepEqual(words.slice(0, 2), ["deno", "compile"]);
+  const output = words.indexOf("--output");
+  const kept = words.slice(2).filter((_word, index) =>
+    index + 2 !== output && index + 2 !== output + 1
+  );
+  for (const flag of taskFlags("compile")) assert.ok(kept.includes(flag), flag);
+  assert.ok(kept.includes("--include") && kept.at(-1) === "main.ts");
+
+  const folder = await Deno.makeTempDir();
+  try {
+    await Deno.copyFile(nodePath.join(repository, "deno.json"), nodePath.join(folder, "deno.json"));
+    const bin = nodePath.join(folder, "bin");
+    await Deno.mkdir(bin);
+    // A stand-in deno: writes its arguments, one a line, and the output file it was asked for.
+    await Deno.writeTextFile(
+      nodePath.join(bin, "deno"),
+      '#!/usr/bin/env bash\nprintf "%s\\n" "$@" >"$ARGS_FILE"\n' +
+        'while [ $# -gt 0 ]; do if [ "$1" = --output ]; then : >"$2"; fi; shift; done\n',
+      { mode: 0o755 },
+    );
+    for (const target of TARGETS) {
+      const argsFile = nodePath.join(folder, `${target}.args`);
+      const githubEnv = nodePath.join(folder, `${target}.env`);
+      const result = await new Deno.Command("bash", {
+        args: ["-c", step.run],
+        cwd: folder,
+        env: {
+          PATH: `${bin}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
+          TARGET: target,
+          ARGS_FILE: argsFile,
+          GITHUB_ENV: githubEnv,
+        },
+      }).output();
+      assert.equal(result.code, 0, new TextDecoder().decode(result.stderr));
+      const name = `kagent-run-${target}${target.includes("windows") ? ".exe" : ""}`;
+      const argv = (await Deno.readTextFile(argsFile)).trimEnd().split("\n");
+      assert.deepEqual(argv, [
+        "compile",
+        "--target",
+        target,
+        "--output",
+        `release/${name}`,
+        ...kept,
+      ]);
+      assert.equal(await Deno.readTextFile(githubEnv), `ASSET=${name}\n`);
+    }
+  } finally {
+    await Deno.remove(folder, { recursive: true });
+  }
+});
+
+/** Builds the bundle as `deno task bundle` does, into `folder` instead of dist/. */
+async function bundleInto(folder: string): Promise<void> {
+  const commands = (denoJson.tasks.bundle as string).split("&&").map((command) =>
+    command.trim().split(/\s+/)
+  );
+  assert.equal(commands.length, 3);
+  for (const words of commands) {
+    assert.deepEqual(words.slice(0, 2), ["deno", "bundle"]);
+    const args = words.slice(1).map((word) =>
+      word.startsWith("dist/") ? nodePath.join(folder, word.slice("dist/".length)) : word
+    );
+    const result = await new Deno.Command(Deno.execPath(), {
+      args,
+      cwd: repository,
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    assert.equal(result.code, 0, `${words.join(" ")}: ${new TextDecoder().decode(result.stderr)}`);
+  }
+}
+
+Deno.test("the bundle, run with exactly the compile task's flags, runs the demo, a model over the network Worker, tools, policy and call", async () => {
+  const dist = await Deno.makeTempDir({ prefix: "kagent-bundle-" });
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    () =>
+      Response.json({
+        choices: [{
+          index: 0,
+          message: { role: "assistant", content: "Answered over the network Worker." },
+          finish_reason: "stop",
+        }],
+        usage: { prompt_tokens: 3, completion_tokens: 2 },
+      }),
+  );
+  try {
+    await bundleInto(dist);
+    const plan = await Deno.readTextFile(
+      nodePath.join(repository, "skills/survey-repository/plan.jsonl"),
+    );
+    await using project = await createProject({
+      plan: plan.trimEnd().split("\n"),
+      config: { commands: ["git"], skills: { dirs: [nodePath.join(repository, "skills")] } },
+      permissions: JSON.parse(
+        await Deno.readTextFile(nodePath.join(repository, "permissions.json")),
+      ),
+    });
+    const bundled = async (args: string[], env: Record<string, string> = {}) => {
+      const output = await new Deno.Command(Deno.execPath(), {
+        args: ["run", ...taskFlags("compile"), nodePath.join(dist, "kagent-run.js"), ...args],
+        cwd: project.sandbox.root,
+        env: { NO_COLOR: "1", ...env },
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      return {
+        code: output.code,
+        stdout: new TextDecoder().decode(output.stdout),
+        stderr: new TextDecoder().decode(output.stderr),
+      };
+    };
+
+    // The scripted demo: every tool call goes through the bundled tool Worker.
+    const demo = await bundled(["--config", project.configPath]);
+    assert.equal(demo.code, 3, demo.stderr);
+    assert.match(demo.stderr, /8 tool calls, 2 denied, 1 failed/);
+    const runDir = await onlyRunDir(project);
+    assert.match(
+      await Deno.readTextFile(nodePath.join(runDir, "deliverables/report.md")),
+      /README\.md/,
+    );
+
+    const tools = await bundled(["tools", "--config", project.configPath]);
+    assert.equal(tools.code, 0, tools.stderr);
+    const listed = JSON.parse(tools.stdout) as { name: string }[];
+    assert.ok(listed.some((tool) => tool.name === "fs.read_file"), tools.stdout);
+
+    const policy = await bundled(["policy", "--config", project.configPath, "--json"]);
+    assert.equal(policy.code, 0, policy.stderr);
+    assert.match(policy.stdout, /"fs\.write_file"/);
+
+    const call = await bundled([
+      "call",
+      "fs.read_file",
+      '{"path":"README.md"}',
+      "--config",
+      project.configPath,
+    ]);
+    assert.equal(call.code, 0, call.stderr);
+    assert.match(JSON.parse(call.stdout).output, /A small project\./);
+
+    // A model over HTTP: the bundled network Worker carries the request.
+    const config = nodePath.join(project.configDir, "model.jsonc");
+    await Deno.writeTextFile(
+      config,
+      JSON.stringify({
+        workspace: "../workspace",
+        runs_dir: "../runs-model",
+        task: "Say something",
+        model: {
+          provider: "openai",
+          model: "test-model",
+          base_url: `http://127.0.0.1:${server.addr.port}/v1`,
+          retries: 0,
+        },
+      }),
+    );
+    const model = await bundled(["--config", config, "--output", "stream-json"]);
+    assert.equal(model.code, 0, model.stderr);
+    const last = JSON.parse(model.stdout.trimEnd().split("\n").at(-1) as string);
+    assert.deepEqual([last.type, last.final_text], [
+      "run.ended",
+      "Answered over the network Worker.",
+    ]);
+  } finally {
+    await server.shutdown();
+    await Deno.remove(dist, { recursive: true });
+  }
+});
