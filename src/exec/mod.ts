@@ -6,7 +6,8 @@
  * @module
  */
 
-export { resolveCommand, resolveScript, SKILL_NAME_PATTERN } from "./resolve_command.ts";
+export { resolveCommand, resolveScript } from "./resolve_command.ts";
+export { MAX_SKILL_NAME_LENGTH, SKILL_NAME_PATTERN, skillNameProblem } from "./skill_name.ts";
 export {
   type AllowedProgram,
   AllowlistError,

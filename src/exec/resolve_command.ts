@@ -14,11 +14,9 @@ import type { ToolError } from "../result/mod.ts";
 import { analyzeArgv } from "./argv_analysis.ts";
 import { pathArgumentFindings } from "./path_argument_findings.ts";
 import { type AllowedProgram, matchProgram } from "./program_allowlist.ts";
+import { skillNameProblem } from "./skill_name.ts";
 
 export { pathArgumentFindings };
-
-/** The Agent Skills name rule (agentskills.io specification): lower-case words joined by hyphens. */
-export const SKILL_NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 
 /** Longest shebang line read, in bytes. */
 const MAX_SHEBANG_BYTES = 256;
@@ -122,13 +120,12 @@ export async function resolveScript(
   options: ScriptResolutionOptions,
 ): Promise<CommandResolution> {
   const { skill, script, args } = request;
-  if (!SKILL_NAME_PATTERN.test(skill) || skill.length > 64) {
+  const nameProblem = skillNameProblem(skill);
+  if (nameProblem !== null) {
     return refuse(
       "invalid_arguments",
-      `Cannot run a script of skill "${
-        printable(skill)
-      }": skill ids are 1-64 lower-case letters, ` +
-        `digits and single hyphens`,
+      `Cannot run a script of skill "${printable(skill)}": a skill id is a skill name, not a ` +
+        `path: ${nameProblem}`,
     );
   }
   if (script === "" || script.includes("\0") || nodePath.isAbsolute(script)) {

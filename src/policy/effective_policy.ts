@@ -15,8 +15,9 @@
  * is allowed without asking only by an allow rule that names it exactly AND narrows it (`paths`,
  * `commands` or `arguments`, not a pattern made only of `*` and `/`): a wildcard or scope-less
  * allow of it asks instead (`runtime:high-risk-unscoped`, its reason naming the rule).
- * A skill rule can only ask or deny (its allow counts as ask), and a skill's `allowed_tools`
- * narrows the tool set; neither can widen anything.
+ * A skill rule can only ask or deny (its allow counts as ask), a skill's `allowed_tools`
+ * narrows the tool set, and its `allowed_commands` narrows what a command tool may run (a call
+ * running another command is denied); none of them can widen anything.
  *
  * @module
  */
@@ -46,6 +47,7 @@ import {
 import type { PolicyInputs, SkillRequest, ToolPolicy } from "./policy_inputs.ts";
 import { agentTypeExclusion } from "./agent_tool_sets.ts";
 import { RUNTIME_RULES } from "./runtime_rules.ts";
+import { narrowedOutTools, skillCommandDeny } from "./_skill_narrowing.ts";
 
 export { RUNTIME_RULES } from "./runtime_rules.ts";
 
@@ -90,7 +92,7 @@ export class EffectivePolicy {
   /** Computes the policy from its layers. */
   static compute(inputs: PolicyInputs): EffectivePolicy {
     const rules: PolicyRule[] = [];
-    const narrowedOut = new Map<string, string>();
+    const narrowedOut = narrowedOutTools(inputs.skillRequests ?? [], inputs.tools);
     for (const request of inputs.skillRequests ?? []) {
       (request.rules ?? []).forEach((rule, index) => {
         const decision: Decision = rule.decision === "deny" ? "deny" : "ask";
@@ -105,14 +107,6 @@ export class EffectivePolicy {
             }`,
         }));
       });
-      if (request.allowed_tools !== undefined) {
-        const allowed = request.allowed_tools;
-        for (const tool of inputs.tools) {
-          if (!picomatch.isMatch(tool.name, allowed) && !narrowedOut.has(tool.name)) {
-            narrowedOut.set(tool.name, request.skill);
-          }
-        }
-      }
     }
     for (const rule of inputs.configRules) rules.push(definedOnly({ ...rule, layer: "config" }));
     const agentOut = new Map<string, { rule: string; reason: string }>();
@@ -179,6 +173,8 @@ export class EffectivePolicy {
         error_type: "permission_denied",
       });
     }
+    const commandDeny = skillCommandDeny(this.#inputs.skillRequests ?? [], tool, scope);
+    if (commandDeny !== null) candidates.push(commandDeny);
     // 2. Runtime rules.
     if (this.#isDestructive(tool) && !this.#enabledExplicitly(tool)) {
       candidates.push({

@@ -18,6 +18,8 @@ export interface ConfigRule {
   paths?: string[] | undefined;
   commands?: string[] | undefined;
   arguments?: string[] | undefined;
+  /** Host patterns (`net.fetch`); see {@linkcode PolicyRule.hosts}. */
+  hosts?: string[] | undefined;
   decision: Decision;
   reason?: string | undefined;
 }
@@ -27,7 +29,27 @@ export interface SkillRequest {
   skill: string;
   /** Tool-name patterns the skill may use; the run's tool set becomes the intersection. */
   allowed_tools?: string[];
+  /**
+   * The only commands the skill's command tools may run (`Bash(git:*)` in its allowed-tools):
+   * when present, a call of a tool named here runs only a command one of its entries covers;
+   * any other command of that tool is denied (`skill:allowed-tools`). @default no limit
+   */
+  allowed_commands?: SkillCommand[];
   rules?: Omit<ConfigRule, "id">[];
+}
+
+/**
+ * One command a skill may run: `{tool: "exec.run_command", argv: ["git"], prefix: true}` covers
+ * every `git …` call; with `prefix: false` only that exact argv. `argv[0]` is compared with the
+ * allowlisted program name the call resolved to, the rest word for word.
+ */
+export interface SkillCommand {
+  /** The command tool, e.g. `exec.run_command`. */
+  tool: string;
+  /** The program and the leading arguments, e.g. `["git", "diff"]`. */
+  argv: string[];
+  /** Whether more arguments may follow `argv`. */
+  prefix: boolean;
 }
 
 /** Inputs of {@linkcode EffectivePolicy.compute}. */

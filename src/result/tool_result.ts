@@ -142,6 +142,11 @@ export interface NarrowingRequest {
   skill: string;
   /** Tool-name patterns the run keeps; absent: the request narrows nothing. */
   allowed_tools?: string[];
+  /**
+   * The only commands a command tool may run from now on (a skill's `Bash(git:*)`):
+   * `{tool, argv, prefix}` as the policy's `SkillCommand`. @default no limit
+   */
+  allowed_commands?: { tool: string; argv: string[]; prefix: boolean }[];
 }
 
 /** Tells whether `value` is one of the closed {@linkcode ERROR_TYPES}. */

@@ -21,3 +21,10 @@ export {
   type SkillFrontmatter,
 } from "./skill_frontmatter.ts";
 export { skillRequestFor } from "./skill_requests.ts";
+export {
+  CLAUDE_TOOL_NAMES,
+  COMMAND_TOOL,
+  mapAllowedTools,
+  type MappedAllowedTools,
+  splitAllowedTools,
+} from "./allowed_tools.ts";

@@ -11,6 +11,7 @@
 import * as nodePath from "node:path";
 import { isWithin, printable } from "../sandbox/mod.ts";
 import { parseSkillDocument } from "./skill_frontmatter.ts";
+import { mapAllowedTools } from "./allowed_tools.ts";
 
 /** Largest `SKILL.md` read, in bytes. */
 export const MAX_SKILL_FILE_BYTES = 256 * 1024;
@@ -23,14 +24,22 @@ export const RESOURCE_FOLDERS = ["scripts", "references", "assets"] as const;
 
 /** A loaded skill. */
 export interface Skill {
-  /** The skill id: its folder's name, matching `^[a-z0-9]+(-[a-z0-9]+)*$`. */
+  /** The skill id: its folder's name (in NFKC), following `skillNameProblem`'s rule. */
   name: string;
   description: string;
   license: string | null;
   compatibility: string | null;
   metadata: Record<string, string>;
-  /** Tool-name patterns (picomatch) the skill asks for; `[]` means it does not narrow. */
+  /**
+   * The `allowed-tools` entries as written (`Read`, `Bash(git:*)`, `fs.*`); `[]` means it does not
+   * narrow. What they map to: {@linkcode mapAllowedTools}.
+   */
   allowed_tools: string[];
+  /**
+   * What was accepted but not used, one sentence each: allowed-tools entries kagent-run does not
+   * know (dropped, so they narrow), metadata that is not a mapping. The skill still loads.
+   */
+  warnings: string[];
   /** Real absolute path of the skill folder. */
   path: string;
   /** The Markdown after the frontmatter. */
@@ -159,6 +168,10 @@ async function loadSkill(root: string, entry: string): Promise<Skill | InvalidSk
   const { resources, truncated } = await listResources(folder);
   return {
     ...parsed.frontmatter,
+    warnings: [
+      ...parsed.frontmatter.warnings,
+      ...mapAllowedTools(parsed.frontmatter.allowed_tools).warnings,
+    ],
     path: folder,
     body: parsed.body,
     resources,

@@ -66,7 +66,7 @@ Deno.test("discoverSkills skips invalid skills with the file and reason", async 
   ]);
   assert.match(
     invalid[0]!.reason,
-    /^Cannot load skill "bad-name\/SKILL.md": key "name" must match/,
+    /^Cannot load skill "bad-name\/SKILL.md": key "name" must be a skill name/,
   );
   assert.match(invalid[1]!.reason, /key "version" is not allowed/);
   assert.match(invalid[2]!.reason, /must equal the folder name "mismatch"/);

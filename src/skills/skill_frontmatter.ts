@@ -1,26 +1,30 @@
 /**
- * Reads and checks the YAML frontmatter of a `SKILL.md` (Agent Skills specification,
- * agentskills.io): the text between the first two `---` lines, parsed with the `yaml` package
- * (data only: no tags that build objects or run code), then held to the closed set of keys.
+ * Reads and checks the YAML frontmatter of a `SKILL.md` as the Agent Skills specification
+ * (agentskills.io) and its reference validator `skills-ref` do: the text between the first two
+ * `---` lines, parsed with the `yaml` package's failsafe schema, so that every scalar is a string
+ * (`version: 1.0` gives `"1.0"`, as the reference's strictyaml does), with no tags, anchors or
+ * duplicate keys, then held to the closed set of keys. Lengths count Unicode code points.
+ * The test data in `tests/testdata/skills_spec/` records the reference's verdict on each edge case
+ * and the differences kept on purpose (a BOM is skipped, flow lists are read, metadata values that
+ * are mappings or lists become JSON).
  *
  * @module
  */
 
-import { parseDocument } from "yaml";
-import { SKILL_NAME_PATTERN } from "../exec/mod.ts";
+import { type Document, isNode, parseDocument, visit } from "yaml";
+import { MAX_SKILL_NAME_LENGTH, skillNameProblem } from "../exec/mod.ts";
+import { splitAllowedTools } from "./allowed_tools.ts";
 
-/** Longest skill name, in characters. */
-export const MAX_NAME_LENGTH = 64;
-/** Longest description, in characters. */
+/** Longest skill name, in characters (Unicode code points). */
+export const MAX_NAME_LENGTH = MAX_SKILL_NAME_LENGTH;
+/** Longest description, in characters (Unicode code points). */
 export const MAX_DESCRIPTION_LENGTH = 1024;
-/** Longest `compatibility` note, in characters. */
+/** Longest `compatibility` note, in characters (Unicode code points). */
 export const MAX_COMPATIBILITY_LENGTH = 500;
-/** Most patterns in `allowed-tools`. */
+/** Most entries in `allowed-tools`. */
 export const MAX_ALLOWED_TOOLS = 128;
-/** Longest pattern in `allowed-tools`. */
-export const MAX_TOOL_PATTERN_LENGTH = 128;
-/** What one `allowed-tools` entry may contain: tool-name characters and `*` wildcards. */
-export const TOOL_PATTERN = /^[A-Za-z0-9_.*-]+$/;
+/** Longest entry in `allowed-tools`, in characters. */
+export const MAX_TOOL_PATTERN_LENGTH = 256;
 
 /** The frontmatter keys a `SKILL.md` may use. */
 export const FRONTMATTER_KEYS = [
@@ -34,14 +38,22 @@ export const FRONTMATTER_KEYS = [
 
 /** The checked frontmatter of a skill. */
 export interface SkillFrontmatter {
+  /** The name, trimmed and in NFKC, as the reference reads it. */
   name: string;
   description: string;
+  /** null when absent or empty. */
   license: string | null;
+  /** null when absent or empty. */
   compatibility: string | null;
-  /** String → string; `{}` when absent. */
+  /** String → string; `{}` when absent (or not a mapping: then a warning says so). */
   metadata: Record<string, string>;
-  /** The `allowed-tools` patterns, split on whitespace; `[]` when absent. */
+  /**
+   * The `allowed-tools` entries as written: a space- (or comma-) separated string split outside
+   * parentheses, or a YAML list; `[]` when absent or empty (no narrowing).
+   */
   allowed_tools: string[];
+  /** What was accepted but not used, one sentence each (e.g. metadata that is not a mapping). */
+  warnings: string[];
 }
 
 /** A parsed `SKILL.md`: its frontmatter and the Markdown body after it, or why it is invalid. */
@@ -51,9 +63,9 @@ export type SkillDocument =
 
 /**
  * Splits and checks a `SKILL.md`. The first line must be `---`; the frontmatter ends at the next
- * `---` line. The name must equal `folderName`.
+ * `---` line. The name must equal `folderName` once both are in NFKC.
  *
- * @param text The file's text (a leading BOM is ignored; CRLF line ends are accepted).
+ * @param text The file's text (a leading BOM is skipped; CRLF line ends are accepted).
  * @param folderName The skill folder's name.
  * @returns the frontmatter and body, or a reason such as `key "name" must match …` (no prefix).
  * @example
@@ -70,17 +82,20 @@ export function parseSkillDocument(text: string, folderName: string): SkillDocum
   }
   const end = lines.findIndex((line, index) => index > 0 && line.replace(/\r$/, "") === "---");
   if (end === -1) return invalid('the YAML frontmatter has no closing "---" line');
-  const yamlText = lines.slice(1, end).join("\n");
+  const yamlText = lines.slice(1, end).map((line) => line.replace(/\r$/, "")).join("\n");
   const body = lines.slice(end + 1).join("\n");
 
   const document = parseDocument(yamlText, {
-    schema: "core",
+    schema: "failsafe",
     uniqueKeys: true,
     prettyErrors: false,
   });
   const firstError = document.errors[0] ?? document.warnings[0];
   if (firstError !== undefined) {
     return invalid(`the YAML frontmatter is not valid: ${firstLine(firstError.message)}`);
+  }
+  if (hasAnchorOrTag(document)) {
+    return invalid("the YAML frontmatter is not valid: anchors and tags are not allowed");
   }
   let data: unknown;
   try {
@@ -104,54 +119,58 @@ function checkFrontmatter(
   if (unknown !== undefined) {
     return `key "${clip(unknown)}" is not allowed (allowed: ${FRONTMATTER_KEYS.join(", ")})`;
   }
+  const warnings: string[] = [];
 
-  const name = data.name;
-  if (name === undefined) return 'key "name" is missing';
-  if (typeof name !== "string") return 'key "name" must be a string';
-  if (name.length < 1 || name.length > MAX_NAME_LENGTH) {
-    return `key "name" must be 1 to ${MAX_NAME_LENGTH} characters long`;
+  const rawName = data.name;
+  if (rawName === undefined) return 'key "name" is missing';
+  if (typeof rawName !== "string") return 'key "name" must be a string';
+  const name = rawName.trim().normalize("NFKC");
+  const nameProblem = skillNameProblem(name);
+  if (nameProblem !== null) {
+    return `key "name" must be a skill name (letters and digits in lower-case words joined by ` +
+      `single hyphens, at most ${MAX_NAME_LENGTH} characters): ${nameProblem}, got ` +
+      `"${clip(name)}"`;
   }
-  if (!SKILL_NAME_PATTERN.test(name)) {
-    return `key "name" must match ${SKILL_NAME_PATTERN.source} (lower-case words joined by ` +
-      `hyphens), got "${clip(name)}"`;
-  }
-  if (name !== folderName) {
-    return `key "name" must equal the folder name "${clip(folderName)}", got "${name}"`;
+  if (name !== folderName.normalize("NFKC")) {
+    return `key "name" must equal the folder name "${clip(folderName)}", got "${clip(name)}"`;
   }
 
   const description = data.description;
   if (description === undefined) return 'key "description" is missing';
   if (typeof description !== "string") return 'key "description" must be a string';
   if (description.trim().length === 0) return 'key "description" must not be empty';
-  if (description.length > MAX_DESCRIPTION_LENGTH) {
+  const descriptionLength = [...description].length;
+  if (descriptionLength > MAX_DESCRIPTION_LENGTH) {
     return `key "description" must be at most ${MAX_DESCRIPTION_LENGTH} characters long, ` +
-      `got ${description.length}`;
+      `got ${descriptionLength}`;
   }
 
   const license = optionalString(data, "license");
   if (typeof license === "object" && license !== null) return license.reason;
   const compatibility = optionalString(data, "compatibility");
   if (typeof compatibility === "object" && compatibility !== null) return compatibility.reason;
-  if (compatibility !== null && compatibility.length > MAX_COMPATIBILITY_LENGTH) {
+  const compatibilityLength = [...(compatibility ?? "")].length;
+  if (compatibilityLength > MAX_COMPATIBILITY_LENGTH) {
     return `key "compatibility" must be at most ${MAX_COMPATIBILITY_LENGTH} characters long, ` +
-      `got ${compatibility.length}`;
+      `got ${compatibilityLength}`;
   }
 
-  const metadata = checkMetadata(data.metadata);
-  if (typeof metadata === "string") return metadata;
+  const metadata = checkMetadata(data.metadata, warnings);
   const allowedTools = checkAllowedTools(data["allowed-tools"]);
   if (typeof allowedTools === "string") return allowedTools;
 
   return {
     name,
-    description,
+    description: description.trim(),
     license,
     compatibility,
     metadata,
     allowed_tools: allowedTools,
+    warnings,
   };
 }
 
+/** A string key: null when absent or empty (as if absent). */
 function optionalString(
   data: Record<string, unknown>,
   key: string,
@@ -159,44 +178,65 @@ function optionalString(
   const value = data[key];
   if (value === undefined) return null;
   if (typeof value !== "string") return { reason: `key "${key}" must be a string` };
-  if (value.trim().length === 0) return { reason: `key "${key}" must not be empty` };
-  return value;
+  return value.trim().length === 0 ? null : value;
 }
 
-function checkMetadata(value: unknown): Record<string, string> | string {
-  if (value === undefined) return {};
-  if (!isPlainRecord(value)) return 'key "metadata" must be a mapping of strings to strings';
+/**
+ * Metadata values become strings, as in the reference (`str(value)`): scalars are strings already
+ * (failsafe schema); a nested mapping or list becomes its JSON. Metadata that is not a mapping is
+ * ignored with a warning (the reference does not check it).
+ */
+function checkMetadata(value: unknown, warnings: string[]): Record<string, string> {
+  if (value === undefined || value === "") return {};
+  if (!isPlainRecord(value)) {
+    warnings.push('key "metadata" is not a mapping of strings to strings: it is ignored');
+    return {};
+  }
   const metadata: Record<string, string> = {};
   for (const [key, entry] of Object.entries(value)) {
-    if (typeof entry !== "string") {
-      return `key "metadata.${clip(key)}" must be a string (quote numbers and booleans)`;
-    }
-    metadata[key] = entry;
+    metadata[key] = typeof entry === "string" ? entry : JSON.stringify(entry);
   }
   return metadata;
 }
 
 /**
- * Splits `allowed-tools` on whitespace. An absent key gives `[]` (no narrowing); a present but empty
- * one is refused, since it would leave the skill no tools at all by accident.
+ * The `allowed-tools` entries: a string split on whitespace and commas outside parentheses, or a
+ * YAML list of strings. Absent or empty gives `[]` (no narrowing). What each entry means is
+ * decided later (`mapAllowedTools`), where unknown entries warn and are dropped.
  */
 function checkAllowedTools(value: unknown): string[] | string {
   if (value === undefined) return [];
-  if (typeof value !== "string") {
-    return 'key "allowed-tools" must be a space-separated string of tool-name patterns';
+  let entries: string[];
+  if (typeof value === "string") {
+    entries = splitAllowedTools(value);
+  } else if (Array.isArray(value) && value.every((entry) => typeof entry === "string")) {
+    entries = value.map((entry) => entry.trim()).filter((entry) => entry !== "");
+  } else {
+    return 'key "allowed-tools" must be a space-separated string of tools (e.g. "Read Grep ' +
+      'Bash(git:*)") or a list of strings';
   }
-  const patterns = value.split(/\s+/).filter((pattern) => pattern.length > 0);
-  if (patterns.length === 0) return 'key "allowed-tools" must name at least one tool pattern';
-  if (patterns.length > MAX_ALLOWED_TOOLS) {
-    return `key "allowed-tools" must name at most ${MAX_ALLOWED_TOOLS} patterns`;
+  if (entries.length > MAX_ALLOWED_TOOLS) {
+    return `key "allowed-tools" must name at most ${MAX_ALLOWED_TOOLS} tools, got ${entries.length}`;
   }
-  for (const pattern of patterns) {
-    if (pattern.length > MAX_TOOL_PATTERN_LENGTH || !TOOL_PATTERN.test(pattern)) {
-      return `key "allowed-tools" has an invalid pattern "${clip(pattern)}": use tool names ` +
-        `such as "fs.read_file" or "fs.*"`;
+  const long = entries.find((entry) => entry.length > MAX_TOOL_PATTERN_LENGTH);
+  if (long !== undefined) {
+    return `key "allowed-tools" has an entry longer than ${MAX_TOOL_PATTERN_LENGTH} characters: ` +
+      `"${clip(long)}"`;
+  }
+  return [...new Set(entries)];
+}
+
+/** Tells whether a node of the document carries an anchor or an explicit tag (`&a`, `!!str`). */
+function hasAnchorOrTag(document: Document): boolean {
+  let found = false;
+  visit(document, (_key, node) => {
+    if (isNode(node) && (node.anchor !== undefined || node.tag !== undefined)) {
+      found = true;
+      return visit.BREAK;
     }
-  }
-  return [...new Set(patterns)];
+    return undefined;
+  });
+  return found;
 }
 
 function isPlainRecord(value: unknown): value is Record<string, unknown> {

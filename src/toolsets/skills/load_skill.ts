@@ -6,11 +6,10 @@
  */
 
 import { z } from "zod";
-import { SKILL_NAME_PATTERN } from "../../exec/mod.ts";
+import { skillNameProblem } from "../../exec/mod.ts";
 import { printable } from "../../sandbox/mod.ts";
 import { discoverSkills } from "../../skills/mod.ts";
 import { skillRequestFor } from "../../skills/mod.ts";
-import { MAX_NAME_LENGTH } from "../../skills/mod.ts";
 import { defineTool, type ToolDefinition } from "../../tools/mod.ts";
 import { failure, success, type ToolOutcome } from "../../result/mod.ts";
 import { displaySkillPath } from "./list_skills.ts";
@@ -33,7 +32,10 @@ export interface LoadSkillData {
   license: string | null;
   compatibility: string | null;
   metadata: Record<string, string>;
+  /** The allowed-tools entries as written (`Read`, `Bash(git:*)`, `fs.*`). */
   allowed_tools: string[];
+  /** Warnings about the skill (allowed-tools entries dropped, metadata ignored); `[]` when none. */
+  warnings: string[];
   /** Files under `scripts/`, `references/`, `assets/`, relative to the skill folder. */
   resources: string[];
   resources_truncated: boolean;
@@ -46,14 +48,10 @@ export interface LoadSkillData {
  */
 export function checkSkillId(skillId: string): string | null {
   if (skillId.length === 0) return "a skill id must not be empty";
-  if (skillId.length > MAX_NAME_LENGTH) {
-    return `a skill id is at most ${MAX_NAME_LENGTH} characters long`;
-  }
-  if (!SKILL_NAME_PATTERN.test(skillId)) {
-    return "a skill id is a name, not a path: lower-case letters and digits in words joined by " +
-      'hyphens, e.g. "survey-repository" (see skills.list_skills)';
-  }
-  return null;
+  const problem = skillNameProblem(skillId);
+  if (problem === null) return null;
+  return `a skill id is a name, not a path (${problem}): letters and digits in lower-case words ` +
+    'joined by hyphens, e.g. "survey-repository" (see skills.list_skills)';
 }
 
 /**
@@ -112,6 +110,7 @@ export function loadSkillTool(skillDirs: readonly string[]): ToolDefinition {
         compatibility: skill.compatibility,
         metadata: skill.metadata,
         allowed_tools: skill.allowed_tools,
+        warnings: skill.warnings,
         resources: skill.resources,
         resources_truncated: skill.resources_truncated,
       };
@@ -119,8 +118,12 @@ export function loadSkillTool(skillDirs: readonly string[]): ToolDefinition {
         ? "(none)"
         : skill.resources.map((resource) => `- ${resource}`).join("\n") +
           (skill.resources_truncated ? "\n- … (more not listed)" : "");
+      const warnings = skill.warnings.length === 0
+        ? ""
+        : `\n\n## Warnings about ${skill.name}\n\n` +
+          skill.warnings.map((warning) => `- ${warning}`).join("\n");
       const output = `${skill.body.trim()}\n\n## Resources of ${skill.name} (${data.path})\n\n` +
-        resources;
+        resources + warnings;
       const count = skill.resources.length === 1
         ? "1 resource"
         : `${skill.resources.length} resources`;
