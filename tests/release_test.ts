@@ -92,8 +92,8 @@ Deno.test("release.yml's compile step builds exactly the compile task's command 
     for (const target of TARGETS) {
       const argsFile = nodePath.join(folder, `${target}.args`);
       const githubEnv = nodePath.join(folder, `${target}.env`);
-      const result = await new Deno.Command("bash", {
-        args: ["-c", step.run],
+      const result: Deno.CommandOutput = await new Deno.Command("bash", {
+        args: ["-c", step.run as string],
         cwd: folder,
         env: {
           PATH: `${bin}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,

@@ -8,6 +8,7 @@ import { chainAnchor, type ChainLink } from "./audit_chain.ts";
 import type { AuditEventFields, AuditEventType } from "./audit_event.ts";
 import { AuditWriteError } from "./audit_write_error.ts";
 import { type JsonlFile, JsonlWriter } from "./jsonl_writer.ts";
+import { type EventObserver, ObservedJsonlWriter } from "./event_observers.ts";
 import type { Redactor } from "./redactor.ts";
 import type { RunFolder } from "./run_folder.ts";
 import { type RunManifest, sealRun, type SigningKey } from "./run_manifest.ts";
@@ -46,12 +47,6 @@ export interface AuditRecorderOptions {
 export type WriteFailureHandler = (error: AuditWriteError) => void;
 
 /**
- * Receives each `events.jsonl` record once it is written: `{ts, type, run_id, ...fields, seq}`,
- * redacted as written (without `prev`); see {@linkcode AuditRecorder.observeEvents}.
- */
-export type EventObserver = (record: Readonly<Record<string, unknown>>) => void;
-
-/**
  * Writes the run's audit trail into its {@linkcode RunFolder}: `events.jsonl`, `logs/tools.jsonl`,
  * `logs/errors.jsonl` and `policy.json`. Every value passes through the {@linkcode Redactor} first.
  * Each log has one {@linkcode JsonlWriter}, so concurrent records never interleave, and each is
@@ -87,14 +82,13 @@ export class AuditRecorder {
   readonly #folder: RunFolder;
   readonly #redactor: Redactor;
   readonly #now: () => Date;
-  readonly #events: JsonlWriter;
+  readonly #events: ObservedJsonlWriter;
   readonly #tools: JsonlWriter;
   readonly #errors: JsonlWriter;
   #fileWrites: Promise<void> = Promise.resolve();
   #closing: Promise<void> | null = null;
   #writeFailure: AuditWriteError | null = null;
   #onWriteFailure: WriteFailureHandler | null = null;
-  readonly #observers: EventObserver[] = [];
   readonly #policyHash: string | null;
   readonly #signing: SigningKey | null;
   /** Set once `run.completed` is written: the run is sealed when the recorder closes. */
@@ -107,14 +101,14 @@ export class AuditRecorder {
     this.#now = options.now ?? (() => new Date());
     this.#policyHash = options.policyHash ?? null;
     this.#signing = options.signing ?? null;
-    const writer = (path: string, file: string) =>
-      new JsonlWriter(path, {
-        ...(options.openLog === undefined ? {} : { open: options.openLog }),
-        chain: { anchor: chainAnchor(options.folder.id, this.#policyHash, file) },
-      });
-    this.#events = writer(options.folder.paths.events, "events.jsonl");
-    this.#tools = writer(options.folder.paths.toolsLog, "logs/tools.jsonl");
-    this.#errors = writer(options.folder.paths.errorsLog, "logs/errors.jsonl");
+    const writing = (file: string) => ({
+      ...(options.openLog === undefined ? {} : { open: options.openLog }),
+      chain: { anchor: chainAnchor(options.folder.id, this.#policyHash, file) },
+    });
+    const { events, toolsLog, errorsLog } = options.folder.paths;
+    this.#events = new ObservedJsonlWriter(events, writing("events.jsonl"));
+    this.#tools = new JsonlWriter(toolsLog, writing("logs/tools.jsonl"));
+    this.#errors = new JsonlWriter(errorsLog, writing("logs/errors.jsonl"));
   }
 
   /** The first record the file system refused, or null while every record was written. */
@@ -142,20 +136,9 @@ export class AuditRecorder {
     this.#onWriteFailure = handler;
   }
 
-  /**
-   * Calls `observer` with each event record written from now on, in the order of `events.jsonl`,
-   * once its line is in the file (a refused record is not observed): how a run is followed live
-   * (`--output stream-json`, progress lines) from exactly what its audit says. The record is the
-   * redacted one, with its `seq`; an observer's exceptions are ignored.
-   *
-   * @param observer Called synchronously; must not keep the run waiting.
-   * @example
-   * ```ts ignore
-   * recorder.observeEvents((record) => console.error(record.type, record.seq));
-   * ```
-   */
+  /** Calls `observer` with each event record once written ({@linkcode ObservedJsonlWriter}). */
   observeEvents(observer: EventObserver): void {
-    this.#observers.push(observer);
+    this.#events.observers.push(observer);
   }
 
   /**
@@ -187,26 +170,10 @@ export class AuditRecorder {
       ...extra,
     });
     const record = fields as Record<string, unknown>;
-    let written: Record<string, unknown> | null = null;
-    const keep = (extra: Record<string, unknown>) => (redacted: Record<string, unknown>) =>
-      written = build(extra)(redacted);
-    const seq = type !== "run.completed"
-      ? this.#append(this.#events, "event", record, reserved, keep({}))
-      : this.#complete(record, reserved, keep);
-    return seq.then((value) => {
-      if (value !== null && written !== null) this.#notify({ ...written, seq: value });
-      return value;
-    });
-  }
-
-  #notify(record: Record<string, unknown>): void {
-    for (const observer of this.#observers) {
-      try {
-        observer(record);
-      } catch {
-        // Following a run is best effort: an observer must not fail the record.
-      }
+    if (type !== "run.completed") {
+      return this.#append(this.#events, "event", record, reserved, build({}));
     }
+    return this.#complete(record, reserved, build);
   }
 
   /** Writes `run.completed` after the other logs' pending records, with their chains' ends. */

@@ -38,9 +38,9 @@ export { ArtifactStore, type ArtifactStoreOptions, type StoredArtifact } from ".
 export {
   AuditRecorder,
   type AuditRecorderOptions,
-  type EventObserver,
   type WriteFailureHandler,
 } from "./audit_recorder.ts";
+export { type EventObserver, ObservedJsonlWriter } from "./event_observers.ts";
 export { AuditWriteError, type AuditWriteFailure } from "./audit_write_error.ts";
 export { createRunId } from "./create_run_id.ts";
 export { type JsonlFile, JsonlWriter, type JsonlWriterOptions } from "./jsonl_writer.ts";
