@@ -66,7 +66,7 @@ Deno.test("agent.max_depth 1 allows no child; 2 (the default) allows the main ag
   assert.equal(near.children, 1);
 });
 
-Deno.test("kagent-run tools --agent-type shows each type's set when the config defines agents", async () => {
+Deno.test("kagent-run tools and policy --agent-type show each type's set when the config defines agents", async () => {
   await using project = await createProject({ config: { agents: { sub: SUB } } });
   await Deno.writeTextFile(nodePath.join(project.configDir, "sub.jsonl"), '{"content": "x"}\n');
   const names = async (type: string) =>
@@ -92,4 +92,18 @@ Deno.test("kagent-run tools --agent-type shows each type's set when the config d
     assert.ok(!sub.includes(tool), `sub has ${tool}`);
   }
   assert.deepEqual(await names("fork"), sub);
+  // kagent-run policy says the same, and why a tool is out.
+  const policy = JSON.parse(
+    (await runCli(["policy", "--agent-type", "worker", "--json", "--config", project.configPath]))
+      .stdout,
+  ) as { agent: { type: string }; tools: { tool: string; available: boolean; rule: string }[] };
+  assert.equal(policy.agent.type, "worker");
+  assert.deepEqual(
+    policy.tools.filter((tool) => tool.available).map((tool) => tool.tool),
+    await names("worker"),
+  );
+  assert.equal(
+    policy.tools.find((tool) => tool.tool === "fs.write_file")?.rule,
+    "runtime:agent-type",
+  );
 });
