@@ -146,3 +146,19 @@ Deno.test("allowed_tools lists only narrow: each list intersects, the rule names
     ),
   );
 });
+
+Deno.test("suggested tools are a preference recorded in the snapshot, never a grant", () => {
+  const effective = EffectivePolicy.compute({
+    tools: TOOLS,
+    workspace: "/w",
+    configSource: "test",
+    sandbox: {},
+    configRules: [],
+    agentType: "worker",
+    suggestedTools: ["fs.write_file", "agent.create_sub_agent"],
+  });
+  assert.ok(!effective.isAvailable("fs.write_file"));
+  assert.ok(!effective.isAvailable("agent.create_sub_agent"));
+  const agent = effective.snapshot().agent as { suggested_tools: string[] };
+  assert.deepEqual(agent.suggested_tools, ["fs.write_file", "agent.create_sub_agent"]);
+});
