@@ -117,11 +117,13 @@ export class RunFeed {
     const usage = line.usage as { input_tokens: number; output_tokens: number } | null;
     const calls = (line.tool_calls as unknown[]).length;
     const duration = line.duration_ms as number | null;
+    const firstToken = line.first_token_ms as number | undefined;
     const parts = [
       usage === null
         ? "tokens not reported"
         : `${usage.input_tokens} in + ${usage.output_tokens} out tokens`,
       ...(duration === null ? [] : [`${(duration / 1000).toFixed(2)} s`]),
+      ...(firstToken === undefined ? [] : [`first token ${(firstToken / 1000).toFixed(2)} s`]),
       `${calls} tool call${calls === 1 ? "" : "s"}`,
     ];
     const model = this.#options.model ?? String(line.provider);

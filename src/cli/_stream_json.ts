@@ -50,6 +50,8 @@ export interface StreamJsonModelTurn {
   usage: { input_tokens: number; output_tokens: number } | null;
   /** Milliseconds the model took to answer, or null when not measured. */
   duration_ms: number | null;
+  /** A streamed answer: milliseconds from the request to its first token; absent otherwise. */
+  first_token_ms?: number;
   /** `end`, `truncated`, `refused`, `context_window_exceeded` or `paused`. */
   stop_reason: string;
   tool_calls: { id: string; name: string }[];
@@ -115,6 +117,9 @@ export function streamLineOf(
         model: context.model,
         usage: (record.usage as StreamJsonModelTurn["usage"]) ?? null,
         duration_ms: context.takeTurnDuration(),
+        ...(typeof record.first_token_ms === "number"
+          ? { first_token_ms: record.first_token_ms }
+          : {}),
         stop_reason: str(stop?.reason),
         tool_calls: calls.map((call) => ({ id: call.id, name: call.name })),
         text: (record.text as string | null | undefined) ?? null,
