@@ -21,7 +21,7 @@ export const MAIN_HELP =
   `kagent-run ${VERSION}: a sandboxed tool runtime and agent runner for LLM agents
 
 Usage:
-  kagent-run [run] --config FILE [--task T] [--workspace DIR] [--non-interactive] [--quiet]
+  kagent-run [run] --config FILE [--task T | --task-file F|-] [--output text|json|stream-json]
   kagent-run call <tool> '<json arguments>' --config FILE
   kagent-run tools --config FILE [--json]
   kagent-run policy --config FILE [--json]
