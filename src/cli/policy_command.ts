@@ -59,11 +59,18 @@ export function policyCommand(args: string[], io: CommandIo): Promise<number> {
     // What each skill requests (its allowed-tools) and what loading it would leave the run.
     const catalogue = await discoverSkills(skillDirs);
     const skills = catalogue.skills.map((skill) => {
-      const narrowed = policy.withSkillRequest(skillRequestFor(skill));
+      const request = skillRequestFor(skill);
+      const narrowed = policy.withSkillRequest(request);
       return {
         skill: skill.name,
         requested: skill.allowed_tools.length === 0 ? "(no narrowing)" : skill.allowed_tools,
+        // What the entries map to (Claude names to kagent-run tools, Bash(program:*) limits).
+        maps_to: request.allowed_tools ?? null,
+        commands: (request.allowed_commands ?? []).map((command) =>
+          command.argv.join(" ") + (command.prefix ? " …" : "")
+        ),
         got: narrowed.tools.filter((tool) => tool.available).map((tool) => tool.tool),
+        warnings: skill.warnings,
       };
     });
     if (values.json) {
@@ -143,6 +150,10 @@ export function policyCommand(args: string[], io: CommandIo): Promise<number> {
           ? entry.requested.join(" ")
           : entry.requested;
         io.stdout(`  ${entry.skill}: requested ${requested}\n    got ${entry.got.join(", ")}\n`);
+        if (entry.commands.length > 0) {
+          io.stdout(`    exec.run_command only for ${entry.commands.join(", ")}\n`);
+        }
+        for (const warning of entry.warnings) io.stdout(`    warning: ${warning}\n`);
       }
     }
     for (const invalid of catalogue.invalid) io.stdout(`  skipped: ${invalid.reason}\n`);
