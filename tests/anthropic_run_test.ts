@@ -6,7 +6,8 @@ import * as nodePath from "node:path";
 import { createProject, onlyRunDir, readJsonl, runCli } from "./_cli_helpers.ts";
 
 interface MessagesRequest {
-  system?: string;
+  /** One text block marked for prompt caching. */
+  system?: { type: string; text: string; cache_control?: unknown }[];
   messages: {
     role: string;
     content: string | { type: string; tool_use_id?: string; is_error?: boolean }[];
@@ -65,7 +66,8 @@ Deno.test("kagent-run drives an Anthropic model end to end: tool_use, tool_resul
       }
       if (results.length === 3) {
         const deliverables =
-          /hand over \(reports, patches\) under "([^"]+)"/.exec(body.system ?? "")?.[1] ??
+          /hand over \(reports, patches\) under "([^"]+)"/.exec(body.system?.[0]?.text ?? "")
+            ?.[1] ??
             "missing";
         return reply([{
           type: "tool_use",
@@ -178,7 +180,7 @@ async function messagesRun(
 /** A tool_use block writing the deliverable `notes.md`. */
 function writeNotes(body: MessagesRequest) {
   const deliverables =
-    /hand over \(reports, patches\) under "([^"]+)"/.exec(body.system ?? "")?.[1] ??
+    /hand over \(reports, patches\) under "([^"]+)"/.exec(body.system?.[0]?.text ?? "")?.[1] ??
       "missing";
   return {
     type: "tool_use",

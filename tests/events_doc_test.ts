@@ -100,6 +100,7 @@ const FIELDS: FieldNames = {
     usage: true,
     stop: true,
     max_tokens: true,
+    first_token_ms: true,
   },
   "model.retried": { turn: true, provider: true, reason: true, max_tokens: true },
   "tool.started": { tool_call_id: true, tool: true },

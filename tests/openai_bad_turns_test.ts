@@ -8,7 +8,7 @@ import { createProject, onlyRunDir, readJsonl, runCli } from "./_cli_helpers.ts"
 
 interface ChatRequest {
   messages: { role: string; content?: string | null; tool_call_id?: string }[];
-  max_tokens?: number;
+  max_completion_tokens?: number;
 }
 
 function chat(message: Record<string, unknown>, finish = "stop") {
@@ -142,7 +142,7 @@ Deno.test("model.retry_truncated asks a cut-off turn again once at twice max_tok
   await using _ = run.project;
   assert.equal(run.code, 0, run.stderr);
   // The retry alone carries the higher limit; the next turn is back at the configured one.
-  assert.deepEqual(run.seen.map((body) => body.max_tokens), [64, 128, 64]);
+  assert.deepEqual(run.seen.map((body) => body.max_completion_tokens), [64, 128, 64]);
   assert.equal(
     await Deno.readTextFile(nodePath.join(run.runDir, "deliverables/report.md")),
     "# Report\nThe project is",
@@ -165,7 +165,7 @@ Deno.test("model.retry_truncated ends the run truncated when the retry is cut of
   });
   await using _ = run.project;
   assert.notEqual(run.code, 0);
-  assert.deepEqual(run.seen.map((body) => body.max_tokens), [64, 128]);
+  assert.deepEqual(run.seen.map((body) => body.max_completion_tokens), [64, 128]);
   await assert.rejects(Deno.lstat(nodePath.join(run.runDir, "deliverables/report.md")));
   const errors = await run.log("logs/errors.jsonl");
   const model = errors.find((line) => line.source === "model");

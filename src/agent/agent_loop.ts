@@ -248,6 +248,7 @@ async function runLoop(options: AgentOptions): Promise<AgentOutcome> {
         usage: turn.usage,
         stop: { reason: stop.reason, ...stop.provider },
         ...(retriedAt === null ? {} : { max_tokens: retriedAt }),
+        ...(turn.first_token_ms === undefined ? {} : { first_token_ms: turn.first_token_ms }),
       });
       if (!isUnusable(stop)) break;
       const notExecuted = await recordNotExecuted(options.recorder, turns, stop, calls, now);
@@ -317,13 +318,14 @@ async function runLoop(options: AgentOptions): Promise<AgentOutcome> {
   return finish("max_turns", null);
 }
 
-/** `total` plus one turn's usage; null while no turn reported any. */
+/** `total` plus one turn's usage, field by field; null while no turn reported any. */
 function addUsage(total: TokenUsage | null, turn: TokenUsage | null): TokenUsage | null {
   if (turn === null) return total;
-  return {
-    input_tokens: (total?.input_tokens ?? 0) + turn.input_tokens,
-    output_tokens: (total?.output_tokens ?? 0) + turn.output_tokens,
-  };
+  const sum: TokenUsage = { ...total ?? { input_tokens: 0, output_tokens: 0 } };
+  for (const [field, count] of Object.entries(turn) as [keyof TokenUsage, number][]) {
+    sum[field] = (sum[field] ?? 0) + count;
+  }
+  return sum;
 }
 
 /** The provider's problems with a tool set; a throwing check is a problem too (fail closed). */

@@ -51,10 +51,28 @@ export interface ModelRequest {
   max_tokens?: number;
 }
 
-/** Token counts of one response, when the provider reports them. */
+/**
+ * Token counts of one response (or, summed, of a run), when the provider reports them. The
+ * optional counts are there when the provider sent them.
+ */
 export interface TokenUsage {
+  /**
+   * Every input token, cached ones included (as OpenAI's `prompt_tokens`; for Anthropic its
+   * `input_tokens` plus `cache_read_input_tokens` and `cache_creation_input_tokens`, which the
+   * Messages API counts apart), so that the counts of both providers compare.
+   */
   input_tokens: number;
+  /** Every output token, reasoning tokens included. */
   output_tokens: number;
+  /**
+   * Of `input_tokens`, those read from the provider's prompt cache (OpenAI
+   * `prompt_tokens_details.cached_tokens`, Anthropic `cache_read_input_tokens`).
+   */
+  cache_read_input_tokens?: number;
+  /** Of `input_tokens`, those written to the prompt cache (Anthropic only). */
+  cache_creation_input_tokens?: number;
+  /** Of `output_tokens`, the model's hidden reasoning (OpenAI `reasoning_tokens`). */
+  reasoning_tokens?: number;
 }
 
 /**
@@ -95,6 +113,11 @@ export interface ModelTurn {
   stop?: TurnStop;
   /** A paused turn's content as the provider sent it, to send back unchanged. */
   provider_content?: unknown;
+  /**
+   * A streamed turn: milliseconds from sending the request to the first token (text, refusal or
+   * tool call) of the answer. Absent when the answer was not streamed.
+   */
+  first_token_ms?: number;
 }
 
 /** A model provider. `complete` may reject with {@linkcode ModelError}; the loop ends the run then. */

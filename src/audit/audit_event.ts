@@ -216,11 +216,20 @@ export type AuditEvent =
     provider: string;
     tool_calls: { id: string; name: string; provider?: AuditProviderOrigin }[];
     text: string | null;
-    usage: { input_tokens: number; output_tokens: number } | null;
+    /** Token counts, with `cache_read_input_tokens`… when sent (docs/EVENTS.md). */
+    usage: {
+      input_tokens: number;
+      output_tokens: number;
+      cache_read_input_tokens?: number;
+      cache_creation_input_tokens?: number;
+      reasoning_tokens?: number;
+    } | null;
     /** `{reason, ...the provider's own stop fields}`. */
     stop: { reason: string; [field: string]: unknown };
     /** The output limit of a retried turn (absent otherwise). */
     max_tokens?: number;
+    /** A streamed turn: ms from the request to the first token. */
+    first_token_ms?: number;
   }
   | {
     type: "model.retried";

@@ -5,7 +5,11 @@
  */
 
 import { ModelError, type ModelProvider, ScriptProvider } from "../agent/mod.ts";
-import { AnthropicProvider, OpenAiProvider } from "../agent/providers/mod.ts";
+import {
+  AnthropicProvider,
+  anthropicTemperatureWarning,
+  OpenAiProvider,
+} from "../agent/providers/mod.ts";
 import { DEFAULT_MODEL, type LoadedConfig } from "../config/mod.ts";
 import type { NetworkGateway } from "../network/mod.ts";
 import { type CommandIo, UsageError } from "./_common.ts";
@@ -44,16 +48,21 @@ export async function providerFor(
   }
   const fetch = gateway.fetchFor("model");
   if (model.provider === "anthropic") {
-    return new AnthropicProvider({
+    const options = {
       fetch,
       model: model.model,
       base_url: model.base_url ?? DEFAULT_MODEL.base_urls.anthropic,
       api_key: apiKey,
       max_tokens: model.max_tokens ?? DEFAULT_MODEL.anthropic_max_tokens,
       ...(model.temperature === undefined ? {} : { temperature: model.temperature }),
+      ...(model.api_version === undefined ? {} : { api_version: model.api_version }),
+      stream: model.stream ?? DEFAULT_MODEL.stream,
       timeout_ms: model.timeout_ms ?? DEFAULT_MODEL.timeout_ms,
       retries: model.retries ?? DEFAULT_MODEL.retries,
-    });
+    };
+    const warning = anthropicTemperatureWarning(options);
+    if (warning !== null) io.stderr(`kagent-run: warning: ${warning}\n`);
+    return new AnthropicProvider(options);
   }
   return new OpenAiProvider({
     fetch,
@@ -63,6 +72,8 @@ export async function providerFor(
     api_key: apiKey,
     ...(model.temperature === undefined ? {} : { temperature: model.temperature }),
     ...(model.max_tokens === undefined ? {} : { max_tokens: model.max_tokens }),
+    ...(model.reasoning_effort === undefined ? {} : { reasoning_effort: model.reasoning_effort }),
+    stream: model.stream ?? DEFAULT_MODEL.stream,
     timeout_ms: model.timeout_ms ?? DEFAULT_MODEL.timeout_ms,
     retries: model.retries ?? DEFAULT_MODEL.retries,
   });

@@ -17,6 +17,12 @@ import {
 } from "./defaults.ts";
 import { McpServersSchema } from "./mcp_server_schema.ts";
 import { AuditConfigSchema } from "./audit_schema.ts";
+import {
+  AnthropicModelConfigSchema,
+  ModelConfigSchema,
+  OpenAiModelConfigSchema,
+  ScriptModelConfigSchema,
+} from "./model_schema.ts";
 
 export { AuditConfigSchema };
 
@@ -156,73 +162,12 @@ export const SkillsConfigSchema = z.strictObject({
   ),
 });
 
-/** `model` with `provider: "script"`: replays a JSONL plan, no network. */
-export const ScriptModelConfigSchema = z.strictObject({
-  provider: z.literal("script"),
-  script: pathString("Path of the JSONL script to replay; must exist."),
-});
-
-/** `model.retry_truncated`, the same for every HTTP provider. */
-function retryTruncated() {
-  return z.boolean().optional().describe(
-    "A turn cut off at the output limit never runs its tool calls. false: the run ends " +
-      'model_error (reason "truncated"). true: the turn is asked again once with twice the ' +
-      "limit (max_tokens, or twice the output tokens the cut-off answer used when no max_tokens " +
-      "is set); cut off again, the run ends the same way. Default: false.",
-  );
-}
-
-/** `model` with `provider: "openai"`: any OpenAI-compatible Chat Completions endpoint. */
-export const OpenAiModelConfigSchema = z.strictObject({
-  provider: z.literal("openai"),
-  model: z.string().min(1).describe('Model name, e.g. "gpt-4.1-mini" or "llama3.1" (Ollama).'),
-  base_url: httpUrl().optional().describe(
-    'Endpoint up to /v1, e.g. "http://127.0.0.1:11434/v1" for Ollama. Default: ' +
-      '"https://api.openai.com/v1".',
-  ),
-  api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional().describe(
-    "NAME of the environment variable holding the API key (never the key itself); its value is " +
-      "redacted everywhere. Omit it for local servers without keys.",
-  ),
-  temperature: z.number().min(0).max(2).optional().describe("Default: the server's."),
-  max_tokens: z.int().min(1).optional().describe("Default: the server's."),
-  timeout_ms: z.int().min(1).max(600_000).optional().describe("Per request. Default: 120000."),
-  retries: z.int().min(0).max(10).optional().describe(
-    "On 429, 5xx and connection errors. Default: 3.",
-  ),
-  strict: z.boolean().optional().describe(
-    "OpenAI strict mode (Structured Outputs for function calling): tool schemas are sent with " +
-      '"strict": true, optional properties as required and nullable, so the model\'s arguments ' +
-      "always match. A tool whose schema strict mode cannot express stops the run before the " +
-      "first request. Default: false.",
-  ),
-  retry_truncated: retryTruncated(),
-});
-
-/** `model` with `provider: "anthropic"`: the Anthropic Messages API. */
-export const AnthropicModelConfigSchema = z.strictObject({
-  provider: z.literal("anthropic"),
-  model: z.string().min(1).describe('Model name, e.g. "claude-sonnet-4-5".'),
-  base_url: httpUrl().optional().describe('Default: "https://api.anthropic.com/v1".'),
-  api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional().describe(
-    'NAME of the environment variable holding the API key, e.g. "ANTHROPIC_API_KEY".',
-  ),
-  temperature: z.number().min(0).max(1).optional().describe("Default: the API's."),
-  max_tokens: z.int().min(1).optional().describe("Default: 4096."),
-  timeout_ms: z.int().min(1).max(600_000).optional().describe("Per request. Default: 120000."),
-  retries: z.int().min(0).max(10).optional().describe(
-    "On 429, 5xx and connection errors. Default: 3.",
-  ),
-  retry_truncated: retryTruncated(),
-});
-
-/** `model`: which model drives the agent, a union on `provider`. */
-export const ModelConfigSchema = z.discriminatedUnion("provider", [
-  ScriptModelConfigSchema,
-  OpenAiModelConfigSchema,
+export {
   AnthropicModelConfigSchema,
-])
-  .describe("The model that proposes tool calls. Optional: tools run without one.");
+  ModelConfigSchema,
+  OpenAiModelConfigSchema,
+  ScriptModelConfigSchema,
+};
 
 /** `agent`: loop settings. */
 export const AgentConfigSchema = z.strictObject({

@@ -214,6 +214,14 @@ export const DEFAULT_MODEL: Readonly<{
    * tokens. @default 4096
    */
   anthropic_max_tokens: number;
+  /**
+   * `model.stream`: ask for the answer as server-sent events. On by default: the Anthropic API
+   * refuses a non-streamed request whose output could take over ten minutes (about 21,333
+   * max_tokens), a streamed answer is timed per chunk instead of whole (a long turn does not time
+   * out while tokens flow), and its first-token time is recorded; a server that ignores `stream`
+   * and answers JSON is read as JSON. @default true
+   */
+  stream: boolean;
 }> = Object.freeze({
   base_urls: Object.freeze({
     openai: "https://api.openai.com/v1",
@@ -222,6 +230,7 @@ export const DEFAULT_MODEL: Readonly<{
   timeout_ms: 120_000,
   retries: 3,
   anthropic_max_tokens: 4096,
+  stream: true,
 });
 
 /** `hooks.*[].timeout_ms` default and ceiling, in ms; `hooks.*[].tools` default. */

@@ -1,6 +1,11 @@
 /**
- * JSON POST with retries for model providers (private to this folder): exponential backoff with
- * full jitter on 429, 5xx, timeouts and connection errors, honouring `Retry-After`.
+ * POST with retries for model providers (private to this folder), the way the official OpenAI and
+ * Anthropic SDKs retry: 408, 409, 429 and 5xx (Anthropic's 529 "overloaded" included), timeouts
+ * and connection errors, with exponential backoff (0.5 s doubling up to 8 s, minus up to 25 %
+ * jitter); the server's `retry-after-ms` or `Retry-After` wait when it sends one, and its
+ * `x-should-retry: true|false` overriding the status rule. A 2xx answer is handed to a reader:
+ * {@linkcode postJson} parses JSON, the streaming providers read server-sent events (a stream
+ * that fails after its 2xx is never retried: part of the answer was already read).
  *
  * @module
  */
@@ -8,16 +13,20 @@
 import { DEFAULT_MODEL } from "../../config/mod.ts";
 import { ModelError } from "../model_provider.ts";
 
-/** Options of {@linkcode postJson}. */
+/** Options of {@linkcode postJson} and {@linkcode postWithRetries}. */
 export interface PostJsonOptions {
   /** Request headers; never copied into errors (they hold the API key). */
   headers: Record<string, string>;
-  /** Per-attempt timeout in milliseconds. */
+  /**
+   * Per-attempt timeout in milliseconds: the whole attempt for {@linkcode postJson}; for a
+   * stream, the wait for the response and then for each next chunk (an idle timeout).
+   */
   timeoutMs: number;
   /** Retries after the first attempt. @default DEFAULT_MODEL.retries (3) */
   retries?: number;
   /**
-   * First backoff ceiling in milliseconds, doubled each retry (capped at 60 s).
+   * The first backoff wait in milliseconds, doubled each retry up to 16 times itself (8 s by
+   * default), each wait shortened by up to 25 % at random. Tests set it small.
    * @default DEFAULT_BACKOFF_MS (500)
    */
   backoffMs?: number;
@@ -33,8 +42,28 @@ export interface PostJsonOptions {
   now?: () => number;
 }
 
+/** What a reader of a 2xx answer gets besides the response. */
+export interface Attempt {
+  /** Aborted by the caller's signal or the attempt's timeout. */
+  signal: AbortSignal;
+  /** Restarts the attempt's timeout: a stream reader calls it on each chunk. */
+  touch(): void;
+  /** Whether the attempt's timeout fired. */
+  timedOut(): boolean;
+  /** `performance.now()` when this attempt's request was sent, in ms. */
+  startedAt: number;
+  /** This attempt's number, from 1. */
+  attempts: number;
+  /** The host the request went to, for messages. */
+  host: string;
+  /** {@linkcode PostJsonOptions.timeoutMs}, for messages. */
+  timeoutMs: number;
+}
+
 /** The longest wait between two attempts, in ms (a longer `Retry-After` is cut to it). */
 const MAX_DELAY_MS = 60_000;
+/** The computed backoff stops doubling at this multiple of the first wait (8 s from 0.5 s). */
+const MAX_BACKOFF_FACTOR = 16;
 /** Characters of an error response's body kept in `details.body_excerpt`. */
 const EXCERPT_LENGTH = 300;
 /** {@linkcode PostJsonOptions.backoffMs} when none is given, in ms. */
@@ -47,11 +76,44 @@ const DEFAULT_BACKOFF_MS = 500;
  * @throws {ModelError} `provider_failed` with `details` {status, attempts, body_excerpt} (never
  * the headers) when the retries run out, the status is not retryable, or the body is not JSON.
  */
-export async function postJson(
+export function postJson(url: string, body: unknown, options: PostJsonOptions): Promise<unknown> {
+  return postWithRetries(url, body, options, readJson);
+}
+
+/**
+ * Reads a 2xx answer's body as JSON.
+ *
+ * @throws {ModelError} `provider_failed` with `details` {status, attempts, body_excerpt} when the
+ *   body is not JSON.
+ */
+export async function readJson(response: Response, attempt: Attempt): Promise<unknown> {
+  const text = await response.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ModelError(
+      "provider_failed",
+      `Cannot read response of "${attempt.host}": body is not JSON`,
+      { status: response.status, attempts: attempt.attempts, body_excerpt: excerpt(text) },
+    );
+  }
+}
+
+/**
+ * POSTs `body` as JSON to `url`, retrying as the module describes, and hands the first 2xx
+ * answer to `read`. A {@linkcode ModelError} from `read` ends the call as it is; any other error
+ * from it counts as a connection failure of that attempt (retried).
+ *
+ * @throws {ModelError} `provider_failed` with `details` {status, attempts, body_excerpt} (never
+ * the headers) when the retries run out or the answer is not retryable; `aborted: true` when
+ * `options.signal` aborted the call.
+ */
+export async function postWithRetries<T>(
   url: string,
   body: unknown,
   options: PostJsonOptions,
-): Promise<unknown> {
+  read: (response: Response, attempt: Attempt) => Promise<T>,
+): Promise<T> {
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const sleep = options.sleep ?? defaultSleep;
   const random = options.random ?? Math.random;
@@ -65,39 +127,34 @@ export async function postJson(
     const attempts = attempt + 1;
     let failure: { message: string; details: Record<string, unknown>; retryAfterMs: number | null };
     options.signal?.throwIfAborted();
-    const timeout = AbortSignal.timeout(options.timeoutMs);
+    const timer = new AttemptTimer(options.timeoutMs);
     const signal = options.signal === undefined
-      ? timeout
-      : AbortSignal.any([options.signal, timeout]);
+      ? timer.signal
+      : AbortSignal.any([options.signal, timer.signal]);
     try {
+      const startedAt = performance.now();
       const response = await fetchImpl(url, {
         method: "POST",
         headers: { "content-type": "application/json", ...options.headers },
         body: payload,
         signal,
       });
-      const text = await response.text();
       if (response.ok) {
-        try {
-          return JSON.parse(text);
-        } catch {
-          throw new ModelError(
-            "provider_failed",
-            `Cannot read response of "${host}": body is not JSON`,
-            { status: response.status, attempts, body_excerpt: excerpt(text) },
-          );
-        }
+        return await read(response, {
+          signal,
+          touch: () => timer.touch(),
+          timedOut: () => timer.fired,
+          startedAt,
+          attempts,
+          host,
+          timeoutMs: options.timeoutMs,
+        });
       }
+      const text = await response.text();
       const details = { status: response.status, attempts, body_excerpt: excerpt(text) };
       const message = `Cannot call "${host}": HTTP ${response.status}`;
-      if (response.status !== 429 && response.status < 500) {
-        throw new ModelError("provider_failed", message, details);
-      }
-      failure = {
-        message,
-        details,
-        retryAfterMs: parseRetryAfter(response.headers.get("retry-after"), now()),
-      };
+      if (!shouldRetry(response)) throw new ModelError("provider_failed", message, details);
+      failure = { message, details, retryAfterMs: retryAfter(response.headers, now()) };
     } catch (error) {
       if (error instanceof ModelError) throw error;
       if (options.signal?.aborted) {
@@ -107,15 +164,20 @@ export async function postJson(
           aborted: true,
         });
       }
-      const timedOut = timeout.aborted;
-      const reason = timedOut
+      const reason = timer.fired
         ? `no response within ${options.timeoutMs} ms`
         : `connection failed (${error instanceof Error ? error.message : String(error)})`;
       failure = {
         message: `Cannot call "${host}": ${reason}`,
-        details: { status: null, attempts, ...(timedOut ? { timeout_ms: options.timeoutMs } : {}) },
+        details: {
+          status: null,
+          attempts,
+          ...(timer.fired ? { timeout_ms: options.timeoutMs } : {}),
+        },
         retryAfterMs: null,
       };
+    } finally {
+      timer.clear();
     }
     if (attempt >= retries) {
       throw new ModelError(
@@ -124,10 +186,36 @@ export async function postJson(
         failure.details,
       );
     }
-    const ceiling = Math.min(MAX_DELAY_MS, backoffMs * 2 ** attempt);
-    const delay = failure.retryAfterMs ?? Math.floor(random() * ceiling);
+    const ceiling = backoffMs * Math.min(MAX_BACKOFF_FACTOR, 2 ** attempt);
+    const delay = failure.retryAfterMs ?? Math.floor(ceiling * (1 - random() * 0.25));
     await sleep(delay);
   }
+}
+
+/**
+ * Whether an error answer is worth another attempt, as the official SDKs decide: the server's
+ * `x-should-retry: true` or `false` first, else 408 (timeout), 409 (lock conflict), 429 (rate
+ * limit) and every 5xx (529 "overloaded" included).
+ */
+export function shouldRetry(response: Response): boolean {
+  const header = response.headers.get("x-should-retry");
+  if (header === "true") return true;
+  if (header === "false") return false;
+  const status = response.status;
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+/**
+ * The wait the server asks for, in ms capped at 60 s: `retry-after-ms` (milliseconds, the
+ * OpenAI and Anthropic APIs send it) before `Retry-After` (seconds or an HTTP date); `null`
+ * when neither is there or readable.
+ */
+export function retryAfter(headers: Headers, nowMs: number): number | null {
+  const milliseconds = headers.get("retry-after-ms")?.trim() ?? "";
+  if (/^\d+(\.\d+)?$/.test(milliseconds)) {
+    return Math.min(MAX_DELAY_MS, Math.round(Number(milliseconds)));
+  }
+  return parseRetryAfter(headers.get("retry-after"), nowMs);
 }
 
 /**
@@ -145,7 +233,42 @@ export function parseRetryAfter(value: string | null, nowMs: number): number | n
   return Math.min(MAX_DELAY_MS, Math.max(0, date - nowMs));
 }
 
-function excerpt(text: string): string {
+/** An attempt's timeout that a stream reader restarts on each chunk. */
+class AttemptTimer {
+  readonly #controller = new AbortController();
+  readonly #timeoutMs: number;
+  #handle: ReturnType<typeof setTimeout>;
+  fired = false;
+
+  constructor(timeoutMs: number) {
+    this.#timeoutMs = timeoutMs;
+    this.#handle = this.#start();
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  touch(): void {
+    if (this.fired) return;
+    clearTimeout(this.#handle);
+    this.#handle = this.#start();
+  }
+
+  clear(): void {
+    clearTimeout(this.#handle);
+  }
+
+  #start(): ReturnType<typeof setTimeout> {
+    return setTimeout(() => {
+      this.fired = true;
+      this.#controller.abort(new DOMException("The attempt timed out", "TimeoutError"));
+    }, this.#timeoutMs);
+  }
+}
+
+/** `text`, cut to {@linkcode EXCERPT_LENGTH} characters for error details. */
+export function excerpt(text: string): string {
   return text.length <= EXCERPT_LENGTH ? text : `${text.slice(0, EXCERPT_LENGTH)}…`;
 }
 

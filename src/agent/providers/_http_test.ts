@@ -85,7 +85,8 @@ Deno.test("postJson gives up after the retries with the status and no headers", 
   assert.match(error.message, /HTTP 503 \(after 3 attempts\)/);
   assert.doesNotMatch(JSON.stringify({ ...error.details, m: error.message }), /secret/);
   assert.equal(calls.length, 3);
-  assert.deepEqual(sleeps, [50, 100]);
+  // As the SDKs: the base doubling, shortened by up to 25 % (random 0.5: 12.5 %).
+  assert.deepEqual(sleeps, [87, 175]);
 });
 
 Deno.test("postJson retries connection errors", async () => {

@@ -5,6 +5,13 @@
  * the audit log shows what the model asked for. Every call keeps the raw name and id the model
  * sent (`ToolCall.provider`).
  *
+ * With `stream: true` (the default) the answer comes as server-sent events, assembled by
+ * `_anthropic_stream.ts` into the same turn a non-streamed answer gives, with the first-token
+ * time. The system prompt and the tool list are marked for prompt caching
+ * (`cache_control: {type: "ephemeral"}` on the system block and on the last tool): every turn of a
+ * run sends them unchanged, so from the second turn on they are read from the cache. Models that
+ * refuse `temperature` (`rejectsTemperature` of `anthropic_temperature.ts`) never get it.
+ *
  * @module
  */
 
@@ -19,12 +26,16 @@ import type { ToolCall } from "../../runtime/mod.ts";
 import type { ToolDescriptor } from "../../tools/mod.ts";
 import { DEFAULT_MODEL } from "../../config/mod.ts";
 import { ToolNameMap } from "../tool_names.ts";
-import { postJson } from "./_http.ts";
+import { postWithRetries, readJson } from "./_http.ts";
+import { assembleAnthropicStream } from "./_anthropic_stream.ts";
+import { isEventStream } from "./_server_sent_events.ts";
 import { finishTurn } from "./_model_turn.ts";
 import { checkToolSet, rootObjectProblems } from "./_tool_checks.ts";
-
-/** The `anthropic-version` header this provider speaks. */
-export const ANTHROPIC_VERSION = "2023-06-01";
+import {
+  ANTHROPIC_VERSION,
+  type AnthropicApiVersion,
+  anthropicTemperatureWarning,
+} from "./anthropic_temperature.ts";
 
 /** Options of {@linkcode AnthropicProvider}. */
 export interface AnthropicProviderOptions {
@@ -38,8 +49,16 @@ export interface AnthropicProviderOptions {
   api_key: string | null;
   /** Required by the API, in tokens. @default DEFAULT_MODEL.anthropic_max_tokens (4096) */
   max_tokens?: number;
+  /**
+   * Sent only with `api_version` 2023-06-01 and to a model that takes it
+   * (`rejectsTemperature` of `anthropic_temperature.ts`); see {@linkcode anthropicTemperatureWarning}.
+   */
   temperature?: number;
-  /** Per-attempt timeout in milliseconds. */
+  /** The `anthropic-version` header. @default ANTHROPIC_VERSION ("2026-10-21") */
+  api_version?: AnthropicApiVersion;
+  /** Ask for a streamed answer (`stream: true`). @default DEFAULT_MODEL.stream (true) */
+  stream?: boolean;
+  /** Per-attempt timeout in milliseconds (streamed: until the answer starts, then per chunk). */
   timeout_ms: number;
   /** Retries after the first attempt on 429, 5xx, timeouts and connection errors. */
   retries: number;
@@ -47,6 +66,8 @@ export interface AnthropicProviderOptions {
   fetch?: typeof fetch;
   /** For tests: the backoff wait. @default a timer */
   sleep?: (ms: number) => Promise<void>;
+  /** For tests: the first backoff wait in ms (see `_http.ts`). @default 500 */
+  backoff_ms?: number;
 }
 
 type ContentBlock = Record<string, unknown>;
@@ -62,7 +83,7 @@ interface WireMessage {
  * ```ts
  * import { AnthropicProvider } from "./anthropic_provider.ts";
  * const provider = new AnthropicProvider({
- *   model: "claude-sonnet-4-5",
+ *   model: "claude-sonnet-4-6",
  *   api_key: null,
  *   timeout_ms: 60_000,
  *   retries: 3,
@@ -105,37 +126,55 @@ export class AnthropicProvider implements ModelProvider {
     const names = new ToolNameMap(request.tools.map((tool) => tool.name));
     const maxTokens = request.max_tokens ?? options.max_tokens ??
       DEFAULT_MODEL.anthropic_max_tokens;
+    const cache = { type: "ephemeral" };
     const body: Record<string, unknown> = {
       model: options.model,
       max_tokens: maxTokens,
-      system: request.system,
+      system: [{ type: "text", text: request.system, cache_control: cache }],
       messages: toWireMessages(request.messages, names),
     };
     if (request.tools.length > 0) {
-      body.tools = request.tools.map((tool) => ({
+      body.tools = request.tools.map((tool, index) => ({
         name: names.toProvider(tool.name),
         description: tool.description,
         input_schema: tool.input_schema,
+        ...(index === request.tools.length - 1 ? { cache_control: cache } : {}),
       }));
     }
-    if (options.temperature !== undefined) body.temperature = options.temperature;
+    if (anthropicTemperatureWarning(options) === null && options.temperature !== undefined) {
+      body.temperature = options.temperature;
+    }
+    const stream = options.stream ?? DEFAULT_MODEL.stream;
+    if (stream) body.stream = true;
 
     const headers: Record<string, string> = {
-      "anthropic-version": ANTHROPIC_VERSION,
+      "anthropic-version": options.api_version ?? ANTHROPIC_VERSION,
       "content-type": "application/json",
     };
     if (options.api_key !== null) headers["x-api-key"] = options.api_key;
     const baseUrl = options.base_url ?? DEFAULT_MODEL.base_urls.anthropic;
     const url = `${baseUrl.replace(/\/+$/, "")}/messages`;
-    const response = await postJson(url, body, {
-      headers,
-      timeoutMs: options.timeout_ms,
-      retries: options.retries,
-      ...(signal === undefined ? {} : { signal }),
-      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-      ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
-    });
-    return this.#toTurn(response, names, maxTokens);
+    const answer = await postWithRetries(
+      url,
+      body,
+      {
+        headers,
+        timeoutMs: options.timeout_ms,
+        retries: options.retries,
+        ...(signal === undefined ? {} : { signal }),
+        ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+        ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
+        ...(options.backoff_ms === undefined ? {} : { backoffMs: options.backoff_ms }),
+      },
+      async (response, attempt) =>
+        stream && isEventStream(response)
+          ? await assembleAnthropicStream(response, attempt, options.model)
+          : { response: await readJson(response, attempt), first_token_ms: null },
+    );
+    const turn = this.#toTurn(answer.response, names, maxTokens);
+    return answer.first_token_ms === null
+      ? turn
+      : { ...turn, first_token_ms: answer.first_token_ms };
   }
 
   /** @param maxTokens The output limit the request carried. */
@@ -158,7 +197,12 @@ export class AnthropicProvider implements ModelProvider {
         toolCalls.push({
           id,
           name: names.toCanonical(providerName) ?? providerName,
-          arguments: input === undefined || input === null ? "{}" : JSON.stringify(input),
+          // A string: a streamed input that was not JSON (only a cut-off turn holds one).
+          arguments: input === undefined || input === null
+            ? "{}"
+            : typeof input === "string"
+            ? input
+            : JSON.stringify(input),
           provider: { name: providerName, id: sentId },
         });
       }
@@ -275,6 +319,11 @@ function parseInput(text: string): Record<string, unknown> {
   }
 }
 
+/**
+ * Messages API usage. Its `input_tokens` leaves out the tokens read from or written to the
+ * prompt cache; they are added back so that `input_tokens` counts every input token, as OpenAI's
+ * does, and kept apart as `cache_read_input_tokens` / `cache_creation_input_tokens`.
+ */
 function readUsage(value: unknown): ModelTurn["usage"] {
   const usage = asRecord(value);
   if (
@@ -283,7 +332,18 @@ function readUsage(value: unknown): ModelTurn["usage"] {
   ) {
     return null;
   }
-  return { input_tokens: usage.input_tokens, output_tokens: usage.output_tokens };
+  const read = typeof usage.cache_read_input_tokens === "number"
+    ? usage.cache_read_input_tokens
+    : null;
+  const created = typeof usage.cache_creation_input_tokens === "number"
+    ? usage.cache_creation_input_tokens
+    : null;
+  return {
+    input_tokens: usage.input_tokens + (read ?? 0) + (created ?? 0),
+    output_tokens: usage.output_tokens,
+    ...(read === null ? {} : { cache_read_input_tokens: read }),
+    ...(created === null ? {} : { cache_creation_input_tokens: created }),
+  };
 }
 
 function asRecord(value: unknown): Record<string, unknown> | null {

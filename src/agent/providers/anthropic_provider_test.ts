@@ -9,6 +9,7 @@ import {
 import type { ToolDescriptor } from "../../tools/tool_definition.ts";
 import type { ToolResult } from "../../result/tool_result.ts";
 import { AnthropicProvider } from "./anthropic_provider.ts";
+import { anthropicTemperatureWarning, rejectsTemperature } from "./anthropic_temperature.ts";
 
 interface Received {
   body: Record<string, unknown>;
@@ -76,13 +77,15 @@ Deno.test("AnthropicProvider returns a plain answer and sends model, tools, head
     const [first] = received;
     assert.equal(first?.path, "/v1/messages");
     assert.equal(first?.apiKey, "sk-ant-test-secret");
-    assert.equal(first?.version, "2023-06-01");
+    assert.equal(first?.version, "2026-10-21");
     assert.equal(first?.contentType, "application/json");
     assert.deepEqual(first?.body, {
       model: "claude-test",
       max_tokens: 4096,
-      system: "You are careful.",
-      temperature: 0,
+      // The system block and the last tool close the cached prefix.
+      system: [{ type: "text", text: "You are careful.", cache_control: { type: "ephemeral" } }],
+      // temperature 0 is configured, but API version 2026-10-21 refuses it on every model.
+      stream: true,
       messages: [{ role: "user", content: "List the files" }],
       tools: [
         {
@@ -94,6 +97,7 @@ Deno.test("AnthropicProvider returns a plain answer and sends model, tools, head
           name: "fs__list_files",
           description: "The fs.list_files tool",
           input_schema: { type: "object", properties: { path: { type: "string" } } },
+          cache_control: { type: "ephemeral" },
         },
       ],
     });
@@ -112,7 +116,7 @@ Deno.test("AnthropicProvider sends no key when null, omits empty tools, honours 
     });
     await model.complete({ ...request(), tools: [] });
     assert.equal(received[0]?.apiKey, null);
-    assert.equal(received[0]?.version, "2023-06-01");
+    assert.equal(received[0]?.version, "2026-10-21");
     assert.equal(received[0]?.body.max_tokens, 100);
     assert.equal("tools" in (received[0]?.body ?? {}), false);
     assert.equal("temperature" in (received[0]?.body ?? {}), false);
@@ -302,4 +306,64 @@ Deno.test("AnthropicProvider fails on an empty answer that claims a normal end",
     assert.match((await rejection(model.complete(request()))).message, /empty response/);
     assert.match((await rejection(model.complete(request()))).message, /empty response/);
   });
+});
+
+Deno.test("AnthropicProvider sends temperature only on API version 2023-06-01 to a model that takes it", async () => {
+  const replies = [ok([{ type: "text", text: "a" }]), ok([{ type: "text", text: "b" }])];
+  await withServer(replies, async (baseUrl, received) => {
+    const options = {
+      base_url: baseUrl,
+      api_key: null,
+      temperature: 0.2,
+      api_version: "2023-06-01" as const,
+      timeout_ms: 5_000,
+      retries: 0,
+    };
+    await new AnthropicProvider({ ...options, model: "claude-sonnet-4-6" }).complete(request());
+    await new AnthropicProvider({ ...options, model: "claude-opus-4-7" }).complete(request());
+    assert.deepEqual(received.map((seen) => seen.version), ["2023-06-01", "2023-06-01"]);
+    assert.equal(received[0]?.body.temperature, 0.2);
+    assert.equal("temperature" in (received[1]?.body ?? {}), false);
+  });
+  assert.match(
+    anthropicTemperatureWarning({
+      model: "claude-opus-4-7",
+      temperature: 0.2,
+      api_version: "2023-06-01",
+    }) ?? "",
+    /^Not sending "model.temperature" to "claude-opus-4-7": the model refuses it/,
+  );
+  assert.match(
+    anthropicTemperatureWarning({ model: "claude-sonnet-4-6", temperature: 0.2 }) ?? "",
+    /API version 2026-10-21 refuses it on every model/,
+  );
+  assert.equal(anthropicTemperatureWarning({ model: "claude-opus-4-7" }), null);
+});
+
+Deno.test("rejectsTemperature matches Claude Opus 4.7 on and Claude 5 models, not earlier ones", () => {
+  for (
+    const model of [
+      "claude-opus-4-7",
+      "claude-opus-4-8",
+      "claude-opus-4-7-20260416",
+      "claude-sonnet-5",
+      "claude-sonnet-5-5",
+      "claude-haiku-5-5",
+      "claude-fable-5-2",
+    ]
+  ) {
+    assert.ok(rejectsTemperature(model), model);
+  }
+  for (
+    const model of [
+      "claude-opus-4-6",
+      "claude-sonnet-4-6",
+      "claude-sonnet-4-5-20250929",
+      "claude-haiku-4-5",
+      "claude-3-5-haiku-20241022",
+      "llama3.1",
+    ]
+  ) {
+    assert.ok(!rejectsTemperature(model), model);
+  }
 });

@@ -6,4 +6,10 @@
  */
 
 export { OpenAiProvider } from "./openai_provider.ts";
-export { AnthropicProvider } from "./anthropic_provider.ts";
+export { AnthropicProvider, type AnthropicProviderOptions } from "./anthropic_provider.ts";
+export {
+  ANTHROPIC_VERSION,
+  type AnthropicApiVersion,
+  anthropicTemperatureWarning,
+  rejectsTemperature,
+} from "./anthropic_temperature.ts";

@@ -10,6 +10,11 @@
  * object closed; the nulls of omitted optional properties are removed from the model's arguments
  * before the runtime sees them.
  *
+ * With `stream: true` (the default) the answer comes as server-sent events, assembled by
+ * `_openai_stream.ts` into the same turn a non-streamed answer gives, with the first-token time;
+ * a server that ignores `stream` and answers JSON is read as JSON. The output limit goes out as
+ * `max_completion_tokens` (`max_tokens` is deprecated, and reasoning models refuse it).
+ *
  * @module
  */
 
@@ -24,7 +29,10 @@ import {
 import type { ToolCall } from "../../runtime/mod.ts";
 import type { JsonSchema, ToolDescriptor } from "../../tools/mod.ts";
 import { ToolNameMap } from "../tool_names.ts";
-import { postJson } from "./_http.ts";
+import { DEFAULT_MODEL } from "../../config/mod.ts";
+import { postWithRetries, readJson } from "./_http.ts";
+import { assembleOpenAiStream } from "./_openai_stream.ts";
+import { isEventStream } from "./_server_sent_events.ts";
 import { createHash } from "node:crypto";
 import { finishTurn } from "./_model_turn.ts";
 import { removeOptionalNulls, toStrictSchema } from "./_strict_schema.ts";
@@ -38,8 +46,19 @@ export interface OpenAiProviderOptions {
   /** Read by the caller from the environment variable the config names; `null` sends none. */
   api_key: string | null;
   temperature?: number;
+  /** The output limit in tokens, sent as `max_completion_tokens`. @default the server's */
   max_tokens?: number;
-  /** Per-attempt timeout in milliseconds. */
+  /**
+   * `reasoning_effort` for reasoning models (e.g. `"low"`, `"medium"`, `"high"`); not sent when
+   * absent. @default the server's
+   */
+  reasoning_effort?: string;
+  /**
+   * Ask for a streamed answer (`stream: true` with `stream_options: {include_usage: true}`).
+   * @default DEFAULT_MODEL.stream (true)
+   */
+  stream?: boolean;
+  /** Per-attempt timeout in milliseconds (streamed: until the answer starts, then per chunk). */
   timeout_ms: number;
   /** Retries after the first attempt on 429, 5xx, timeouts and connection errors. */
   retries: number;
@@ -55,6 +74,8 @@ export interface OpenAiProviderOptions {
   fetch?: typeof fetch;
   /** For tests: the backoff wait. @default a timer */
   sleep?: (ms: number) => Promise<void>;
+  /** For tests: the first backoff wait in ms (see `_http.ts`). @default 500 */
+  backoff_ms?: number;
 }
 
 /**
@@ -64,7 +85,7 @@ export interface OpenAiProviderOptions {
  * ```ts
  * import { OpenAiProvider } from "./openai_provider.ts";
  * const provider = new OpenAiProvider({
- *   model: "gpt-4.1-mini",
+ *   model: "gpt-5-mini",
  *   base_url: "https://api.openai.com/v1",
  *   api_key: null,
  *   timeout_ms: 60_000,
@@ -140,21 +161,39 @@ export class OpenAiProvider implements ModelProvider {
     }
     if (options.temperature !== undefined) body.temperature = options.temperature;
     const maxTokens = request.max_tokens ?? options.max_tokens;
-    if (maxTokens !== undefined) body.max_tokens = maxTokens;
+    if (maxTokens !== undefined) body.max_completion_tokens = maxTokens;
+    if (options.reasoning_effort !== undefined) body.reasoning_effort = options.reasoning_effort;
+    const stream = options.stream ?? DEFAULT_MODEL.stream;
+    if (stream) {
+      body.stream = true;
+      body.stream_options = { include_usage: true };
+    }
 
     const headers: Record<string, string> = {};
     if (options.api_key !== null) headers.authorization = `Bearer ${options.api_key}`;
     const url = `${options.base_url.replace(/\/+$/, "")}/chat/completions`;
-    const response = await postJson(url, body, {
-      headers,
-      timeoutMs: options.timeout_ms,
-      retries: options.retries,
-      ...(signal === undefined ? {} : { signal }),
-      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-      ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
-    });
+    const answer = await postWithRetries(
+      url,
+      body,
+      {
+        headers,
+        timeoutMs: options.timeout_ms,
+        retries: options.retries,
+        ...(signal === undefined ? {} : { signal }),
+        ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+        ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
+        ...(options.backoff_ms === undefined ? {} : { backoffMs: options.backoff_ms }),
+      },
+      async (response, attempt) =>
+        stream && isEventStream(response)
+          ? await assembleOpenAiStream(response, attempt, options.model)
+          : { response: await readJson(response, attempt), first_token_ms: null },
+    );
     const schemas = new Map(request.tools.map((tool) => [tool.name, tool.input_schema]));
-    return this.#toTurn(response, names, strict ? schemas : null, maxTokens ?? null);
+    const turn = this.#toTurn(answer.response, names, strict ? schemas : null, maxTokens ?? null);
+    return answer.first_token_ms === null
+      ? turn
+      : { ...turn, first_token_ms: answer.first_token_ms };
   }
 
   /** The strict form of a tool's schema; fails closed when strict mode cannot express it. */
@@ -275,6 +314,11 @@ function toWireMessage(message: ModelMessage, names: ToolNameMap): Record<string
   }
 }
 
+/**
+ * Chat Completions usage: `prompt_tokens` (cached ones included) and `completion_tokens`
+ * (reasoning ones included), with `prompt_tokens_details.cached_tokens` and
+ * `completion_tokens_details.reasoning_tokens` when the server sends them.
+ */
 function readUsage(value: unknown): ModelTurn["usage"] {
   const usage = asRecord(value);
   if (
@@ -283,7 +327,14 @@ function readUsage(value: unknown): ModelTurn["usage"] {
   ) {
     return null;
   }
-  return { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens };
+  const cached = asRecord(usage.prompt_tokens_details)?.cached_tokens;
+  const reasoning = asRecord(usage.completion_tokens_details)?.reasoning_tokens;
+  return {
+    input_tokens: usage.prompt_tokens,
+    output_tokens: usage.completion_tokens,
+    ...(typeof cached === "number" ? { cache_read_input_tokens: cached } : {}),
+    ...(typeof reasoning === "number" ? { reasoning_tokens: reasoning } : {}),
+  };
 }
 
 function asRecord(value: unknown): Record<string, unknown> | null {

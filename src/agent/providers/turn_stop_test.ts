@@ -77,11 +77,12 @@ Deno.test("OpenAiProvider returns a turn cut off at max_tokens as truncated, wit
     // A retry asks for more than the configured limit.
     const retried = await model.complete({ ...request(), max_tokens: 100 });
     assert.equal(retried.stop?.max_tokens, 100);
-    assert.deepEqual(received.map((body) => body.max_tokens), [50, 100]);
+    assert.deepEqual(received.map((body) => body.max_completion_tokens), [50, 100]);
+    assert.ok(received.every((body) => !("max_tokens" in body)));
     // Near miss: the same call with finish_reason "tool_calls" is a normal end.
     const whole = await openai(baseUrl).complete(request());
     assert.deepEqual(whole.stop, { reason: "end", provider: { finish_reason: "tool_calls" } });
-    assert.equal(received[2]?.max_tokens, undefined);
+    assert.equal(received[2]?.max_completion_tokens, undefined);
   });
 });
 
