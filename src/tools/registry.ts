@@ -1,6 +1,6 @@
 /**
  * The tool registry: unique canonical names, schemas checked against the supported subset and
- * compiled once for validation.
+ * compiled once for validation (at registration, or on first use for the built-in tools).
  *
  * @module
  */
@@ -33,10 +33,29 @@ export class ToolRegistrationError extends Error {
   }
 }
 
-/** A registered tool: its definition with the closed schema, and the compiled validator. */
+/**
+ * A registered tool: its definition with the closed schema, and the compiled validator (compiled
+ * when first read with {@linkcode RegisterOptions.compile} `"on_first_use"`; the same function
+ * every read after that, so `validate(value)` then `validate.errors` see one validator).
+ */
 export interface RegisteredTool {
-  definition: ToolDefinition;
-  validate: ValidateFunction;
+  readonly definition: ToolDefinition;
+  readonly validate: ValidateFunction;
+}
+
+/** Options of {@linkcode ToolRegistry.register}. */
+export interface RegisterOptions {
+  /**
+   * When the input schema is compiled into a validator. `"now"`: at registration, checked against
+   * JSON Schema's meta-schema first, so a schema Ajv refuses is a registration error (for schemas
+   * from outside: MCP servers, declarative tool files). `"on_first_use"`: when the tool is first
+   * validated, without the meta-schema check (for the built-in tools, whose schemas zod writes
+   * and a test compiles the `"now"` way): a run pays only for the tools it calls. Either way the
+   * schema is checked against the supported subset at registration, and a call is judged by the
+   * same Ajv options.
+   * @default "now"
+   */
+  compile?: "now" | "on_first_use";
 }
 
 /**
@@ -52,24 +71,18 @@ export interface RegisteredTool {
  */
 export class ToolRegistry {
   readonly #tools = new Map<string, RegisteredTool>();
-  // No coercion, no defaults filled in, no removal of unknown keys: what the model sent is judged as sent.
-  readonly #ajv = new Ajv({
-    strict: true,
-    allErrors: false,
-    coerceTypes: false,
-    useDefaults: false,
-    validateFormats: false,
-    // `type` lists (`["string", "null"]`) are part of the subset (schema_subset.ts).
-    allowUnionTypes: true,
-  });
+  // Made on first need: building an Ajv (and compiling the meta-schema) costs start-up time.
+  #ajv: Ajv | null = null;
+  #trustedAjv: Ajv | null = null;
 
   /**
    * Registers a tool.
    *
+   * @param options See {@linkcode RegisterOptions}.
    * @throws {ToolRegistrationError} `duplicate_name`, `invalid_name`, `unsupported_schema`,
    * `invalid_definition` (bad permission, annotations or risk level).
    */
-  register(tool: ToolDefinition): void {
+  register(tool: ToolDefinition, options: RegisterOptions = {}): void {
     const name = tool.name;
     if (
       typeof name !== "string" || name.length > MAX_TOOL_NAME_LENGTH ||
@@ -124,20 +137,35 @@ export class ToolRegistry {
         checked.problems,
       );
     }
-    let validate: ValidateFunction;
-    try {
-      validate = this.#ajv.compile(checked.schema);
-    } catch (error) {
-      throw new ToolRegistrationError(
-        "unsupported_schema",
-        name,
-        `Cannot register tool "${name}": its input schema does not compile: ${
-          (error as Error).message
-        }`,
-      );
-    }
     const definition: ToolDefinition = { ...tool, input_schema: checked.schema as JsonSchema };
-    this.#tools.set(name, { definition, validate });
+    if ((options.compile ?? "now") === "now") {
+      let validate: ValidateFunction;
+      try {
+        validate = (this.#ajv ??= newAjv(true)).compile(checked.schema);
+      } catch (error) {
+        throw new ToolRegistrationError(
+          "unsupported_schema",
+          name,
+          `Cannot register tool "${name}": its input schema does not compile: ${
+            (error as Error).message
+          }`,
+        );
+      }
+      this.#tools.set(name, { definition, validate });
+      return;
+    }
+    let compiled: ValidateFunction | null = null;
+    const compile = () => this.#compileTrusted(checked.schema);
+    this.#tools.set(name, {
+      definition,
+      get validate(): ValidateFunction {
+        return compiled ??= compile();
+      },
+    });
+  }
+
+  #compileTrusted(schema: object): ValidateFunction {
+    return (this.#trustedAjv ??= newAjv(false)).compile(schema);
   }
 
   /** The tool named `name`, or undefined. */
@@ -149,4 +177,23 @@ export class ToolRegistry {
   list(): RegisteredTool[] {
     return [...this.#tools.values()];
   }
+}
+
+/**
+ * The registry's Ajv: no coercion, no defaults filled in, no removal of unknown keys — what the
+ * model sent is judged as sent.
+ *
+ * @param validateSchema Check each schema against the meta-schema before compiling it.
+ */
+function newAjv(validateSchema: boolean): Ajv {
+  return new Ajv({
+    strict: true,
+    allErrors: false,
+    coerceTypes: false,
+    useDefaults: false,
+    validateFormats: false,
+    validateSchema,
+    // `type` lists (`["string", "null"]`) are part of the subset (schema_subset.ts).
+    allowUnionTypes: true,
+  });
 }

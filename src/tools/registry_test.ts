@@ -163,3 +163,31 @@ Deno.test("registry refuses a readonly tool marked destructive and a risk level 
   risky.annotations = { ...risky.annotations, risk_level: 5 as 4 };
   assert.throws(() => registry.register(risky), /risk_level must be an integer from 0 to 4/);
 });
+
+Deno.test("registry compiles on first use to the same validator as at registration", () => {
+  const now = new ToolRegistry();
+  const later = new ToolRegistry();
+  now.register(echo);
+  later.register(echo, { compile: "on_first_use" });
+  const eager = now.get("demo.echo");
+  const lazy = later.get("demo.echo");
+  assert.ok(eager && lazy);
+  assert.deepEqual(lazy.definition.input_schema, eager.definition.input_schema);
+  assert.equal(lazy.validate, lazy.validate, "one validator, compiled once");
+  for (const value of [{ text: "hi", count: 2 }, { text: 5 }, { text: "hi", count: "2" }, {}]) {
+    assert.equal(lazy.validate(value), eager.validate(value), JSON.stringify(value));
+    assert.deepEqual(lazy.validate.errors ?? null, eager.validate.errors ?? null);
+  }
+});
+
+Deno.test("registry still refuses a schema outside the subset when it compiles on first use", () => {
+  const registry = new ToolRegistry();
+  assert.throws(
+    () =>
+      registry.register(rawTool("t.open", { type: "object", additionalProperties: true }), {
+        compile: "on_first_use",
+      }),
+    /"additionalProperties" must be false/,
+  );
+  assert.equal(registry.get("t.open"), undefined);
+});
