@@ -16,6 +16,11 @@ const encoder = new TextEncoder();
 export interface JsonlFile {
   /** Writes some of `bytes` at the end of the file; resolves with how many were written. */
   write(bytes: Uint8Array): Promise<number>;
+  /**
+   * The same write, synchronous: used instead of `write` when present (`Deno.FsFile` has it), as
+   * one small append takes a few microseconds this way against tens through Deno's thread pool.
+   */
+  writeSync?(bytes: Uint8Array): number;
   /** Cuts the file to `length` bytes. */
   truncate(length: number): Promise<void>;
   /** The file's size in bytes. */
@@ -242,7 +247,10 @@ export class JsonlWriter {
     let offset = 0;
     try {
       while (offset < bytes.length) {
-        const written = await file.write(bytes.subarray(offset));
+        const rest = bytes.subarray(offset);
+        const written = file.writeSync === undefined
+          ? await file.write(rest)
+          : file.writeSync(rest);
         if (written <= 0) throw new Error("the file took no bytes");
         offset += written;
       }

@@ -257,3 +257,37 @@ Deno.test("JsonlWriter keeps the chain whole when the disk refuses a chained lin
     });
   });
 });
+
+Deno.test("JsonlWriter leaves no half line when a synchronous write fills the disk", async () => {
+  let syncWrites = 0;
+  // A synchronous fake: the chunked full disk of fullDisk, without promises.
+  let content = "";
+  const capacity = 40;
+  const syncDisk = {
+    open: () =>
+      Promise.resolve({
+        write: () => Promise.reject(new Error("the asynchronous write is not used")),
+        writeSync(bytes: Uint8Array): number {
+          syncWrites += 1;
+          const room = Math.min(capacity - content.length, 7, bytes.length);
+          if (room <= 0) throw new Error("No space left on device (os error 28)");
+          content += new TextDecoder().decode(bytes.subarray(0, room));
+          return room;
+        },
+        truncate(length: number): Promise<void> {
+          content = content.slice(0, length);
+          return Promise.resolve();
+        },
+        stat: () => Promise.resolve({ size: content.length }),
+        close() {},
+      }),
+  };
+  const writer = new JsonlWriter("events.jsonl", { open: syncDisk.open });
+  await writer.write({ n: 1 });
+  await assert.rejects(writer.write({ text: "x".repeat(100) }), AuditWriteError);
+  assert.equal(content, '{"n":1}\n', "the record that did not fit is gone whole");
+  await writer.write({ n: 2 });
+  await writer.close();
+  assert.equal(content, '{"n":1}\n{"n":2}\n');
+  assert.ok(syncWrites > 3, "written through writeSync");
+});
