@@ -1,0 +1,156 @@
+/**
+ * Start-up: `kagent-run call fs.read_file` as a whole process (Deno start, config, policy, run
+ * folder, tool Worker, one call, audit, exit) against `deno run hello.js` (the anchor), both
+ * spawned from this process in the same group. Rows: the bundle users run (`deno task bundle`'s
+ * `dist/kagent-run.js`, built into a temporary folder first) and `main.ts` from source.
+ *
+ * - `deno task bench` (or `deno bench --allow-all bench/startup_bench.ts`): the group
+ *   `start-up (whole process)`.
+ * - `deno run --allow-all bench/startup_bench.ts [ROUNDS]`: rounds of the three commands in
+ *   alternation, then the median of each and the ratios of medians (less sensitive to a loaded
+ *   machine than `deno bench`'s means). @default ROUNDS 15
+ *
+ * @module
+ */
+
+import * as nodePath from "node:path";
+import { fileURLToPath } from "node:url";
+
+const repository = nodePath.resolve(nodePath.dirname(fileURLToPath(import.meta.url)), "..");
+/** The `kagent-run` task's flags (deno.json), before the entry module. */
+const FLAGS = [
+  "run",
+  "--no-prompt",
+  "--unstable-worker-options",
+  "--allow-read",
+  "--allow-write",
+  "--allow-env",
+  "--allow-run",
+  "--allow-net",
+];
+
+const folder = await Deno.realPath(await Deno.makeTempDir({ prefix: "kagent-bench-startup-" }));
+globalThis.addEventListener("unload", () => Deno.removeSync(folder, { recursive: true }));
+const workspace = nodePath.join(folder, "workspace");
+const dist = nodePath.join(folder, "dist");
+await Deno.mkdir(workspace);
+await Deno.writeTextFile(nodePath.join(folder, "hello.js"), 'console.log("hello");\n');
+await Deno.writeTextFile(
+  nodePath.join(workspace, "small.txt"),
+  "line of about forty characters, repeated\n".repeat(50),
+);
+const configPath = nodePath.join(workspace, "agent.jsonc");
+await Deno.writeTextFile(
+  configPath,
+  JSON.stringify({
+    workspace: ".",
+    runs_dir: nodePath.join(folder, "runs"),
+    model: { provider: "script", script: "plan.jsonl" },
+    task: "Read small.txt",
+  }),
+);
+await Deno.writeTextFile(nodePath.join(workspace, "plan.jsonl"), "");
+
+/** Builds the bundle as `deno task bundle` does, into `dist` (the bench's own folder). */
+async function bundle(): Promise<void> {
+  const tasks = JSON.parse(await Deno.readTextFile(nodePath.join(repository, "deno.json"))).tasks;
+  for (const command of (tasks.bundle as string).split("&&")) {
+    const words = command.trim().split(/\s+/).slice(1).map((word) =>
+      word.startsWith("dist/") ? nodePath.join(dist, word.slice("dist/".length)) : word
+    );
+    const result = await new Deno.Command(Deno.execPath(), {
+      args: words,
+      cwd: repository,
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    if (!result.success) {
+      throw new Error(`Cannot bundle: ${new TextDecoder().decode(result.stderr)}`);
+    }
+  }
+}
+await bundle();
+
+const CALL = [
+  "call",
+  "fs.read_file",
+  '{"path": "small.txt", "max_lines": 2}',
+  "--config",
+  configPath,
+];
+/** The commands timed, by row name. */
+const COMMANDS: Record<string, string[]> = {
+  "deno run hello.js (anchor)": ["run", nodePath.join(folder, "hello.js")],
+  "kagent-run call fs.read_file (bundle)": [
+    ...FLAGS,
+    nodePath.join(dist, "kagent-run.js"),
+    ...CALL,
+  ],
+  "kagent-run call fs.read_file (source)": [
+    ...FLAGS,
+    nodePath.join(repository, "main.ts"),
+    ...CALL,
+  ],
+};
+
+/** Runs one command to its end; throws when it fails or a call does not print its result. */
+async function run(args: string[]): Promise<void> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args,
+    cwd: workspace,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(output.stdout);
+  if (!output.success || !(text.startsWith("hello") || text.includes('"ok": true'))) {
+    throw new Error(
+      `Cannot benchmark "${args.join(" ")}": exit ${output.code}, ${
+        new TextDecoder().decode(output.stderr)
+      }`,
+    );
+  }
+}
+
+// Checked once before timing (and the first run fills Deno's caches).
+for (const args of Object.values(COMMANDS)) await run(args);
+
+const [anchor, ...rows] = Object.keys(COMMANDS);
+for (const name of [anchor!, ...rows]) {
+  Deno.bench({
+    name,
+    group: "start-up (whole process)",
+    baseline: name === anchor,
+    n: 10,
+    warmup: 1,
+    async fn() {
+      await run(COMMANDS[name]!);
+    },
+  });
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+if (import.meta.main) {
+  const rounds = Number(Deno.args[0] ?? 15);
+  const times: Record<string, number[]> = {};
+  for (let round = 0; round < rounds; round += 1) {
+    for (const [name, args] of Object.entries(COMMANDS)) {
+      const started = performance.now();
+      await run(args);
+      (times[name] ??= []).push(performance.now() - started);
+    }
+  }
+  const base = median(times[anchor!]!);
+  console.log(`${rounds} rounds, alternating (median ms, ratio to the anchor's median):`);
+  for (const [name, values] of Object.entries(times)) {
+    console.log(
+      `  ${name.padEnd(40)} ${median(values).toFixed(0).padStart(6)} ms  ${
+        (median(values) / base).toFixed(2)
+      }x`,
+    );
+  }
+}
