@@ -60,6 +60,13 @@ export const MAX_TOKEN_MATCH_CHARS = 16 * 1024;
 /** Longest token body a pattern repeats (the prefix and the PEM lines fit in the rest). */
 const BODY = MAX_TOKEN_MATCH_CHARS - 256;
 
+/**
+ * Shortest text any pattern here (or a secret value, at least 8 characters) can find something
+ * in, in UTF-16 code units: a URL's credentials, `://u:p` followed by `@`, need 7. A shorter text
+ * holds nothing to redact, so the redactor returns it as it is without running a pattern.
+ */
+export const MIN_REDACTED_TEXT_CHARS = 7;
+
 /** A token format and the kind it is redacted as. */
 export interface TokenPattern {
   kind: RedactionKind;

@@ -9,6 +9,7 @@ import {
   isSecretKey,
   LATE_TOKEN_PATTERNS,
   MAX_TOKEN_MATCH_CHARS,
+  MIN_REDACTED_TEXT_CHARS,
   PRIVATE_KEY_PATTERN,
   type RedactionKind,
   TOKEN_PATTERNS,
@@ -86,6 +87,16 @@ export class Redactor {
   readonly #longestSecret: number;
   /** Secret values, the token patterns, bearer tokens, then JWTs: applied in this order. */
   readonly #stages: readonly Stage[];
+  /**
+   * Every stage's pattern as one alternation: it finds something in a text exactly when some stage
+   * would (each stage masks only what an earlier one found), so a text it does not match is left
+   * as it is after one pass instead of one a stage.
+   */
+  readonly #anyStage: RegExp;
+  /** Redacted forms of short texts seen before (names, ids, paths recur in every record). */
+  readonly #texts = new Map<string, string>();
+  /** {@linkcode isSecretKey} of the keys seen before. */
+  readonly #secretKeys = new Map<string, boolean>();
 
   /** @param options See {@linkcode RedactorOptions}. */
   constructor(options: RedactorOptions) {
@@ -117,6 +128,15 @@ export class Redactor {
       },
       ...LATE_TOKEN_PATTERNS.map(({ kind, pattern }) => ({ kind, pattern, keep: none })),
     ];
+    const sources = [
+      ...(secretPattern === null ? [] : [secretPattern.source]),
+      PRIVATE_KEY_PATTERN.pattern.source,
+      ...TOKEN_PATTERNS.map(({ pattern }) => pattern.source),
+      URL_CREDENTIALS_PATTERN.source,
+      BEARER_PATTERN.source,
+      ...LATE_TOKEN_PATTERNS.map(({ pattern }) => pattern.source),
+    ];
+    this.#anyStage = new RegExp(sources.map((source) => `(?:${source})`).join("|"));
   }
 
   /**
@@ -158,7 +178,15 @@ export class Redactor {
    * @returns The text with each secret replaced by `[REDACTED:<kind>]`.
    */
   redactText(text: string): string {
-    return applySpans(text, this.spans(text));
+    if (text.length < MIN_REDACTED_TEXT_CHARS) return text;
+    if (text.length > CACHED_TEXT_CHARS) return applySpans(text, this.spans(text));
+    let redacted = this.#texts.get(text);
+    if (redacted === undefined) {
+      redacted = applySpans(text, this.spans(text));
+      if (this.#texts.size >= CACHED_TEXTS) this.#texts.clear();
+      this.#texts.set(text, redacted);
+    }
+    return redacted;
   }
 
   /**
@@ -175,6 +203,7 @@ export class Redactor {
    * ```
    */
   spans(text: string): RedactionSpan[] {
+    if (text.length < MIN_REDACTED_TEXT_CHARS || !this.#anyStage.test(text)) return [];
     const found: StageSpan[] = [];
     let masked = text;
     for (const [index, stage] of this.#stages.entries()) {
@@ -246,7 +275,7 @@ export class Redactor {
       const copy: Record<string, unknown> = {};
       for (const [key, item] of Object.entries(value)) {
         Object.defineProperty(copy, key, {
-          value: this.#redact(item, isSecretKey(key), ancestors),
+          value: this.#redact(item, this.#isSecretKey(key), ancestors),
           enumerable: true,
           writable: true,
           configurable: true,
@@ -257,7 +286,22 @@ export class Redactor {
       ancestors.delete(value);
     }
   }
+
+  #isSecretKey(key: string): boolean {
+    let secret = this.#secretKeys.get(key);
+    if (secret === undefined) {
+      secret = isSecretKey(key);
+      if (this.#secretKeys.size >= CACHED_TEXTS) this.#secretKeys.clear();
+      this.#secretKeys.set(key, secret);
+    }
+    return secret;
+  }
 }
+
+/** Longest text whose redacted form is kept for reuse, in UTF-16 code units. */
+const CACHED_TEXT_CHARS = 256;
+/** Most texts (and keys) kept for reuse; the cache starts again empty when full. */
+const CACHED_TEXTS = 1024;
 
 interface Stage {
   kind: RedactionKind;
