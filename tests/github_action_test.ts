@@ -213,3 +213,24 @@ Deno.test("action/run.sh, run as the runner would, hands on the outputs, and the
   );
   assert.match(second.stdout, /Wrote the notes\./);
 });
+
+Deno.test("README's workflow for the Action parses, and uses only the Action's inputs and outputs", async () => {
+  const readme = await Deno.readTextFile(nodePath.join(repository, "README.md"));
+  const section = readme.slice(readme.indexOf("### The GitHub Action"));
+  const block = /```yaml\n([\s\S]*?)```/.exec(section)?.[1];
+  assert.ok(block, "README has a yaml block under The GitHub Action");
+  const workflow = parse(block) as {
+    jobs: Record<string, { steps: (ActionStep & { with?: Record<string, string> })[] }>;
+  };
+  const steps = Object.values(workflow.jobs).flatMap((job) => job.steps);
+  const uses = steps.find((step) => /kagent-run@/.test(step.uses ?? ""));
+  assert.ok(uses?.id, "the step that uses the Action has an id");
+  for (const input of Object.keys(uses?.with ?? {})) {
+    assert.ok(action.inputs[input], `input "${input}" exists in action.yml`);
+  }
+  const referenced = [...block.matchAll(/steps\.[\w-]+\.outputs\.(\w+)/g)].map((match) => match[1]);
+  assert.ok(referenced.length > 0);
+  for (const output of referenced) {
+    assert.ok(action.outputs[output as string], `output "${output}" exists in action.yml`);
+  }
+});
