@@ -19,6 +19,8 @@ export const MAX_SKILL_FILE_BYTES = 256 * 1024;
 export const MAX_RESOURCES = 500;
 /** Deepest folder level walked below `scripts/`, `references/` and `assets/`. */
 export const MAX_RESOURCE_DEPTH = 8;
+/** The names a skill's file may have, in order: `skill.md` only when there is no `SKILL.md`. */
+export const SKILL_FILE_NAMES = ["SKILL.md", "skill.md"] as const;
 /** The folders of a skill whose files are listed as resources. */
 export const RESOURCE_FOLDERS = ["scripts", "references", "assets"] as const;
 
@@ -121,11 +123,12 @@ export async function discoverSkills(dirs: readonly string[]): Promise<SkillCata
 /** Loads one entry of a skill folder: a skill, a reason, or null when it is not a skill. */
 async function loadSkill(root: string, entry: string): Promise<Skill | InvalidSkill | null> {
   const entryPath = nodePath.join(root, entry);
-  const display = `${entry}/SKILL.md`;
-  const skillFile = nodePath.join(entryPath, "SKILL.md");
+  // `SKILL.md`, or `skill.md` when there is none, as the reference validator looks for it.
+  let fileName = "SKILL.md";
+  let skillFile = nodePath.join(entryPath, fileName);
   const refuse = (reason: string): InvalidSkill => ({
     path: skillFile,
-    reason: `Cannot load skill "${printable(display)}": ${reason}`,
+    reason: `Cannot load skill "${printable(`${entry}/${fileName}`)}": ${reason}`,
   });
 
   let folder: string;
@@ -137,13 +140,18 @@ async function loadSkill(root: string, entry: string): Promise<Skill | InvalidSk
   } catch {
     return null; // A dangling link or an entry gone since the listing: not a skill.
   }
-  let fileInfo: Deno.FileInfo;
-  try {
-    fileInfo = await Deno.lstat(skillFile);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return null;
-    return refuse(describeError(error));
+  let fileInfo: Deno.FileInfo | null = null;
+  for (const candidate of SKILL_FILE_NAMES) {
+    fileName = candidate;
+    skillFile = nodePath.join(entryPath, candidate);
+    try {
+      fileInfo = await Deno.lstat(skillFile);
+      break;
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) return refuse(describeError(error));
+    }
   }
+  if (fileInfo === null) return null;
   if (folder !== entryPath && !isWithin(folder, root)) {
     return refuse("the skill folder is a symlink pointing outside the skills folder");
   }
@@ -155,10 +163,10 @@ async function loadSkill(root: string, entry: string): Promise<Skill | InvalidSk
     return refuse(describeError(error));
   }
   if (!isWithin(realFile, folder)) {
-    return refuse("SKILL.md is a symlink pointing outside the skill folder");
+    return refuse(`${fileName} is a symlink pointing outside the skill folder`);
   }
   if (fileInfo.isSymlink) fileInfo = await Deno.stat(realFile);
-  if (!fileInfo.isFile) return refuse("SKILL.md is not a regular file");
+  if (!fileInfo.isFile) return refuse(`${fileName} is not a regular file`);
 
   const text = await readText(realFile);
   if (typeof text !== "string") return refuse(text.reason);

@@ -171,3 +171,15 @@ Deno.test("discoverSkills loads both skills of the repository", async () => {
     "fs.write_file",
   ]);
 });
+
+Deno.test("discoverSkills reads skill.md when a folder has no SKILL.md, and prefers SKILL.md", async () => {
+  await using dir = await tempDir();
+  const root = `${dir}`;
+  await write(`${root}/lower/skill.md`, skillText("lower"));
+  await write(`${root}/both/SKILL.md`, skillText("both"));
+  await write(`${root}/both/skill.md`, skillText("other-name"));
+  await write(`${root}/neither/README.md`, skillText("neither"));
+  const { skills, invalid } = await discoverSkills([root]);
+  assert.deepEqual(skills.map((skill) => skill.name), ["both", "lower"]);
+  assert.deepEqual(invalid, []);
+});

@@ -91,7 +91,9 @@ export function loadSkillTool(skillDirs: readonly string[]): ToolDefinition {
       const catalogue = await discoverSkills(dirs);
       const skill = catalogue.skills.find((candidate) => candidate.name === id);
       if (skill === undefined) {
-        const broken = catalogue.invalid.find((entry) => entry.path.endsWith(`/${id}/SKILL.md`));
+        const broken = catalogue.invalid.find((entry) =>
+          entry.path.endsWith(`/${id}/SKILL.md`) || entry.path.endsWith(`/${id}/skill.md`)
+        );
         if (broken !== undefined) {
           return failure("file_not_found", broken.reason, { skill_id: id });
         }
