@@ -26,6 +26,7 @@ import {
 } from "./model_provider.ts";
 import type { AgentTracing } from "../telemetry/mod.ts";
 import { tracedProvider } from "./traced_provider.ts";
+import type { DynamicSystem } from "./dynamic_system.ts";
 import { UniqueCallIds } from "./unique_call_ids.ts";
 import {
   describeUnusableTurn,
@@ -103,6 +104,11 @@ export interface AgentOptions {
    * made meanwhile nest under it. @default null: no spans
    */
   tracing?: AgentTracing | null;
+  /**
+   * Text the run adds to `system` as it goes (memory_context, instruction files): told each
+   * turn's results before the next request, asked for each request's system text. @default none
+   */
+  dynamicSystem?: DynamicSystem;
 }
 
 /** What a run produced. */
@@ -219,7 +225,7 @@ async function runLoop(options: AgentOptions): Promise<AgentOutcome> {
       try {
         turn = await options.provider.complete(
           {
-            system: options.system,
+            system: options.dynamicSystem?.systemFor(options.system) ?? options.system,
             messages,
             tools: options.currentTools?.() ?? options.tools,
             run: options.run,
@@ -314,6 +320,7 @@ async function runLoop(options: AgentOptions): Promise<AgentOutcome> {
       });
     });
     if (options.signal?.aborted) return finish("aborted_tools");
+    await options.dynamicSystem?.afterTurn(turnResults);
   }
   return finish("max_turns", null);
 }

@@ -23,5 +23,12 @@ export {
   type ResultCounts,
   runAgent,
 } from "./agent_loop.ts";
+export {
+  DEFAULT_INSTRUCTION_FILES,
+  type DynamicSystem,
+  DynamicSystemBlocks,
+  type DynamicSystemOptions,
+  type MemoryContextSource,
+} from "./dynamic_system.ts";
 export { buildSystemPrompt, type SystemPrompt, type SystemPromptInput } from "./system_prompt.ts";
 export { ScriptProvider } from "./providers/script_provider.ts";

@@ -10,6 +10,8 @@
  */
 
 import type { ErrorType } from "../result/mod.ts";
+import type { ApprovalBase, ChildAgentBase } from "./_audit_event_bases.ts";
+import type { SystemBlockEvent } from "./_system_block_events.ts";
 
 /** A tool call as the model named it, when a provider rewrote the name or id. */
 export interface AuditProviderOrigin {
@@ -30,32 +32,6 @@ export interface AuditPolicy {
   layer: string;
   /** Why, in words. */
   reason: string;
-}
-
-/** The fields every `approval.*` event starts with. */
-interface ApprovalBase {
-  tool_call_id: string;
-  tool: string;
-  /** The id of the rule that asked. */
-  rule: string;
-  /** The call's targets as a grant names them (`<workspace>/.env`, `git status`…). */
-  scope: string[];
-}
-
-/** The fields every `agent.*` event (a child agent run started by a call) starts with. */
-interface ChildAgentBase {
-  /** The parent's call that started the child. */
-  tool_call_id: string;
-  /** The child's run id; its folder is `agents/<child_run_id>/` in this run's folder. */
-  child_run_id: string;
-  /** The child's agent id, `<definition>-<n>` (unique in the agent tree). */
-  agent_id: string;
-  /** The `agents` entry it was started from. */
-  definition: string;
-  /** `sub`, `fork` or `worker`. */
-  agent_type: string;
-  /** Its level in the agent tree (the main agent is 1). */
-  depth: number;
 }
 
 /** The fields of a finished call's event (`tool.completed`, `tool.failed`, `tool.denied`). */
@@ -209,6 +185,7 @@ export type AuditEvent =
     /** The instructions file's path, or null. */
     instructions: string | null;
   }
+  | SystemBlockEvent
   | {
     type: "model.responded";
     /** The turn's number, from 1. */
@@ -373,6 +350,8 @@ export const AUDIT_EVENT_TYPES = [
   "mcp_server.tools_changed",
   "network_boundary.measured",
   "system_prompt.recorded",
+  "memory_context.updated",
+  "instruction_file.registered",
   "model.responded",
   "model.retried",
   "tool.started",

@@ -48,6 +48,7 @@ import {
   UsageError,
 } from "./_common.ts";
 import { gatewayFetches } from "./_gateway_fetches.ts";
+import { dynamicSystemFor } from "./_dynamic_system.ts";
 import { mainAgent } from "./_main_agent.ts";
 import { progressLine, RunFeed } from "./_run_feed.ts";
 import { applyRunOverrides, outputFormat, readTask } from "./_run_options.ts";
@@ -222,6 +223,12 @@ async function runWithNetwork(
     const systemPrompt = await recordSystemPrompt(session, run, config).catch(async (error) => {
       throw await recordStartFailure(session.folder, config, error, io.env);
     });
+    // memory_context (memories recalled for the task) and instruction files as they are read.
+    const dynamicSystem = await dynamicSystemFor(session, config, task, io.env, gateway).catch(
+      async (error) => {
+        throw await recordStartFailure(session.folder, config, error, io.env);
+      },
+    );
     // Once the run is under way, a refused audit write stops it: running calls end and are
     // recorded wherever a record still fits, and the run exits failed saying which file and why.
     session.recorder.reportWriteFailuresTo((error) =>
@@ -243,6 +250,7 @@ async function runWithNetwork(
       tools,
       currentTools,
       system: systemPrompt.text,
+      dynamicSystem,
       task,
       run,
       maxTurns: config.agent.max_turns,

@@ -4,7 +4,12 @@
  * @module
  */
 
-import { DEFAULT_CHILD_AGENTS, DEFAULT_MAX_PARALLEL_TOOLS, DEFAULT_MAX_TURNS } from "./defaults.ts";
+import {
+  DEFAULT_CHILD_AGENTS,
+  DEFAULT_MAX_PARALLEL_TOOLS,
+  DEFAULT_MAX_TURNS,
+  DEFAULT_SYSTEM_BLOCKS,
+} from "./defaults.ts";
 import type { LoadedAgentDefinition, LoadedConfig } from "./loaded_config.ts";
 import { readInstructions } from "./_read_instructions.ts";
 import { requireKind, resolveConfigPath, type ResolveContext } from "./_resolve_context.ts";
@@ -28,6 +33,9 @@ export async function resolveAgent(context: ResolveContext): Promise<LoadedConfi
     max_concurrent_children: agent?.max_concurrent_children ??
       DEFAULT_CHILD_AGENTS.max_concurrent_children,
     max_depth: agent?.max_depth ?? DEFAULT_CHILD_AGENTS.max_depth,
+    instruction_files: [...(agent?.instruction_files ?? DEFAULT_SYSTEM_BLOCKS.instruction_files)],
+    instruction_file_max_bytes: agent?.instruction_file_max_bytes ??
+      DEFAULT_SYSTEM_BLOCKS.instruction_file_max_bytes,
   };
 }
 

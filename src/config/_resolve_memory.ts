@@ -4,7 +4,7 @@
  * @module
  */
 
-import { DEFAULT_MEMORY } from "./defaults.ts";
+import { DEFAULT_MEMORY, DEFAULT_SYSTEM_BLOCKS } from "./defaults.ts";
 import type { LoadedConfig } from "./loaded_config.ts";
 import { isPathInside } from "./_paths.ts";
 import { resolveConfigPath, type ResolveContext } from "./_resolve_context.ts";
@@ -42,5 +42,7 @@ export function resolveMemory(context: ResolveContext): LoadedConfig["memory"] {
     scopes: [...(memory?.scopes ?? DEFAULT_MEMORY.scopes)],
     project_id: memory?.project_id ?? null,
     provider: memory?.provider ?? { ...DEFAULT_MEMORY.provider },
+    context_max_bytes: memory?.context_max_bytes ?? DEFAULT_SYSTEM_BLOCKS.memory_context_max_bytes,
+    context_limit: memory?.context_limit ?? DEFAULT_SYSTEM_BLOCKS.memory_context_limit,
   };
 }

@@ -12,6 +12,7 @@ import {
   AGENT_ID_PATTERN,
   DEFAULT_CHILD_AGENTS,
   DEFAULT_HOOK,
+  DEFAULT_SYSTEM_BLOCKS,
   MAX_ARGUMENT_DEPTH,
   MAX_INSTRUCTIONS_BYTES,
 } from "./defaults.ts";
@@ -129,6 +130,15 @@ export const MemoryConfigSchema = z.strictObject({
   scopes: z.array(z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/)).min(1).optional().describe(
     'Scopes memories may use. Default: ["run", "project", "user"].',
   ),
+  context_max_bytes: z.int().min(0).max(65_536).optional().describe(
+    "Largest memory_context block of the system prompt, in bytes (UTF-8): the memories " +
+      "recalled at the run's start and by memory.recall_memory, delimited as data. 0 turns the " +
+      `block off. Default: ${DEFAULT_SYSTEM_BLOCKS.memory_context_max_bytes}.`,
+  ),
+  context_limit: z.int().min(0).max(50).optional().describe(
+    'Memories recalled for the task at the run\'s start, from each of the scopes "project" and ' +
+      `"user" (when configured); 0: none. Default: ${DEFAULT_SYSTEM_BLOCKS.memory_context_limit}.`,
+  ),
   project_id: z.string().min(1).max(256).optional().describe(
     'The identity of the workspace\'s project, which keys the "project" scope: workspaces with ' +
       "the same id share project memories, others never see them. Default: the normalised URL " +
@@ -182,6 +192,17 @@ export const AgentConfigSchema = z.strictObject({
     "Path of a text or Markdown file (UTF-8, at most 64 KiB) whose text goes into the system " +
       "prompt; relative to the config file's folder. Read when the config loads. Default: none.",
   ).optional(),
+  instruction_files: z.array(z.string().min(1).max(255).regex(/^[^/\\]+$/)).max(32).optional()
+    .describe(
+      "File names (no folders) of instruction files: the first fs.read_file of such a file in a " +
+        "run also adds its text to the system prompt of the following requests, as a delimited " +
+        "instruction_file block (capped, recorded). [] turns this off. Default: " +
+        `${JSON.stringify(DEFAULT_SYSTEM_BLOCKS.instruction_files)}.`,
+    ),
+  instruction_file_max_bytes: z.int().min(256).max(65_536).optional().describe(
+    "Largest instruction_file block, in bytes (UTF-8); all of them together at most 4 times " +
+      `this. Default: ${DEFAULT_SYSTEM_BLOCKS.instruction_file_max_bytes}.`,
+  ),
   max_children_per_run: z.int().min(1).max(1000).optional().describe(
     "Child agents (sub-agents, forks, workers) one run may start in all; a call past it fails " +
       `without starting one. Default: ${DEFAULT_CHILD_AGENTS.max_children_per_run}.`,

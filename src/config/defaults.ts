@@ -198,6 +198,26 @@ export const DEFAULT_MEMORY: Readonly<{
   http_timeout_ms: 10_000,
 });
 
+/**
+ * Defaults of the dynamic system blocks: `agent.instruction_files`,
+ * `agent.instruction_file_max_bytes`, `memory.context_max_bytes`, `memory.context_limit`.
+ */
+export const DEFAULT_SYSTEM_BLOCKS: Readonly<{
+  /** File names whose first `fs.read_file` adds an instruction_file block. @default ["AGENTS.md", "CLAUDE.md"] */
+  instruction_files: readonly string[];
+  /** Largest instruction_file block, in UTF-8 bytes (all of them: 4 times this). @default 8192 */
+  instruction_file_max_bytes: number;
+  /** Largest memory_context block, in UTF-8 bytes; 0: none. @default 4096 */
+  memory_context_max_bytes: number;
+  /** Memories recalled for the task at the run's start, per scope (project, user); 0: none. @default 5 */
+  memory_context_limit: number;
+}> = Object.freeze({
+  instruction_files: Object.freeze(["AGENTS.md", "CLAUDE.md"]),
+  instruction_file_max_bytes: 8192,
+  memory_context_max_bytes: 4096,
+  memory_context_limit: 5,
+});
+
 /** `model.*` defaults of the HTTP providers (`openai`, `anthropic`). */
 export const DEFAULT_MODEL: Readonly<{
   /** `model.base_url` by provider, up to `/v1`. */

@@ -70,6 +70,8 @@ Deno.test("loadConfig fills every default when the file sets only the workspace"
       max_children_per_run: 16,
       max_concurrent_children: 4,
       max_depth: 2,
+      instruction_files: ["AGENTS.md", "CLAUDE.md"],
+      instruction_file_max_bytes: 8192,
     },
     commands: [],
     tools: {
@@ -101,6 +103,8 @@ Deno.test("loadConfig fills every default when the file sets only the workspace"
       scopes: ["run", "project", "user"],
       project_id: null,
       provider: { kind: "file" },
+      context_max_bytes: 4096,
+      context_limit: 5,
     },
   });
   assert.equal(config.limits.max_argument_bytes, 1_048_576);
