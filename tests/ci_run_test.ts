@@ -329,6 +329,8 @@ Deno.test("docs/STREAM_JSON.md describes exactly the stream's types, in order, a
     "model.responded",
     "tool.started",
     "approval.needed",
+    "agent.started",
+    "agent.ended",
     "tool.ended",
     "run.ended",
   ]);

@@ -20,6 +20,8 @@ export const STREAM_JSON_TYPES = [
   "model.responded",
   "tool.started",
   "approval.needed",
+  "agent.started",
+  "agent.ended",
   "tool.ended",
   "run.ended",
 ] as const;
@@ -158,6 +160,12 @@ export function streamLineOf(
         scope: record.scope,
         approver: record.approver ?? null,
       };
+    case "agent.started":
+    case "agent.completed": {
+      const { type: _type, ts: _ts, run_id: _run, seq: _seq, ...fields } = record;
+      const type = record.type === "agent.started" ? "agent.started" : "agent.ended";
+      return { ...base(type), ...fields };
+    }
     default:
       return null;
   }

@@ -68,3 +68,39 @@ Deno.test("streamLineOf maps a skipped call to tool.ended without a decision and
     assert.equal(streamLineOf({ ...base, type }, context([])), null, type);
   }
 });
+
+Deno.test("streamLineOf turns a child agent's agent.started and agent.completed into agent.started and agent.ended", () => {
+  const child = {
+    tool_call_id: "c3",
+    child_run_id: "20260101T000000Z-abcdef",
+    agent_id: "reviewer-1",
+    definition: "reviewer",
+    agent_type: "sub",
+    depth: 2,
+  };
+  assert.deepEqual(streamLineOf({ ...base, type: "agent.started", ...child }, context([])), {
+    type: "agent.started",
+    version: 1,
+    ts: base.ts,
+    run_id: "r",
+    event_seq: 7,
+    ...child,
+  });
+  const ended = streamLineOf({
+    ...base,
+    type: "agent.completed",
+    ...child,
+    end_reason: "completed",
+    turns: 2,
+    usage: null,
+    calls: 1,
+    denied: 0,
+    failed: 0,
+    duration_ms: 40,
+    error: null,
+  }, context([]));
+  assert.deepEqual(
+    [ended?.type, ended?.child_run_id, ended?.end_reason, ended?.seq],
+    ["agent.ended", child.child_run_id, "completed", undefined],
+  );
+});
