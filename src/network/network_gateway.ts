@@ -8,7 +8,7 @@
  * `openai`, `https://api.anthropic.com/v1` for `anthropic`) for the model channel and
  * `memory.provider.base_url` for the memory channel, the `url` of each HTTP server of
  * `mcp_servers` for the mcp channel, each as `hostname:port` ({@linkcode hostPermission}).
- * The mcp channel streams responses (server-sent events arrive as they are sent).
+ * The mcp and model channels stream responses (server-sent events arrive as they are sent).
  *
  * @module
  */
@@ -161,12 +161,12 @@ export class NetworkGateway {
   }
 
   /**
-   * A `fetch` that can reach only `channel`'s hosts. The `mcp` channel's responses resolve at
-   * their head and stream their body (an MCP server's event stream stays open); the others
-   * resolve with the whole body.
+   * A `fetch` that can reach only `channel`'s hosts. The `mcp` and `model` channels' responses
+   * resolve at their head and stream their body (an MCP server's event stream stays open, a
+   * model's answer arrives token by token); the others resolve with the whole body.
    */
   fetchFor(channel: keyof NetworkChannels): typeof fetch {
-    return this.#client.fetchFor(channel, { stream: channel === "mcp" });
+    return this.#client.fetchFor(channel, { stream: channel === "mcp" || channel === "model" });
   }
 
   /** Stops the Worker; waiting and later requests fail. */

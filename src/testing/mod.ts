@@ -17,3 +17,9 @@ export { callTool } from "./call_tool.ts";
 export { withTimeout } from "./with_timeout.ts";
 export { exists } from "./path_exists.ts";
 export { unconfinedCommandApprover } from "./unconfined_approver.ts";
+export {
+  type EventStreamServer,
+  serveEventStream,
+  sseEvent,
+  type StreamScript,
+} from "./event_stream_server.ts";

@@ -151,3 +151,70 @@ Deno.test("parseRetryAfter reads seconds and HTTP dates, capped at 60 s", () => 
   assert.equal(parseRetryAfter("soon", now), null);
   assert.equal(parseRetryAfter(null, now), null);
 });
+
+Deno.test("postJson honours retry-after-ms before Retry-After, as the SDKs do", async () => {
+  const { fetchImpl, calls } = fakeFetch([
+    json(429, {}, { "retry-after-ms": "12.5", "retry-after": "30" }),
+    json(529, { type: "overloaded_error" }, { "retry-after": "1" }),
+    json(200, { ok: true }),
+  ]);
+  const { sleeps, sleep } = recorder();
+  const result = await postJson("https://api.example/v1/x", {}, {
+    headers: {},
+    timeoutMs: 1000,
+    fetch: fetchImpl,
+    sleep,
+  });
+  assert.deepEqual(result, { ok: true });
+  assert.deepEqual(sleeps, [13, 1000]);
+  assert.equal(calls.length, 3);
+});
+
+Deno.test("postJson retries 408, 409 and 529, and follows x-should-retry both ways", async () => {
+  const { fetchImpl, calls } = fakeFetch([
+    json(408, {}),
+    json(409, {}),
+    json(529, {}),
+    json(400, {}, { "x-should-retry": "true" }),
+    json(200, { ok: true }),
+  ]);
+  const { sleeps, sleep } = recorder();
+  const result = await postJson("https://api.example/v1/x", {}, {
+    headers: {},
+    timeoutMs: 1000,
+    retries: 4,
+    backoffMs: 1,
+    fetch: fetchImpl,
+    sleep,
+    random: () => 0,
+  });
+  assert.deepEqual(result, { ok: true });
+  assert.equal(calls.length, 5);
+  // 1 ms doubling: 1, 2, 4, 8.
+  assert.deepEqual(sleeps, [1, 2, 4, 8]);
+  // Near miss: a 503 the server marks x-should-retry false is not retried.
+  const refused = fakeFetch([json(503, {}, { "x-should-retry": "false" }), json(200, {})]);
+  const error = await rejection(postJson("https://api.example/v1/x", {}, {
+    headers: {},
+    timeoutMs: 1000,
+    fetch: refused.fetchImpl,
+    sleep,
+  }));
+  assert.equal(error.details.status, 503);
+  assert.equal(refused.calls.length, 1);
+});
+
+Deno.test("postJson backoff stops doubling at 16 times the first wait (8 s by default)", async () => {
+  const answers = Array.from({ length: 7 }, () => json(500, {}));
+  const { fetchImpl } = fakeFetch(answers);
+  const { sleeps, sleep } = recorder();
+  await rejection(postJson("https://api.example/v1/x", {}, {
+    headers: {},
+    timeoutMs: 1000,
+    retries: 6,
+    fetch: fetchImpl,
+    sleep,
+    random: () => 0,
+  }));
+  assert.deepEqual(sleeps, [500, 1000, 2000, 4000, 8000, 8000]);
+});
