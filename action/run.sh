@@ -13,7 +13,8 @@ if [ -n "${INPUT_TASK_FILE:-}" ]; then args+=(--task-file "$INPUT_TASK_FILE"); f
 if [ -n "${INPUT_WORKSPACE:-}" ]; then args+=(--workspace "$INPUT_WORKSPACE"); fi
 if [ -n "${INPUT_APPROVALS:-}" ]; then args+=(--approvals "$INPUT_APPROVALS"); fi
 
-deno run "${flags[@]}" "${action_path}/main.ts" "${args[@]}"
+# The action's own deno.json (import map, lock), whatever the job's folder holds.
+deno run --config "${action_path}/deno.json" "${flags[@]}" "${action_path}/main.ts" "${args[@]}"
 code=$?
 if [ -n "${GITHUB_OUTPUT:-}" ]; then
   printf 'exit_code=%s\n' "$code" >>"$GITHUB_OUTPUT" ||
