@@ -239,3 +239,87 @@ Deno.test("the bundle, run with exactly the compile task's flags, runs the demo,
     await Deno.remove(dist, { recursive: true });
   }
 });
+
+/** Runs one step's script with bash in `cwd`. */
+async function runStep(step: Step | undefined, cwd: string, env: Record<string, string> = {}) {
+  assert.ok(step?.run, "the step has a script");
+  const output = await new Deno.Command("bash", {
+    args: ["-c", step.run],
+    cwd,
+    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", ...env },
+  }).output();
+  return { code: output.code, stderr: new TextDecoder().decode(output.stderr) };
+}
+
+const stepNamed = (job: string, name: string) =>
+  workflow.jobs[job]?.steps.find((step) => step.name === name);
+
+Deno.test("release.yml's checksum steps write SHA256SUMS for every asset, and a file changed after its job refuses the release", async () => {
+  const folder = await Deno.makeTempDir();
+  try {
+    // Two compile jobs and the bundle job, each in its own folder, as on separate runners.
+    const merged = nodePath.join(folder, "merged", "release");
+    await Deno.mkdir(merged, { recursive: true });
+    for (
+      const asset of [
+        "kagent-run-x86_64-unknown-linux-gnu",
+        "kagent-run-x86_64-pc-windows-msvc.exe",
+      ]
+    ) {
+      const job = nodePath.join(folder, asset);
+      await Deno.mkdir(nodePath.join(job, "release"), { recursive: true });
+      await Deno.writeTextFile(nodePath.join(job, "release", asset), `binary ${asset}\n`);
+      const result = await runStep(stepNamed("compile", "Checksum"), job, { ASSET: asset });
+      assert.equal(result.code, 0, result.stderr);
+      for (const name of [asset, `${asset}.sha256`]) {
+        await Deno.copyFile(nodePath.join(job, "release", name), nodePath.join(merged, name));
+      }
+    }
+    const bundleJob = nodePath.join(folder, "bundle");
+    await Deno.mkdir(nodePath.join(bundleJob, "dist"), { recursive: true });
+    for (const name of ["kagent-run.js", "worker_main.js", "network_worker_main.js"]) {
+      await Deno.writeTextFile(nodePath.join(bundleJob, "dist", name), `// ${name}\n`);
+    }
+    const bundled = await runStep(stepNamed("bundle", "Archive and checksum"), bundleJob);
+    assert.equal(bundled.code, 0, bundled.stderr);
+    for (const name of ["kagent-run-bundle.tar.gz", "kagent-run-bundle.tar.gz.sha256"]) {
+      await Deno.copyFile(nodePath.join(bundleJob, "release", name), nodePath.join(merged, name));
+    }
+    // A copy to tamper with: the same files, one asset changed after its job hashed it.
+    const tampered = nodePath.join(folder, "tampered", "release");
+    await Deno.mkdir(tampered, { recursive: true });
+    for await (const entry of Deno.readDir(merged)) {
+      await Deno.copyFile(nodePath.join(merged, entry.name), nodePath.join(tampered, entry.name));
+    }
+    await Deno.writeTextFile(
+      nodePath.join(tampered, "kagent-run-x86_64-unknown-linux-gnu"),
+      "swapped\n",
+    );
+
+    const checksums = stepNamed("release", "Checksums");
+    const released = await runStep(checksums, nodePath.dirname(merged));
+    assert.equal(released.code, 0, released.stderr);
+    const sums = await Deno.readTextFile(nodePath.join(merged, "SHA256SUMS"));
+    assert.deepEqual(sums.trimEnd().split("\n").map((line) => line.split(/\s+/)[1]), [
+      "kagent-run-bundle.tar.gz",
+      "kagent-run-x86_64-pc-windows-msvc.exe",
+      "kagent-run-x86_64-unknown-linux-gnu",
+    ]);
+    const check = await new Deno.Command("sha256sum", {
+      args: ["--check", "--strict", "SHA256SUMS"],
+      cwd: merged,
+    }).output();
+    assert.equal(check.code, 0, "SHA256SUMS checks against the assets");
+    const left = (await Array.fromAsync(Deno.readDir(merged))).map((entry) => entry.name);
+    assert.ok(!left.some((name) => name.endsWith(".sha256")), left.join(","));
+
+    const refused = await runStep(checksums, nodePath.dirname(tampered));
+    assert.notEqual(refused.code, 0, "a changed asset stops the release");
+    assert.equal(
+      await Deno.stat(nodePath.join(tampered, "SHA256SUMS")).then(() => true, () => false),
+      false,
+    );
+  } finally {
+    await Deno.remove(folder, { recursive: true });
+  }
+});
