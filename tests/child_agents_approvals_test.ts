@@ -198,7 +198,8 @@ Deno.test("without a person, a child's ask is pending in its own folder with who
     env: (name) => Deno.env.get(name),
     terminal: null,
   });
-  assert.equal(code, 0);
+  // The child's ask nobody could answer is the run's: exit 3 (approval required).
+  assert.equal(code, 3);
   const runDir = await onlyRunDir(project);
   const children = await childDirs(runDir);
   const writer = children.get("writer-1") as string;
@@ -242,4 +243,62 @@ Deno.test("without a person, a child's ask is pending in its own folder with who
     );
   assert.equal(await written(String(asked)), true);
   assert.equal(await written(plain), false);
+});
+
+Deno.test("a child's ask in CI makes the run exit 3 with its grant; the grant given to the next run covers the child", async () => {
+  await using project = await createProject({
+    config: {
+      agents: {
+        writer: {
+          description: "Writes files",
+          agent_type: "sub",
+          model: { provider: "script", script: "writer.jsonl" },
+        },
+      },
+    },
+    plan: [
+      JSON.stringify({
+        tool_calls: [{
+          id: "child",
+          name: "agent.create_sub_agent",
+          arguments: { agent_id: "writer", task: "Write" },
+        }],
+      }),
+      JSON.stringify({ content: "done" }),
+    ],
+  });
+  await writePlans(project, {
+    "writer.jsonl": [{ tool_calls: [write("w", "notes.txt", "from the child")] }, {
+      content: "tried",
+    }],
+  });
+  const run = async (extra: string[]) => {
+    let stderr = "";
+    const code = await main(
+      ["run", "--config", project.configPath, "--non-interactive", ...extra],
+      {
+        stdout: () => {},
+        stderr: (text) => void (stderr += text),
+        stdoutIsTerminal: false,
+        env: (name) => Deno.env.get(name),
+        terminal: null,
+      },
+    );
+    return { code, stderr };
+  };
+  const first = await run([]);
+  assert.equal(first.code, 3, first.stderr);
+  const notes = nodePath.join(project.sandbox.workspace, "notes.txt");
+  assert.equal(await Deno.stat(notes).catch(() => null), null);
+  const runDirs = async () => await Array.fromAsync(Deno.readDir(project.runsDir));
+  const [firstRun] = await runDirs();
+  const child = (await childDirs(nodePath.join(project.runsDir, String(firstRun?.name))))
+    .get("writer-1") as string;
+  const [pending] = await readJsonl(nodePath.join(child, "approvals", "pending.jsonl"));
+  const grant = JSON.stringify(pending?.grant);
+  assert.match(first.stderr, /--approve/);
+  // The grant names the root run's policy: the next run accepts it and its child inherits it.
+  const second = await run(["--approve", grant]);
+  assert.equal(second.code, 0, second.stderr);
+  assert.equal(await Deno.readTextFile(notes), "from the child");
 });

@@ -42,6 +42,11 @@ export interface AgentRunParts {
   redactor?: Pick<Redactor, "redactValue">;
   /** The agent's conversation so far (a fork copies it). */
   conversation: () => readonly ModelMessage[];
+  /**
+   * The policy hash grants of this tree name: the root run's (a child's printed grants are given
+   * to the root run with `--approve`). @default the run's own, for the main agent
+   */
+  grant_policy_hash: string;
 }
 
 const KIND_TYPES: Record<string, LoadedAgentDefinition["agent_type"]> = {

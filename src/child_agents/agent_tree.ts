@@ -7,6 +7,7 @@
  */
 
 import type { ModelProvider } from "../agent/mod.ts";
+import type { PendingApproval } from "../approval/mod.ts";
 import type { LoadedAgentDefinition, LoadedConfig, ModelConfig } from "../config/mod.ts";
 import type { SessionOptions } from "../session/mod.ts";
 import type { TaskStore } from "../tasks/mod.ts";
@@ -61,6 +62,11 @@ export class AgentTree {
   readonly config: LoadedConfig;
   #store: TaskStore | null;
   readonly session: ChildSessionOptions;
+  /**
+   * The calls of every child run that needed an approval nobody could give (no approver), with
+   * the grant that would let each through: the root run reports them with its own.
+   */
+  readonly pending: PendingApproval[] = [];
   readonly #providerFor: AgentTreeOptions["providerFor"];
   readonly #waiting: (() => void)[] = [];
   #running = 0;

@@ -102,6 +102,7 @@ export async function runChild(
             run_id: parentRun.run_id,
             run_dir: parentRun.run_dir,
             ancestors: parent.self.ancestors,
+            grant_policy_hash: parentRun.grant_policy_hash,
           },
         },
         allowedTools: allowedLists(definition, request.allowed_tools),
@@ -125,6 +126,7 @@ export async function runChild(
       recorder: session.recorder,
       approvals: session.approvals,
       conversation: () => conversation,
+      grant_policy_hash: parentRun.grant_policy_hash,
     });
     const record: ChildRecord = {
       child_run_id: session.folder.id,
@@ -150,6 +152,8 @@ export async function runChild(
       await parentRun.recorder.event("agent.started", identity);
       outcome = await runInSession(session, definition, request, provider, conversation, signal);
     } finally {
+      // Asks nobody could answer in the child: the root run prints their grants and exits 3.
+      tree.pending.push(...session.approvals.pending);
       await session.close();
     }
     record.outcome = outcome;

@@ -25,6 +25,8 @@ export interface MainAgent {
   conversation: ModelMessage[];
   /** Binds the open run: opens `tasks.sqlite` in its folder. */
   attach(session: RunSession): void;
+  /** The children's calls that needed an approval nobody could give (see `AgentTree.pending`). */
+  pending: AgentTree["pending"];
   /** Closes the task store. Safe to call twice. */
   close(): void;
 }
@@ -56,6 +58,7 @@ export function mainAgent(
   return {
     tools,
     conversation,
+    pending: tree.pending,
     attach(run) {
       store = new SqliteTaskStore(nodePath.join(run.folder.dir, "tasks.sqlite"));
       tree.useStore(store);
@@ -65,6 +68,7 @@ export function mainAgent(
         recorder: run.recorder,
         approvals: run.approvals,
         conversation: () => conversation,
+        grant_policy_hash: run.policy.hash,
       });
     },
     close() {

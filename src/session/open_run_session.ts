@@ -151,7 +151,9 @@ async function wireSession(
     runId: folder.id,
   });
   const approvals = new ApprovalGate({
-    policyHash: prepared.policy.hash,
+    // A child agent's grants name the root run's policy: they are given to the root run
+    // (`--approve`) and reach the child as inherited grants.
+    policyHash: options.agent?.parent?.grant_policy_hash ?? prepared.policy.hash,
     runId: folder.id,
     runDir: nodePath.dirname(prepared.guard.writableExceptions[0] ?? folder.paths.workspace),
     locations: prepared.policy.locations,

@@ -109,5 +109,10 @@ export interface SessionAgent {
     run_dir: string;
     /** Run ids from the root run down to the parent. */
     ancestors: string[];
+    /**
+     * The root run's policy hash: the child's approval gate names it in the grants it prints, so
+     * that `--approve` on the root run (checked against that hash) reaches the child.
+     */
+    grant_policy_hash: string;
   } | null;
 }
