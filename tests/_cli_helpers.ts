@@ -39,7 +39,8 @@ export async function runCli(
     stderr: (text) => void (stderr += text),
     stdoutIsTerminal: options.terminal ?? false,
     stderrIsTerminal: options.stderrTerminal ?? false,
-    env: (name) => options.env?.[name] ?? Deno.env.get(name),
+    // Colour is each test's choice: the developer's FORCE_COLOR does not reach the command.
+    env: (name) => options.env?.[name] ?? (name === "FORCE_COLOR" ? undefined : Deno.env.get(name)),
     terminal: null,
   });
   return { code, stdout, stderr };
