@@ -60,6 +60,7 @@ const FIELDS: FieldNames = {
     error: true,
     error_code: true,
     error_details: true,
+    usage: true,
     chains: true,
   },
   "skill_catalogue.recorded": { skills: true, invalid: true },

@@ -84,6 +84,14 @@ Deno.test("kagent-run streams an OpenAI run: split tool-call arguments run once 
     { input_tokens: 1600, output_tokens: 40, cache_read_input_tokens: 1536, reasoning_tokens: 0 },
   ]);
   assert.ok(turns.every((turn) => typeof turn.first_token_ms === "number"));
+  // run.completed sums them over the run.
+  const end = events.find((event) => event.type === "run.completed");
+  assert.deepEqual(end?.usage, {
+    input_tokens: 3100,
+    output_tokens: 80,
+    cache_read_input_tokens: 2816,
+    reasoning_tokens: 32,
+  });
   const tools = await readJsonl(nodePath.join(runDir, "logs/tools.jsonl"));
   const call = tools.find((record) => record.tool_call_id === "call_read");
   assert.equal((call?.result as { ok?: boolean } | undefined)?.ok, true, JSON.stringify(call));

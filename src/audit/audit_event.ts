@@ -13,6 +13,15 @@ import type { ErrorType } from "../result/mod.ts";
 import type { ApprovalBase, ChildAgentBase } from "./_audit_event_bases.ts";
 import type { SystemBlockEvent } from "./_system_block_events.ts";
 
+/** Token counts of a turn or a run; the optional ones when the provider sent them. */
+type ModelRespondedUsage = {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_input_tokens?: number;
+  cache_creation_input_tokens?: number;
+  reasoning_tokens?: number;
+};
+
 /** A tool call as the model named it, when a provider rewrote the name or id. */
 export interface AuditProviderOrigin {
   /** The tool name exactly as the model sent it (e.g. `fs__read_file`). */
@@ -97,6 +106,8 @@ export type AuditEvent =
     /** The model error's code, when `end_reason` is `model_error`. */
     error_code?: string | null;
     error_details?: Record<string, unknown> | null;
+    /** Token counts summed over the run's turns, as in `model.responded`; null: none reported. */
+    usage?: ModelRespondedUsage | null;
     /**
      * Set by the recorder (callers leave it out): the end of the other logs' hash chains when the
      * run ended, `{tools, errors}`, each `{seq, hash}` of that log's last record (`seq` 0 and the
@@ -194,13 +205,7 @@ export type AuditEvent =
     tool_calls: { id: string; name: string; provider?: AuditProviderOrigin }[];
     text: string | null;
     /** Token counts, with `cache_read_input_tokens`… when sent (docs/EVENTS.md). */
-    usage: {
-      input_tokens: number;
-      output_tokens: number;
-      cache_read_input_tokens?: number;
-      cache_creation_input_tokens?: number;
-      reasoning_tokens?: number;
-    } | null;
+    usage: ModelRespondedUsage | null;
     /** `{reason, ...the provider's own stop fields}`. */
     stop: { reason: string; [field: string]: unknown };
     /** The output limit of a retried turn (absent otherwise). */

@@ -76,5 +76,6 @@ export async function recordRunCompleted(
     error: outcome.error,
     error_code: outcome.error_code,
     error_details: outcome.error_details,
+    usage: outcome.usage,
   });
 }

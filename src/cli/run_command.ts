@@ -285,6 +285,7 @@ async function runWithNetwork(
       error: outcome.error,
       error_code: outcome.error_code,
       error_details: outcome.error_details,
+      usage: outcome.usage,
     });
     const seconds = (outcome.duration_ms / 1000).toFixed(2);
     const endTone: Tone = outcome.end_reason === "completed" ? "ok" : "failed";
@@ -299,10 +300,8 @@ async function runWithNetwork(
     if (outcome.error !== null) {
       io.stderr(`kagent-run: ${paint("failed", redactor.redactText(outcome.error))}\n`);
     }
-    // The children's asks nobody could answer are the run's too (their grants name this policy).
-    const pending = [...session.approvals.pending, ...(agents?.pending ?? [])];
     printPendingGrants(
-      pending,
+      session.approvals.pending,
       io,
       (grants) => session.approvals.replayFor(grants),
     );
@@ -313,10 +312,10 @@ async function runWithNetwork(
       outcome,
       counts,
       deliverables: await listDeliverables(session.folder.paths.deliverables),
-      pending,
-      replay: pending.length === 0
+      pending: session.approvals.pending,
+      replay: session.approvals.pending.length === 0
         ? null
-        : session.approvals.replayFor(pending.map((entry) => entry.grant)),
+        : session.approvals.replayFor(session.approvals.pending.map((entry) => entry.grant)),
       redactor,
       report_files: values.report === true ? runReportFiles(session.folder.dir) : null,
     };
@@ -342,7 +341,7 @@ async function runWithNetwork(
       io.stderr(`kagent-run: ${paint("failed", auditFailure.message)}\n`);
       return EXIT.failed;
     }
-    return runExitCode(outcome.end_reason, pending.length, signalled);
+    return runExitCode(outcome.end_reason, session.approvals.pending.length, signalled);
   } finally {
     feed.endProgress();
     for (const { signal, listener } of listeners) Deno.removeSignalListener(signal, listener);
