@@ -300,8 +300,10 @@ async function runWithNetwork(
     if (outcome.error !== null) {
       io.stderr(`kagent-run: ${paint("failed", redactor.redactText(outcome.error))}\n`);
     }
+    // The children's asks nobody could answer are the run's too (their grants name this policy).
+    const pending = [...session.approvals.pending, ...(agents?.pending ?? [])];
     printPendingGrants(
-      session.approvals.pending,
+      pending,
       io,
       (grants) => session.approvals.replayFor(grants),
     );
@@ -312,10 +314,10 @@ async function runWithNetwork(
       outcome,
       counts,
       deliverables: await listDeliverables(session.folder.paths.deliverables),
-      pending: session.approvals.pending,
-      replay: session.approvals.pending.length === 0
+      pending,
+      replay: pending.length === 0
         ? null
-        : session.approvals.replayFor(session.approvals.pending.map((entry) => entry.grant)),
+        : session.approvals.replayFor(pending.map((entry) => entry.grant)),
       redactor,
       report_files: values.report === true ? runReportFiles(session.folder.dir) : null,
     };
@@ -341,7 +343,7 @@ async function runWithNetwork(
       io.stderr(`kagent-run: ${paint("failed", auditFailure.message)}\n`);
       return EXIT.failed;
     }
-    return runExitCode(outcome.end_reason, session.approvals.pending.length, signalled);
+    return runExitCode(outcome.end_reason, pending.length, signalled);
   } finally {
     feed.endProgress();
     for (const { signal, listener } of listeners) Deno.removeSignalListener(signal, listener);
