@@ -13,9 +13,9 @@ import {
   PRIVATE_KEY_PATTERN,
   type RedactionKind,
   TOKEN_PATTERNS,
-  type TokenPattern,
   URL_CREDENTIALS_PATTERN,
 } from "./_secret_patterns.ts";
+import { mask, merge, type Stage, type StageSpan, tokenStage } from "./_redaction_stages.ts";
 
 export { MAX_TOKEN_MATCH_CHARS, type RedactionKind };
 
@@ -302,74 +302,6 @@ export class Redactor {
 const CACHED_TEXT_CHARS = 256;
 /** Most texts (and keys) kept for reuse; the cache starts again empty when full. */
 const CACHED_TEXTS = 1024;
-
-interface Stage {
-  kind: RedactionKind;
-  /** The kind of a match, when the stage finds several (default: `kind`). */
-  kindOf?: (match: RegExpExecArray) => RedactionKind;
-  pattern: RegExp;
-  /** Code units at the start of a match that are not replaced. */
-  keep: (match: RegExpExecArray) => number;
-}
-
-interface StageSpan extends RedactionSpan {
-  /** Index of the stage that found it: a later stage swallowed what it overlaps. */
-  stage: number;
-}
-
-/**
- * One stage for many token patterns: an alternation of them, each in a named group (`t0`, `t1`…)
- * that tells the match's kind. At one place the earlier pattern wins, as the regular expression
- * tries alternatives in order; a pass finds the leftmost match, so a token is never searched for
- * inside another one.
- */
-function tokenStage(patterns: readonly TokenPattern[]): Stage {
-  const source = patterns.map(({ pattern }, index) => `(?<t${index}>${pattern.source})`).join("|");
-  return {
-    kind: patterns[0]?.kind ?? "secret_env",
-    pattern: new RegExp(source, "g"),
-    keep: () => 0,
-    kindOf: (match) => {
-      const groups = match.groups ?? {};
-      const index = patterns.findIndex((_, position) => groups[`t${position}`] !== undefined);
-      return patterns[index]?.kind ?? "secret_env";
-    },
-  };
-}
-
-/**
- * `text` with each span's code units replaced by NUL: the same length, so offsets stay valid, and a
- * character no token pattern takes (as a `[REDACTED:…]` marker's brackets), so later patterns see
- * the stretch as replaced.
- */
-function mask(text: string, spans: readonly StageSpan[]): string {
-  let result = "";
-  let from = 0;
-  for (const span of spans) {
-    result += text.slice(from, span.start) + "\0".repeat(span.end - span.start);
-    from = span.end;
-  }
-  return result + text.slice(from);
-}
-
-/** Sorts spans and joins overlapping ones; the later stage names the kind (it swallowed the rest). */
-function merge(found: StageSpan[]): RedactionSpan[] {
-  found.sort((left, right) => left.start - right.start || right.end - left.end);
-  const merged: StageSpan[] = [];
-  for (const span of found) {
-    const last = merged.at(-1);
-    if (last !== undefined && span.start < last.end) {
-      last.end = Math.max(last.end, span.end);
-      if (span.stage > last.stage) {
-        last.replacement = span.replacement;
-        last.stage = span.stage;
-      }
-    } else {
-      merged.push({ ...span });
-    }
-  }
-  return merged.map(({ start, end, replacement }) => ({ start, end, replacement }));
-}
 
 /**
  * `text.slice(from, to)` with each span inside it replaced. A span that crosses `from` is replaced
