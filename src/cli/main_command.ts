@@ -4,13 +4,7 @@
  * @module
  */
 
-import { callCommand } from "./call_command.ts";
-import { mcpCommand } from "./mcp_command.ts";
-import { policyCommand } from "./policy_command.ts";
-import { reportCommand } from "./report_command.ts";
 import { RUN_HELP, runCommand } from "./run_command.ts";
-import { toolsCommand } from "./tools_command.ts";
-import { verifyCommand } from "./verify_command.ts";
 import { type CommandIo, EXIT } from "./_common.ts";
 
 /** The version printed by `--version`. */
@@ -28,6 +22,7 @@ Usage:
   kagent-run mcp --config FILE [--http 127.0.0.1:PORT]   (serve the tools to MCP clients)
   kagent-run report RUN_FOLDER [--output FILE] [--markdown FILE]   (HTML and Markdown report)
   kagent-run verify RUN_FOLDER [--json] [--key-env NAME]   (check the run's audit is intact)
+  kagent-run memory promote RUN_FOLDER [--accept ID]...   (write accepted memory candidates)
   kagent-run --version
 
 "kagent-run <command> --help" explains each command. Without --config, agent.jsonc in the current
@@ -35,14 +30,17 @@ folder is used.
 
 ${RUN_HELP}`;
 
+// The other commands' modules are loaded when named, so that a command does not pay at start-up
+// for evaluating what only another one uses (the MCP server, the report renderer, the verifier).
 const COMMANDS: Record<string, (args: string[], io: CommandIo) => Promise<number>> = {
   run: runCommand,
-  call: callCommand,
-  tools: toolsCommand,
-  policy: policyCommand,
-  mcp: mcpCommand,
-  report: reportCommand,
-  verify: verifyCommand,
+  call: async (args, io) => (await import("./call_command.ts")).callCommand(args, io),
+  tools: async (args, io) => (await import("./tools_command.ts")).toolsCommand(args, io),
+  policy: async (args, io) => (await import("./policy_command.ts")).policyCommand(args, io),
+  mcp: async (args, io) => (await import("./mcp_command.ts")).mcpCommand(args, io),
+  report: async (args, io) => (await import("./report_command.ts")).reportCommand(args, io),
+  verify: async (args, io) => (await import("./verify_command.ts")).verifyCommand(args, io),
+  memory: async (args, io) => (await import("./memory_command.ts")).memoryCommand(args, io),
 };
 
 /**
@@ -65,7 +63,7 @@ export async function main(args: string[], io: CommandIo): Promise<number> {
     const command = COMMANDS[first];
     if (command === undefined) {
       io.stderr(
-        `kagent-run: Cannot run command "${first}": it is not a command; use run, call, tools, policy, mcp, report or verify (see kagent-run --help)\n`,
+        `kagent-run: Cannot run command "${first}": it is not a command; use run, call, tools, policy, mcp, report, verify or memory (see kagent-run --help)\n`,
       );
       return EXIT.usage;
     }

@@ -22,17 +22,14 @@ import {
 import { DEFAULT_ENV_ALLOWLIST } from "../exec/mod.ts";
 import { hostPermission } from "../network/mod.ts";
 import { failure, type ToolDefinition, type ToolOutcome } from "../tools/mod.ts";
-import { httpTransport } from "./http_transport.ts";
 import { mcpCallOutcome, type McpResultStores } from "./mcp_call_result.ts";
-import {
-  failureText,
-  McpServerConnection,
-  type McpServerIdentity,
-} from "./mcp_server_connection.ts";
+import type { McpServerConnection, McpServerIdentity } from "./mcp_server_connection.ts";
 import { mcpToolDefinition } from "./mcp_tool_definition.ts";
 import { type McpConfinement, mcpLaunch } from "./server_confinement.ts";
 import { expandServerVariable } from "./server_variables.ts";
-import { StdioProcessTransport } from "./stdio_process_transport.ts";
+
+/** The SDK's side of the client, loaded by {@linkcode McpServers.start}. */
+type ClientParts = typeof import("./_client_parts.ts");
 
 /** Most characters of a server's failure kept in a call's error message. */
 const MAX_FAILURE_CHARS = 1_000;
@@ -106,11 +103,13 @@ export class McpServers {
   readonly warnings: { server: string; reason: string }[];
   readonly secrets: string[];
   readonly #connections: McpServerConnection[];
+  readonly #parts: ClientParts;
   readonly #toolListChanges: ToolListChanges;
   /** Canonical name → server and its own tool name. */
   readonly #routes: Map<string, { connection: McpServerConnection; tool: string }>;
 
   private constructor(
+    parts: ClientParts,
     connections: McpServerConnection[],
     settings: Record<string, LoadedMcpServer>,
     warnings: { server: string; reason: string }[],
@@ -118,6 +117,7 @@ export class McpServers {
     confinement: McpConfinement,
     toolListChanges: ToolListChanges,
   ) {
+    this.#parts = parts;
     this.#connections = connections;
     this.#toolListChanges = toolListChanges;
     this.warnings = warnings;
@@ -173,6 +173,7 @@ export class McpServers {
    *   or be reached (the servers already started are closed first).
    */
   static async start(options: StartMcpServersOptions): Promise<McpServers> {
+    const parts = await import("./_client_parts.ts");
     const servers = Object.entries(options.servers);
     const setsidPath = servers.some(([, server]) => server.type === "stdio")
       ? options.setsidPath ?? await findSetsid()
@@ -184,10 +185,10 @@ export class McpServers {
     for (const [id, server] of servers) {
       try {
         const reached = server.type === "stdio"
-          ? await stdioTransport(id, server, options, setsidPath, secrets)
-          : remoteTransport(id, server, options, secrets);
+          ? await stdioTransport(parts, id, server, options, setsidPath, secrets)
+          : remoteTransport(parts, id, server, options, secrets);
         connections.push(
-          await McpServerConnection.connect({
+          await parts.McpServerConnection.connect({
             id,
             server,
             ...reached,
@@ -204,6 +205,7 @@ export class McpServers {
       }
     }
     return new McpServers(
+      parts,
       connections,
       options.servers,
       warnings,
@@ -258,7 +260,7 @@ export class McpServers {
     try {
       result = await route.connection.call(route.tool, args, signal);
     } catch (error) {
-      const full = failureText(error);
+      const full = this.#parts.failureText(error);
       const message = full.length <= MAX_FAILURE_CHARS
         ? full
         : `${full.slice(0, MAX_FAILURE_CHARS)}… (${full.length} characters)`;
@@ -287,6 +289,7 @@ export class McpServers {
 
 /** The transport of a stdio server: its program under its confinement, its whole environment. */
 async function stdioTransport(
+  parts: ClientParts,
   id: string,
   server: LoadedMcpStdioServer,
   options: StartMcpServersOptions,
@@ -295,7 +298,7 @@ async function stdioTransport(
 ): Promise<{ transport: Transport; label: string; stderrTail: () => string }> {
   const env = serverEnvironment(id, server, options, secrets);
   const launch = await mcpLaunch(id, server, env, options.confinement, options.configPath);
-  const transport = new StdioProcessTransport({
+  const transport = new parts.StdioProcessTransport({
     setsidPath,
     command: launch.program,
     args: launch.args,
@@ -312,6 +315,7 @@ async function stdioTransport(
  * @throws {ConfigError} `mcp_server_failed` when there is no such fetch or a variable is unset.
  */
 function remoteTransport(
+  parts: ClientParts,
   id: string,
   server: LoadedMcpHttpServer,
   options: StartMcpServersOptions,
@@ -334,7 +338,7 @@ function remoteTransport(
     secrets.push(...expanded.secrets);
     headers[name] = expanded.value;
   }
-  return { transport: httpTransport(server, headers, options.fetch), label: server.url };
+  return { transport: parts.httpTransport(server, headers, options.fetch), label: server.url };
 }
 
 /**
