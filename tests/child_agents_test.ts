@@ -81,6 +81,21 @@ Deno.test("a main agent plans a task, runs two workers in parallel, a sub-agent 
     ],
   );
 
+  // The listing calls: definitions, workers started, one child inspected after its end.
+  const results = new Map(
+    (await readJsonl(nodePath.join(runDir, "logs", "tools.jsonl"))).map((line) => [
+      line.tool_call_id,
+      line.result as Line,
+    ]),
+  );
+  assert.match(String(results.get("defs")?.output), /^worker \(worker\): Claims one ready step/m);
+  assert.match(String(results.get("defs")?.output), /^reviewer \(fork\): /m);
+  assert.equal(results.get("workers")?.summary, "2 worker definitions, 3 workers started");
+  const inspected = JSON.parse(String(results.get("inspect")?.output));
+  assert.equal(inspected.agent_id, "reader-1");
+  assert.equal(inspected.state, "ended");
+  assert.equal(inspected.end_reason, "completed");
+
   // The two workers and the sub-agent of turn 2 were started together: all three calls began
   // before any of them ended.
   const position = (type: string, id: string) =>

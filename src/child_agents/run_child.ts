@@ -127,6 +127,8 @@ export async function runChild(
       approvals: session.approvals,
       conversation: () => conversation,
       grant_policy_hash: parentRun.grant_policy_hash,
+      // What the model writes into tasks reaches the store redacted, as the audit would be.
+      redactor: new Redactor({ secrets: session.secrets }),
     });
     const record: ChildRecord = {
       child_run_id: session.folder.id,

@@ -9,6 +9,7 @@
 
 import * as nodePath from "node:path";
 import type { ModelMessage } from "../agent/mod.ts";
+import { Redactor } from "../audit/mod.ts";
 import { AgentTools, AgentTree, type ChildSessionOptions } from "../child_agents/mod.ts";
 import type { LoadedConfig } from "../config/mod.ts";
 import type { NetworkGateway } from "../network/mod.ts";
@@ -69,6 +70,8 @@ export function mainAgent(
         approvals: run.approvals,
         conversation: () => conversation,
         grant_policy_hash: run.policy.hash,
+        // What the model writes into tasks reaches the store redacted, as the audit would be.
+        redactor: new Redactor({ secrets: run.secrets }),
       });
     },
     close() {
