@@ -13,13 +13,8 @@ export {
   type Skill,
   type SkillCatalogue,
 } from "./skill_catalogue.ts";
-export {
-  FRONTMATTER_KEYS,
-  MAX_NAME_LENGTH,
-  parseSkillDocument,
-  type SkillDocument,
-  type SkillFrontmatter,
-} from "./skill_frontmatter.ts";
+// Types only: the parser (and the YAML library under it) is loaded when a SKILL.md is read.
+export type { SkillDocument, SkillFrontmatter } from "./skill_frontmatter.ts";
 export { skillRequestFor } from "./skill_requests.ts";
 export {
   CLAUDE_TOOL_NAMES,

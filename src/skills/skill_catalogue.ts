@@ -10,7 +10,6 @@
 
 import * as nodePath from "node:path";
 import { isWithin, printable } from "../sandbox/mod.ts";
-import { parseSkillDocument } from "./skill_frontmatter.ts";
 import { mapAllowedTools } from "./allowed_tools.ts";
 
 /** Largest `SKILL.md` read, in bytes. */
@@ -170,6 +169,8 @@ async function loadSkill(root: string, entry: string): Promise<Skill | InvalidSk
 
   const text = await readText(realFile);
   if (typeof text !== "string") return refuse(text.reason);
+  // Loaded with the first SKILL.md: a run without skills never evaluates the YAML parser.
+  const { parseSkillDocument } = await import("./skill_frontmatter.ts");
   const parsed = parseSkillDocument(text, nodePath.basename(entryPath));
   if (!parsed.ok) return refuse(parsed.reason);
 
