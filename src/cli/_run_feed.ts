@@ -21,7 +21,7 @@ import type { OutputFormat } from "./_run_options.ts";
 export interface RunFeedOptions {
   io: CommandIo;
   paint: Paint;
-  /** The run's redactor: every line passes through it. */
+  /** The run's redactor: the progress lines and `run.ended` pass through it. */
   redactor: Redactor;
   /** `--quiet`: no progress lines (and no group around them). */
   quiet: boolean;
@@ -84,7 +84,7 @@ export class RunFeed {
     if (this.#options.output === "stream-json") {
       const started = await runStartedRecord(eventsPath);
       const line = started === null ? null : streamLineOf(started, context);
-      if (line !== null) this.#stdout(formatStreamLine(line, this.#options.redactor));
+      if (line !== null) this.#stdout(recordLine(line));
     }
     recorder.observeEvents((record) => {
       const line = streamLineOf(record, context);
@@ -93,7 +93,7 @@ export class RunFeed {
         this.#stderr(this.#turnLine(line));
       }
       if (this.#options.output === "stream-json") {
-        this.#stdout(formatStreamLine(line, this.#options.redactor));
+        this.#stdout(recordLine(line));
       }
     });
   }
@@ -147,6 +147,16 @@ export class RunFeed {
       // As above, for a closed stdout.
     }
   }
+}
+
+/**
+ * A stream line made from an `events.jsonl` record: serialised as it is. The record was redacted by
+ * the run's recorder, whose secrets include every value the CLI's redactor knows (and the MCP
+ * servers' header values), so a second pass would find nothing and double the cost of each event
+ * (bench/stream_json_bench.ts).
+ */
+function recordLine(line: Record<string, unknown>): string {
+  return `${JSON.stringify(line)}\n`;
 }
 
 /** The `run.started` record of a run's `events.jsonl`, or null when it has none. */
