@@ -120,6 +120,11 @@ async function prepareEvilSkills(sandbox: { root: string; outside: string }): Pr
     "hello/scripts/hello.sh": await Deno.readTextFile(
       nodePath.join(FIXTURE_SKILLS, "hello/scripts/hello.sh"),
     ),
+    // A name in Unicode letters, as the Agent Skills specification allows.
+    "données/SKILL.md": "---\nname: données\ndescription: Prints its arguments.\n---\n",
+    "données/scripts/hello.sh": await Deno.readTextFile(
+      nodePath.join(FIXTURE_SKILLS, "hello/scripts/hello.sh"),
+    ),
   });
   const scripts = nodePath.join(skills, "hello", "scripts");
   await Deno.symlink(nodePath.join(sandbox.outside, "evil.sh"), nodePath.join(scripts, "link.sh"));
@@ -179,6 +184,12 @@ Deno.test("skills.run_script refuses skill ids that are paths or not skill names
       "HELLO",
       "hello\0",
       "../outside",
+      // Unicode spellings: fullwidth dots, a digit with a full stop and fullwidth letters, which
+      // NFKC turns into "..", "1." and "hello": a skill id must already be in NFKC.
+      "\uFF0E\uFF0E",
+      "\u2488",
+      "\uFF48\uFF45\uFF4C\uFF4C\uFF4F",
+      "donne\u0301es",
     ]
   ) {
     last = await runScript(run, skill, "hello.sh");
@@ -197,6 +208,10 @@ Deno.test("skills.run_script runs a real script with its arguments as separate w
   assertWorked(result);
   assert.equal(streamOf(result, "stdout"), args.map((arg) => `[${arg}]\n`).join(""));
   assert.equal(await exists(touched), false);
+  // A skill named in Unicode letters (NFC, as its SKILL.md writes it) runs too.
+  const unicode = await runScript(run, "données", "hello.sh", ["x"]);
+  assertWorked(unicode);
+  assert.equal(streamOf(unicode, "stdout"), "[x]\n");
 });
 
 Deno.test("skills.run_script refuses a script in a skill folder inside the workspace", async () => {

@@ -13,7 +13,8 @@ import { failure } from "../../result/mod.ts";
 import { runPrepared } from "../exec/run_prepared.ts";
 
 const parameters = z.strictObject({
-  skill: z.string().min(1).max(64).describe('Skill id, e.g. "survey-repository"'),
+  // Up to 64 code points (the name rule is checked when the script resolves): 256 UTF-16 units.
+  skill: z.string().min(1).max(256).describe('Skill id, e.g. "survey-repository"'),
   script: z.string().min(1).max(255).describe(
     'File inside the skill\'s scripts/ folder, e.g. "count_lines.sh"',
   ),
