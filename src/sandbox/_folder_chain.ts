@@ -148,25 +148,35 @@ export class FolderChain {
     if (!isWithin(folder, anchor)) {
       throw new TypeError(`Cannot hold folder "${folder}": it is not within "${anchor}"`);
     }
-    const relative = nodePath.relative(anchor, folder);
-    const names = relative === "" ? [] : relative.split("/");
-    const paths = [anchor];
-    for (const name of names) paths.push(`${paths[paths.length - 1]}/${name}`);
+    const paths = chainPaths(anchor, folder);
     const budget = options.budget ?? { remainingMs: DEFAULT_SETTLE_BUDGET_MS };
     for (let round = 0;; round += 1) {
-      const states: FolderState[] = [];
-      for (const [index, path] of paths.entries()) {
-        const observed = observe(path);
-        if ("problem" in observed) {
-          return observed.problem === "missing" ? { ...observed, index } : observed;
-        }
-        states.push(observed);
-      }
+      const states = observeAll(paths);
+      if (!Array.isArray(states)) return states;
       const unsettled = states.slice(0, -1).filter((state) => !isSettled(state));
       if (unsettled.length === 0) return new FolderChain(states);
       const waited = round === 0 && await waitToSettle(unsettled, budget, options.signal);
       if (!waited) return { problem: "busy", folder: (unsettled[0] as FolderState).path };
     }
+  }
+
+  /**
+   * {@linkcode FolderChain.hold} without waiting: the chain when every folder above the target is
+   * already settled (the usual case), a problem, or null when one is not settled yet (then call
+   * `hold`, which waits). Synchronous: the observation is one `lstat` per folder.
+   *
+   * @throws {TypeError} when `folder` is not within `anchor`.
+   */
+  static tryHold(anchor: string, folder: string): FolderChain | ChainProblem | null {
+    if (!isWithin(folder, anchor)) {
+      throw new TypeError(`Cannot hold folder "${folder}": it is not within "${anchor}"`);
+    }
+    const states = observeAll(chainPaths(anchor, folder));
+    if (!Array.isArray(states)) return states;
+    for (let index = 0; index < states.length - 1; index += 1) {
+      if (!isSettled(states[index] as FolderState)) return null;
+    }
+    return new FolderChain(states);
   }
 
   /**
@@ -230,6 +240,28 @@ export class FolderChain {
     }
     return true;
   }
+}
+
+/** The folders from `anchor` down to `folder` (within it), outermost first. */
+function chainPaths(anchor: string, folder: string): string[] {
+  const relative = nodePath.relative(anchor, folder);
+  const names = relative === "" ? [] : relative.split("/");
+  const paths = [anchor];
+  for (const name of names) paths.push(`${paths[paths.length - 1]}/${name}`);
+  return paths;
+}
+
+/** Observes every folder of `paths`, top-down, or the first problem (`missing` with its index). */
+function observeAll(paths: readonly string[]): FolderState[] | ChainProblem {
+  const states: FolderState[] = [];
+  for (const [index, path] of paths.entries()) {
+    const observed = observe(path);
+    if ("problem" in observed) {
+      return observed.problem === "missing" ? { ...observed, index } : observed;
+    }
+    states.push(observed);
+  }
+  return states;
 }
 
 /** A folder's ctime second is over, with margin, at the time it was observed. */

@@ -2,13 +2,17 @@
  * Physical path resolution for the path guard (`path_guard.ts`, rule 2): one component at a time,
  * symlinks read (dangling ones too), at most {@linkcode MAX_SYMLINK_HOPS} links, `..` to the parent
  * of the real path so far; and the canonical form of the guard's roots. Metadata only (lstat,
- * readlink, realpath): nothing here opens a file.
+ * readlink, realpath): nothing here opens a file. The resolution is synchronous: a synchronous
+ * `lstat` costs about 2 – 5 µs against 15 – 45 µs for the asynchronous form (a hop to Deno's
+ * blocking thread pool and back), and a path of a few components takes a few of them.
  *
  * @module
  */
 
 import * as nodePath from "node:path";
 import * as nodeFs from "node:fs";
+import type { PathGuardOptions } from "./resolved_path.ts";
+import { DEFAULT_SENSITIVE_PATTERNS } from "./sensitive_patterns.ts";
 
 /** Most symlinks followed while resolving one path (Linux `MAXSYMLINKS`). */
 export const MAX_SYMLINK_HOPS = 40;
@@ -40,11 +44,11 @@ export type Resolution =
  * itself so that dangling links are followed too. Missing components end the physical walk; what
  * follows is appended as text (a `..` there steps back over the text, which names nothing real).
  */
-export async function resolvePhysically(
+export function resolvePhysically(
   start: string,
   rest: string,
   roots: readonly string[][] = [],
-): Promise<Resolution> {
+): Resolution {
   let current = start;
   // Components still to walk; `original` marks those of the requested path (not of a link target).
   let pending = splitComponents(rest).map((name) => ({ name, original: true }));
@@ -81,9 +85,9 @@ export async function resolvePhysically(
       current = candidate;
       continue;
     }
-    let stat: nodeFs.Stats | null;
+    let stat: Deno.FileInfo | null;
     try {
-      stat = await lstatOrNull(candidate);
+      stat = lstatOrNull(candidate);
     } catch (error) {
       if (isPermissionRefusal(error)) {
         return {
@@ -101,7 +105,7 @@ export async function resolvePhysically(
       current = candidate;
       continue;
     }
-    if (stat.isSymbolicLink()) {
+    if (stat.isSymlink) {
       hops += 1;
       if (hops > MAX_SYMLINK_HOPS) {
         return {
@@ -111,7 +115,7 @@ export async function resolvePhysically(
       }
       let target: string;
       try {
-        target = await nodeFs.promises.readlink(candidate);
+        target = nodeFs.readlinkSync(candidate);
       } catch (error) {
         const code = (error as { code?: string }).code;
         if (code !== "EINVAL" && code !== "ENOENT" && code !== "ENOTDIR") throw error;
@@ -131,7 +135,7 @@ export async function resolvePhysically(
       ];
       continue;
     }
-    if (pending.some((item) => item.name !== ".") && !stat.isDirectory()) {
+    if (pending.some((item) => item.name !== ".") && !stat.isDirectory) {
       return { type: "invalid_arguments", error: `"${printable(candidate)}" is not a folder` };
     }
     current = candidate;
@@ -143,8 +147,8 @@ export async function resolvePhysically(
 /** Deno's `NotCapable` (its permissions) or the OS's EACCES/EPERM. */
 function isPermissionRefusal(error: unknown): boolean {
   const code = (error as { code?: string }).code;
-  return (error instanceof Error && error.name === "NotCapable") || code === "EACCES" ||
-    code === "EPERM";
+  return (error instanceof Error && error.name === "NotCapable") ||
+    error instanceof Deno.errors.PermissionDenied || code === "EACCES" || code === "EPERM";
 }
 
 /** The non-empty components of `path` (`/a//b/` gives `["a", "b"]`). */
@@ -152,11 +156,17 @@ export function splitComponents(path: string): string[] {
   return path.split("/").filter((part) => part.length > 0);
 }
 
-/** lstat of `path`, or null when it (or a folder on the way) does not exist; other errors throw. */
-export async function lstatOrNull(path: string): Promise<nodeFs.Stats | null> {
+/**
+ * lstat of `path`, or null when it (or a folder on the way) does not exist; other errors throw.
+ * Deno's own `lstatSync`: about a third of the time of `node:fs`'s, which builds a `Stats` object.
+ */
+export function lstatOrNull(path: string): Deno.FileInfo | null {
   try {
-    return await nodeFs.promises.lstat(path);
+    return Deno.lstatSync(path);
   } catch (error) {
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
+      return null;
+    }
     const code = (error as { code?: string }).code;
     if (code === "ENOENT" || code === "ENOTDIR") return null;
     throw error;
@@ -188,10 +198,40 @@ export async function canonicalRoot(path: string, what: string): Promise<string>
   return real;
 }
 
+/**
+ * The guard's options made canonical: roots realpath'd (each must exist and be a folder), protected
+ * paths, writable exceptions and walk exclusions resolved physically as far as they exist, the
+ * home folder realpath'd, defaults filled in.
+ *
+ * @throws {TypeError} as {@linkcode canonicalRoot}.
+ */
+export async function canonicalOptions(
+  options: PathGuardOptions,
+): Promise<Required<PathGuardOptions>> {
+  const roots = (paths: readonly string[] | undefined, what: string) =>
+    Promise.all((paths ?? []).map((root) => canonicalRoot(root, what)));
+  const loose = (paths: readonly string[] | undefined) =>
+    Promise.all((paths ?? []).map((path) => canonicalLoose(path)));
+  return {
+    home: options.home === null ? null : await realOrSelf(options.home),
+    workspace: await canonicalRoot(options.workspace, "workspace"),
+    readRoots: await roots(options.readRoots, "read root"),
+    writeRoots: await roots(options.writeRoots, "write root"),
+    protectedPaths: await loose(options.protectedPaths),
+    writableExceptions: await loose(options.writableExceptions),
+    walkExclusions: await loose(options.walkExclusions),
+    sensitivePatterns: options.sensitivePatterns ?? DEFAULT_SENSITIVE_PATTERNS,
+  };
+}
+
 /** Real path of a path that may not exist yet (protected files are often created later). */
-export async function canonicalLoose(path: string): Promise<string> {
-  const resolution = await resolvePhysically("/", nodePath.resolve(path));
-  return "error" in resolution ? nodePath.resolve(path) : resolution.real;
+export function canonicalLoose(path: string): Promise<string> {
+  try {
+    const resolution = resolvePhysically("/", nodePath.resolve(path));
+    return Promise.resolve("error" in resolution ? nodePath.resolve(path) : resolution.real);
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 /** The real path of `path`, or `path` resolved as text when it cannot be read. */

@@ -23,6 +23,7 @@ export {
   inspectVerifiedFile,
   ioFailure,
   isNotCapable,
+  openProvenForRead,
   openVerifiedForRead,
   type ReadOptions,
   type VerifiedFile,

@@ -24,15 +24,12 @@
  */
 
 import * as nodePath from "node:path";
-import type * as nodeFs from "node:fs";
 import {
-  canonicalLoose,
-  canonicalRoot,
+  canonicalOptions,
   isWithin,
   lstatOrNull,
   MAX_SYMLINK_HOPS,
   printable,
-  realOrSelf,
   resolvePhysically,
   SPECIAL_FILESYSTEMS,
   splitComponents,
@@ -46,6 +43,8 @@ export const MAX_PATH_BYTES = 4096;
 
 export { DEFAULT_SENSITIVE_PATTERNS, isWithin, MAX_SYMLINK_HOPS, printable };
 export type { PathAccess, PathCheck, PathGuardOptions, ResolvedPath };
+
+const ENCODER = new TextEncoder();
 
 /** A resolution saw a component change under it (see {@linkcode PathGuard.check}). */
 const CHANGED = Symbol("changed");
@@ -75,6 +74,10 @@ export class PathGuard {
   readonly #matchers: { pattern: string; test: (path: string) => boolean }[];
   /** Every root, split into components, longest first (see `resolvePhysically`). */
   readonly #rootsByLength: string[][];
+  readonly #allReadRoots: readonly string[];
+  readonly #allWriteRoots: readonly string[];
+  /** `workspace/`: the prefix {@linkcode PathGuard.display} strips. */
+  readonly #workspacePrefix: string;
 
   private constructor(options: Required<PathGuardOptions>) {
     this.workspace = options.workspace;
@@ -91,6 +94,11 @@ export class PathGuard {
     this.#rootsByLength = unique([options.workspace, ...options.readRoots, ...options.writeRoots])
       .map(splitComponents)
       .sort((a, b) => b.length - a.length);
+    this.#allReadRoots = unique([options.workspace, ...options.readRoots, ...options.writeRoots]);
+    this.#allWriteRoots = unique([options.workspace, ...options.writeRoots]);
+    this.#workspacePrefix = options.workspace.endsWith("/")
+      ? options.workspace
+      : `${options.workspace}/`;
   }
 
   /**
@@ -117,33 +125,7 @@ export class PathGuard {
    * root lies in /proc, /sys or /dev.
    */
   static async create(options: PathGuardOptions): Promise<PathGuard> {
-    const home = options.home === null ? null : await realOrSelf(options.home);
-    const workspace = await canonicalRoot(options.workspace, "workspace");
-    const readRoots = await Promise.all(
-      (options.readRoots ?? []).map((root) => canonicalRoot(root, "read root")),
-    );
-    const writeRoots = await Promise.all(
-      (options.writeRoots ?? []).map((root) => canonicalRoot(root, "write root")),
-    );
-    const protectedPaths = await Promise.all(
-      (options.protectedPaths ?? []).map((path) => canonicalLoose(path)),
-    );
-    const writableExceptions = await Promise.all(
-      (options.writableExceptions ?? []).map((path) => canonicalLoose(path)),
-    );
-    const walkExclusions = await Promise.all(
-      (options.walkExclusions ?? []).map((path) => canonicalLoose(path)),
-    );
-    return new PathGuard({
-      walkExclusions,
-      workspace,
-      readRoots,
-      writeRoots,
-      protectedPaths,
-      writableExceptions,
-      sensitivePatterns: options.sensitivePatterns ?? DEFAULT_SENSITIVE_PATTERNS,
-      home,
-    });
+    return new PathGuard(await canonicalOptions(options));
   }
 
   /** The options that rebuild this guard (for the tool Worker). */
@@ -168,12 +150,12 @@ export class PathGuard {
 
   /** Every root a read may use: the workspace, read roots and write roots. */
   get allReadRoots(): string[] {
-    return unique([this.workspace, ...this.readRoots, ...this.writeRoots]);
+    return [...this.#allReadRoots];
   }
 
   /** Every root a write may use: the workspace and write roots. */
   get allWriteRoots(): string[] {
-    return unique([this.workspace, ...this.writeRoots]);
+    return [...this.#allWriteRoots];
   }
 
   /**
@@ -187,11 +169,26 @@ export class PathGuard {
    * @param requested Relative to the workspace, absolute, or `~/…`.
    * @param access What the tool will do with it.
    */
-  async check(requested: string, access: PathAccess): Promise<PathCheck> {
+  check(requested: string, access: PathAccess): Promise<PathCheck> {
+    try {
+      return Promise.resolve(this.checkSync(requested, access));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * {@linkcode PathGuard.check}, synchronously: the same resolution and facts (the guard's system
+   * calls are synchronous either way: a few `lstat`s of 2 – 5 µs). For the tool Worker's handlers,
+   * where blocking the thread holds up nothing the user waits for.
+   *
+   * @throws {Error} only for an unexpected file system error while reading a link.
+   */
+  checkSync(requested: string, access: PathAccess): PathCheck {
     // A concurrent rename seen half-way (a link read just as it became a folder, a folder that is
     // a link by the final lstat) makes the resolution start again, a few times, then refuse.
     for (let attempt = 0; attempt < 4; attempt += 1) {
-      const result = await this.#checkOnce(requested, access);
+      const result = this.#checkOnce(requested, access);
       if (result !== CHANGED) return result;
     }
     return {
@@ -207,7 +204,7 @@ export class PathGuard {
     };
   }
 
-  async #checkOnce(requested: string, access: PathAccess): Promise<PathCheck | typeof CHANGED> {
+  #checkOnce(requested: string, access: PathAccess): PathCheck | typeof CHANGED {
     const refuse = (
       type: ToolError["type"],
       reason: string,
@@ -229,7 +226,9 @@ export class PathGuard {
     if (requested.includes("\0")) {
       return refuse("invalid_arguments", "the path contains a NUL byte");
     }
-    if (new TextEncoder().encode(requested).byteLength > MAX_PATH_BYTES) {
+    if (
+      requested.length * 3 > MAX_PATH_BYTES && ENCODER.encode(requested).byteLength > MAX_PATH_BYTES
+    ) {
       return refuse("invalid_arguments", `the path is longer than ${MAX_PATH_BYTES} bytes`);
     }
 
@@ -249,7 +248,7 @@ export class PathGuard {
       rest = requested;
     }
 
-    const resolution = await resolvePhysically(start, rest, this.#rootsByLength);
+    const resolution = resolvePhysically(start, rest, this.#rootsByLength);
     if ("error" in resolution && resolution.changed === true) return CHANGED;
     if ("error" in resolution) return refuse(resolution.type, resolution.error);
     const { real, viaSpecial, leafWasSymlink } = resolution;
@@ -260,25 +259,25 @@ export class PathGuard {
       });
     }
     const writing = access === "write" || access === "delete";
-    const roots = writing ? this.allWriteRoots : this.allReadRoots;
+    const roots = writing ? this.#allWriteRoots : this.#allReadRoots;
     const root = roots.find((candidate) => isWithin(real, candidate));
     if (root === undefined) {
-      const where = writing && this.allReadRoots.some((candidate) => isWithin(real, candidate))
+      const where = writing && this.#allReadRoots.some((candidate) => isWithin(real, candidate))
         ? "it resolves to a read-only root"
         : "it resolves outside the workspace and every root";
       return refuse("path_outside_sandbox", `${where} ("${printable(real)}")`, { real });
     }
 
-    let stat: nodeFs.Stats | null;
+    let stat: Deno.FileInfo | null;
     try {
-      stat = await lstatOrNull(real);
+      stat = lstatOrNull(real);
     } catch (error) {
       return refuse("io_error", `it cannot be inspected (${String(error)})`, { real });
     }
     // The resolution read no link here: one appeared since (a swap).
-    if (stat?.isSymbolicLink()) return CHANGED;
+    if (stat?.isSymlink) return CHANGED;
     let type: ResolvedPath["type"] = "missing";
-    if (stat !== null) type = stat.isFile() ? "file" : stat.isDirectory() ? "directory" : "other";
+    if (stat !== null) type = stat.isFile ? "file" : stat.isDirectory ? "directory" : "other";
     if (type === "file" && /\/\.?$/.test(requested)) {
       return refuse("invalid_arguments", 'it ends with "/" but is a file, not a folder', { real });
     }
@@ -305,9 +304,10 @@ export class PathGuard {
         // A `.git` reached through a symlink (`.git -> store`) is still where git runs hooks from.
         protected: writing ? this.protectedMatch(real) ?? this.protectedMatch(spelled) : null,
         sensitive: this.sensitiveMatch(spelled) ?? this.sensitiveMatch(real),
-        identity: stat === null ? null : { dev: stat.dev, ino: stat.ino },
-        size: stat !== null && stat.isFile() ? stat.size : 0,
-        ...(stat !== null && stat.isFile() ? { links: stat.nlink } : {}),
+        identity: stat === null || stat.ino === null ? null : { dev: stat.dev, ino: stat.ino },
+        size: stat !== null && stat.isFile ? stat.size : 0,
+        // A platform without link counts gets 2: treated as having other names (fail closed).
+        ...(stat !== null && stat.isFile ? { links: stat.nlink ?? 2 } : {}),
         anchor: this.anchorOf(real) ?? root,
       },
     };
@@ -329,7 +329,7 @@ export class PathGuard {
     },
   ): ResolvedPath | null {
     if (entry.type !== "file" || entry.identity === null) return null;
-    const root = this.allReadRoots.find((candidate) => isWithin(entry.path, candidate));
+    const root = this.#allReadRoots.find((candidate) => isWithin(entry.path, candidate));
     if (
       root === undefined || SPECIAL_FILESYSTEMS.some((special) => isWithin(entry.path, special))
     ) return null;
@@ -357,7 +357,7 @@ export class PathGuard {
    */
   anchorOf(real: string): string | null {
     let outermost: string | null = null;
-    for (const root of this.allReadRoots) {
+    for (const root of this.#allReadRoots) {
       if (isWithin(real, root) && (outermost === null || root.length < outermost.length)) {
         outermost = root;
       }
@@ -382,6 +382,10 @@ export class PathGuard {
 
   /** `real` relative to the workspace when inside it, else `real`. */
   display(real: string): string {
+    // A walk's paths are normalised (no `.`, `..` or double slashes): strip the prefix.
+    if (real.startsWith(this.#workspacePrefix) && !/(^|\/)\.{0,2}(\/|$)/.test(real)) {
+      return real.slice(this.#workspacePrefix.length);
+    }
     if (!isWithin(real, this.workspace)) return real;
     return nodePath.relative(this.workspace, real) || ".";
   }

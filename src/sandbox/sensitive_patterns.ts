@@ -38,13 +38,35 @@ export function sensitiveMatcher(
 ): { pattern: string; test: (path: string) => boolean } {
   if (!pattern.includes("/")) {
     const matchName = picomatch(pattern, { dot: true });
-    return { pattern, test: (path) => matchName(nodePath.basename(path)) };
+    const mayMatch = literalPrecheck(pattern);
+    return {
+      pattern,
+      test: (path) => {
+        const name = nodePath.basename(path);
+        return mayMatch(name) && matchName(name);
+      },
+    };
   }
   let absolute = pattern;
   if (pattern.startsWith("~/")) {
     if (home === null) return { pattern, test: () => false };
     absolute = home + pattern.slice(1);
   }
-  const matchPath = picomatch([absolute, `${absolute.replace(/\/+$/, "")}/**`], { dot: true });
-  return { pattern, test: (path) => matchPath(path) };
+  const stripped = absolute.replace(/\/+$/, "");
+  const matchPath = picomatch([absolute, `${stripped}/**`], { dot: true });
+  const mayMatch = literalPrecheck(stripped);
+  return { pattern, test: (path) => mayMatch(path) && matchPath(path) };
+}
+
+/**
+ * A cheap test every match of `glob` passes: the literal pieces between its `*` and `?` wildcards
+ * all occur in the text. Lists and walks test every entry against every pattern, and most names
+ * miss the literal at once. A glob with any other special character (`[`, `{`, `(`, `!`, `+`,
+ * `@`, `\`) gets no precheck (its literals may sit inside alternatives).
+ */
+function literalPrecheck(glob: string): (text: string) => boolean {
+  if (/[[\]{}()!+@\\]/.test(glob)) return () => true;
+  const pieces = glob.split(/[*?]+/).filter((piece) => piece.length > 0);
+  if (pieces.length === 0) return () => true;
+  return (text) => pieces.every((piece) => text.includes(piece));
 }

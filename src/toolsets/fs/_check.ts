@@ -11,20 +11,20 @@ import { failure, type ToolOutcome } from "../../result/mod.ts";
 import { ioFailure } from "../../sandbox/mod.ts";
 
 /**
- * Resolves `requested` through the guard. The guard's refusals become failure outcomes with its
+ * Resolves `requested` through the guard, synchronously (`PathGuard.checkSync`). The guard's refusals become failure outcomes with its
  * type, message and details; an error thrown while resolving (Deno's permissions refusing an
  * `lstat`, say) becomes `sandbox_violation` or `io_error`, so the handler never throws.
  *
  * @param action For the message of a thrown error, e.g. `read file`.
  */
-export async function checkPath(
+export function checkPath(
   guard: PathGuard,
   requested: string,
   access: PathAccess,
   action: string,
-): Promise<ResolvedPath | ToolOutcome> {
+): ResolvedPath | ToolOutcome {
   try {
-    const check = await guard.check(requested, access);
+    const check = guard.checkSync(requested, access);
     if (!check.ok) return failure(check.error.type, check.error.message, check.error.details);
     return check.path;
   } catch (error) {

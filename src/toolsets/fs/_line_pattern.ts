@@ -7,13 +7,73 @@
  * @module
  */
 
+import { Buffer } from "node:buffer";
 import { RE2JS, RE2JSSyntaxException } from "re2js";
 
-/** A compiled pattern: finds the first match in one line. */
+/** A compiled pattern: finds the first match in one line, and rules files out cheaply. */
 export interface LinePattern {
   /** UTF-16 index of the first match in `line`, or -1 when the line does not match. */
   search(line: string): number;
+  /**
+   * The byte-level literal prefilter: false when `bytes` (a whole file, UTF-8) cannot hold a
+   * matching line because a literal every match contains is absent (native `memmem` through
+   * `Buffer.indexOf`, no decoding). True when it may match, or when the pattern has no literal.
+   */
+  mayMatchBytes(bytes: Uint8Array): boolean;
+  /**
+   * False when no line of `text` (a whole file, decoded) can match: the pattern is run once over
+   * the whole text in multi-line mode (`^` and `$` at line breaks). True when a line may match,
+   * or when the test would not be exact for this pattern and text (`\A`, `\z`, a `(?-m)` group;
+   * `$` in a text with carriage returns, which lines lose before matching).
+   */
+  mayMatchText(text: string): boolean;
 }
+
+/** Texts longer than this (UTF-16 units) skip the whole-text test: lines are matched directly. */
+const WHOLE_TEXT_TEST_LIMIT = 1 << 20;
+
+/** What a match needs in the bytes of a file: a literal, all of several, any of several. */
+type Requirement =
+  | { kind: "anything" }
+  | { kind: "literal"; bytes: Uint8Array }
+  | { kind: "all" | "any"; parts: Requirement[] };
+
+/**
+ * The literals re2js itself found every match must contain (its `Prefilter` tree: type 0 none,
+ * 1 one literal, 2 all of, 3 any of). Read defensively: anything unexpected means "anything",
+ * which only turns the prefilter off.
+ */
+function requirementOf(node: unknown, depth = 0): Requirement {
+  if (typeof node !== "object" || node === null || depth > 64) return { kind: "anything" };
+  const { type, str, subs } = node as { type?: unknown; str?: unknown; subs?: unknown };
+  // U+FFFD also stands for invalid bytes once decoded: its UTF-8 form may be absent.
+  if (type === 1 && typeof str === "string" && str.length > 0 && !str.includes("\ufffd")) {
+    return { kind: "literal", bytes: ENCODER.encode(str) };
+  }
+  if ((type === 2 || type === 3) && Array.isArray(subs) && subs.length > 0) {
+    const parts = subs.map((sub) => requirementOf(sub, depth + 1));
+    if (type === 3 && parts.some((part) => part.kind === "anything")) return { kind: "anything" };
+    const kept = parts.filter((part) => part.kind !== "anything");
+    if (kept.length === 0) return { kind: "anything" };
+    return { kind: type === 2 ? "all" : "any", parts: kept };
+  }
+  return { kind: "anything" };
+}
+
+function holds(requirement: Requirement, haystack: Buffer): boolean {
+  switch (requirement.kind) {
+    case "anything":
+      return true;
+    case "literal":
+      return haystack.indexOf(requirement.bytes) !== -1;
+    case "all":
+      return requirement.parts.every((part) => holds(part, haystack));
+    case "any":
+      return requirement.parts.some((part) => holds(part, haystack));
+  }
+}
+
+const ENCODER = new TextEncoder();
 
 /** Why a pattern was refused: the reason to show after `Cannot search for "<pattern>": `. */
 export interface PatternProblem {
@@ -47,11 +107,28 @@ export function compileLinePattern(
     return { reason: `it is not a valid RE2 regular expression (${String(error)})` };
   }
   const matcher = compiled.matcher("");
+  const flags = (caseSensitive ? 0 : RE2JS.CASE_INSENSITIVE) | RE2JS.MULTILINE;
+  // `\A`, `\z` and a group turning multi-line off mean something else in a whole text.
+  const wholeTextExact = !/\\[Az]|\(\?[A-Za-z]*-[A-Za-z]*m/.test(pattern);
+  const whole = wholeTextExact ? RE2JS.compile(pattern, flags) : null;
+  const endAnchor = pattern.includes("$");
+  const requirement = requirementOf(
+    (compiled as unknown as { re2Input?: { prefilter?: unknown } }).re2Input?.prefilter,
+  );
   return {
     search(line) {
       // `test` is about twice as fast as a matcher; the position is needed for matching lines only.
       if (!compiled.test(line)) return -1;
       return matcher.resetMatcherInput(line).find() ? matcher.start() : -1;
+    },
+    mayMatchBytes(bytes) {
+      if (requirement.kind === "anything") return true;
+      return holds(requirement, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    },
+    mayMatchText(text) {
+      if (whole === null || text.length > WHOLE_TEXT_TEST_LIMIT) return true;
+      if (endAnchor && text.includes("\r")) return true;
+      return whole.test(text);
     },
   };
 }

@@ -33,3 +33,35 @@ export async function readAllBounded(
   }
   return buffer.subarray(0, length);
 }
+
+/**
+ * {@linkcode readAllBounded}, synchronously, into a caller's buffer (reused from file to file):
+ * the buffer grows when the file needs more room, never past `maxBytes + 1`.
+ *
+ * @returns the bytes read (a view into the buffer, valid until the next read into it) or
+ * `"too_large"`, and the buffer to keep for the next read.
+ */
+export function readAllBoundedSync(
+  file: Deno.FsFile,
+  sizeHint: number,
+  maxBytes: number,
+  buffer: Uint8Array,
+): { bytes: Uint8Array | "too_large"; buffer: Uint8Array } {
+  // One byte past the size shows whether the file grew since its stat.
+  const wanted = Math.min(Math.max(sizeHint, 0), maxBytes) + 1;
+  if (buffer.byteLength < wanted) buffer = new Uint8Array(wanted);
+  let length = 0;
+  while (true) {
+    if (length === buffer.byteLength) {
+      if (length > maxBytes) return { bytes: "too_large", buffer };
+      const larger = new Uint8Array(Math.min(buffer.byteLength * 2, maxBytes + 1));
+      larger.set(buffer);
+      buffer = larger;
+    }
+    const read = file.readSync(buffer.subarray(length));
+    if (read === null) break;
+    length += read;
+    if (length > maxBytes) return { bytes: "too_large", buffer };
+  }
+  return { bytes: buffer.subarray(0, length), buffer };
+}
