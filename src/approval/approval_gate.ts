@@ -371,6 +371,7 @@ export class ApprovalGate {
           argv: command.argv,
           cwd: command.cwd.real,
         })),
+        hosts: (input.scope.hosts ?? []).map((host) => host.scope),
       },
       cwd: commands[0]?.cwd.real ?? input.scope.paths[0]?.root ?? "",
       env_summary: commands.length > 0 ? [...this.#options.environmentNames] : [],

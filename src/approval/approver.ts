@@ -15,10 +15,14 @@ export interface ApprovalRequest {
   risk_level: number;
   /** Arguments with long strings summarised. */
   arguments_summary: unknown;
-  /** Resolved targets: paths (access, real path) and commands (executable, argv, cwd). */
+  /**
+   * Resolved targets: paths (access, real path), commands (executable, argv, cwd) and hosts
+   * (`hostname:port`, `net.fetch`).
+   */
   target_scope: {
     paths: { requested: string; real: string; access: string }[];
     commands: { program: string; path: string; argv: readonly string[]; cwd: string }[];
+    hosts: string[];
   };
   /** The working folder of the call (the workspace for file tools). */
   cwd: string;

@@ -36,7 +36,8 @@ export type Grant = z.infer<typeof GrantSchema>;
  * in <folder>`, the program by its allowlisted name (`git`, or the path the config names),
  * every argument, absolute ones written from their location too (`<workspace>/a.txt`,
  * `--file=<workspace>/a`; an argument that starts with `<` or `\` gets a `\` in front, so that
- * no written form stands for two calls), and the folder.
+ * no written form stands for two calls), and the folder; hosts as `host:<hostname>:<port>`
+ * (`net.fetch`: a grant covers one host, whatever the path).
  *
  * A part that holds a secret (`holdsSecret` says so: a value of `audit.secret_env`, a token) is
  * named by its hash instead, `sha256:<hex of the part's written text>`: the argv JSON
@@ -78,6 +79,7 @@ export function normaliseScope(
         shown(writePath(command.cwd.real, locations))
       }`;
     }),
+    ...(scope.hosts ?? []).map((host) => `host:${host.scope}`),
   ];
   return [...new Set(entries)].sort();
 }

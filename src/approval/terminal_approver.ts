@@ -58,6 +58,7 @@ export function describeRequest(request: ApprovalRequest): string {
     );
     lines.push(`  in:       ${command.cwd}`);
   }
+  for (const host of request.target_scope.hosts) lines.push(`  host:     ${host}`);
   if (request.hook_result !== null) {
     lines.push(
       `  hook:     ${request.hook_result.hook} said ${request.hook_result.decision}: ${request.hook_result.reason}`,

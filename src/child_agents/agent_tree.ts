@@ -20,6 +20,7 @@ export type ChildSessionOptions = Pick<
   | "approvalTimeoutMs"
   | "memoryFetch"
   | "mcpFetch"
+  | "toolsFetch"
   | "workerEntry"
   | "tools"
   | "probeBubblewrap"

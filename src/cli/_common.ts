@@ -141,10 +141,7 @@ export interface CommandIo {
    * does; in-process tests leave theirs alone). @default none
    */
   revokeNetwork?: () => void;
-  /**
-   * Reads all of standard input as text, until it ends (`--task-file -`). @default none: a command
-   * line that needs standard input is a usage error
-   */
+  /** Reads all of standard input as text (`--task-file -`). @default none: a usage error */
   readStdin?: () => Promise<string>;
 }
 
@@ -194,20 +191,20 @@ export async function openNetworkBoundary(
   uses: { model: boolean; memory?: boolean } = { model: true },
 ): Promise<NetworkGateway | null> {
   const needed = networkChannels(config);
-  const channels = {
-    model: uses.model ? needed.model : [],
-    memory: uses.memory === false ? [] : needed.memory,
-    mcp: needed.mcp,
-  };
-  const hosts = [...channels.model, ...channels.memory, ...channels.mcp];
+  // Tool calls (HTTP memory, net.fetch) happen where memory is wanted: run, call, mcp.
+  const tools = uses.memory === false ? [] : needed.tools ?? [];
+  const memory = uses.memory === false ? [] : needed.memory;
+  const channels = { model: uses.model ? needed.model : [], memory, mcp: needed.mcp, tools };
+  const hosts = [...channels.model, ...channels.memory, ...channels.mcp, ...tools];
   let gateway: NetworkGateway | null = null;
   if (hosts.length > 0) {
     try {
-      gateway = await NetworkGateway.start({ channels });
+      const cap = config.network.max_response_bytes;
+      gateway = await NetworkGateway.start({ channels, tools: { maxResponseBytes: cap } });
     } catch (error) {
       throw new UsageError(
         `Cannot open the network for ${hosts.map((host) => `"${host}"`).join(", ")} (from ` +
-          `"model.base_url" / "memory.provider.base_url" / "mcp_servers.<id>.url" in ` +
+          `"model.base_url" / "memory.provider.base_url" / "mcp_servers.<id>.url" / "network.hosts" in ` +
           `"${config.configPath}"): ${error instanceof Error ? error.message : String(error)}; ` +
           `run kagent-run with net permission for these hosts`,
       );

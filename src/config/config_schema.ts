@@ -18,6 +18,7 @@ import {
 } from "./defaults.ts";
 import { McpServersSchema } from "./mcp_server_schema.ts";
 import { AuditConfigSchema } from "./audit_schema.ts";
+import { NetworkConfigSchema } from "./network_schema.ts";
 import {
   AnthropicModelConfigSchema,
   ModelConfigSchema,
@@ -336,6 +337,9 @@ export const ConfigFileSchema = z.strictObject({
     "Programs run before (PreToolUse, may restrict) and after (PostToolUse, observe) tool calls.",
   ),
   mcp_servers: McpServersSchema.optional(),
+  network: NetworkConfigSchema.optional().describe(
+    "The net.fetch tool: the hosts it may reach (an allowlist) and its caps.",
+  ),
   agents: z.record(
     z.string().regex(AGENT_ID_PATTERN, {
       error: "must be an agent id: lower-case letters, digits, _ and -, starting with a letter",

@@ -89,6 +89,23 @@ export const DEFAULT_LIMITS: Readonly<{
   search_time_budget_ms: 10_000,
 });
 
+/** `network.*`: the allowlist and caps of `net.fetch`. */
+export const DEFAULT_NETWORK: Readonly<{
+  /** Allowlist patterns. @default [] (no `net.fetch`) */
+  hosts: readonly string[];
+  /** Largest response body read, in bytes. @default 10485760 (10 MiB) */
+  max_response_bytes: number;
+  /** Longest call, redirects and body included, in ms. @default 30000 (30 s) */
+  timeout_ms: number;
+  /** Redirects followed. @default 5 */
+  max_redirects: number;
+}> = Object.freeze({
+  hosts: Object.freeze([]) as readonly string[],
+  max_response_bytes: 10_485_760,
+  timeout_ms: 30_000,
+  max_redirects: 5,
+});
+
 /**
  * `limits.max_argument_depth`: the highest value a config may set (256 levels). Arguments are
  * parsed and walked without recursion, but they are also copied to the tool Worker (structured

@@ -18,6 +18,7 @@ import type { ResolveContext } from "./_resolve_context.ts";
 import { resolveHooks } from "./_resolve_hooks.ts";
 import { resolveMcpServers } from "./_resolve_mcp.ts";
 import { resolveLimits } from "./_resolve_limits.ts";
+import { resolveNetwork } from "./network_schema.ts";
 import { resolveMemory } from "./_resolve_memory.ts";
 import { resolveModel } from "./_resolve_model.ts";
 import { resolvePermissions } from "./_resolve_permissions.ts";
@@ -148,5 +149,6 @@ export async function loadConfig(
     hooks,
     mcp_servers: mcpServers,
     agents,
+    network: resolveNetwork(file.network),
   };
 }

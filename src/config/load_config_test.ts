@@ -97,6 +97,7 @@ Deno.test("loadConfig fills every default when the file sets only the workspace"
     hooks: { pre_tool_use: [], post_tool_use: [] },
     mcp_servers: {},
     agents: {},
+    network: { hosts: [], max_response_bytes: 10_485_760, timeout_ms: 30_000, max_redirects: 5 },
     memory: {
       write_mode: "candidate",
       folder: "/home/tester/.kagent/memory",

@@ -11,6 +11,7 @@
 import type { z } from "zod";
 import type { ConfigFileSchema, HookConfigSchema, ModelConfigInput } from "./config_schema.ts";
 import type { LoadedPermissions } from "./permissions_schema.ts";
+import type { LoadedNetwork } from "./network_schema.ts";
 
 /** A config file as validated (the output of {@linkcode ConfigFileSchema}). */
 type FileOutput = z.output<typeof ConfigFileSchema>;
@@ -135,6 +136,8 @@ interface ResolvedSections {
   mcp_servers: Record<string, LoadedMcpServer>;
   /** Child agent definitions by id. Default: none. */
   agents: Record<string, LoadedAgentDefinition>;
+  /** The allowlist and caps of `net.fetch`; see `DEFAULT_NETWORK`. */
+  network: LoadedNetwork;
 }
 
 /** Every section of the file: its resolved form when it has one, else its defaulted form. */

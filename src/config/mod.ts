@@ -44,6 +44,7 @@ export {
   DEFAULT_MCP_SERVER,
   DEFAULT_MEMORY,
   DEFAULT_MODEL,
+  DEFAULT_NETWORK,
   DEFAULT_RUNS_DIR,
   DEFAULT_SANDBOX,
   DEFAULT_SECRET_ENV,
@@ -56,6 +57,13 @@ export {
   MAX_INSTRUCTIONS_BYTES,
 } from "./defaults.ts";
 export { configJsonSchema, permissionsJsonSchema } from "./json_schema.ts";
+export { type LoadedNetwork, NetworkConfigSchema } from "./network_schema.ts";
+export {
+  HostAllowlist,
+  type HostPattern,
+  parseHostPattern,
+  patternAdmits,
+} from "./host_pattern.ts";
 export { loadConfig, type LoadConfigOptions, type LoadConfigOverrides } from "./load_config.ts";
 export {
   type Defaulted,

@@ -6,6 +6,7 @@
  */
 
 import { z } from "zod";
+import { parseHostPattern } from "./host_pattern.ts";
 
 /** The three decisions a rule can give, in increasing strength: deny beats ask beats allow. */
 export const PERMISSION_DECISIONS = ["allow", "ask", "deny"] as const;
@@ -41,6 +42,20 @@ export const PermissionRuleSchema = z.strictObject({
       'joined string); the rule applies when one argument matches. Needs "commands" or ' +
       "applies to every program.",
   ).min(1).optional(),
+  hosts: z.array(
+    z.string().min(1).superRefine((text, context) => {
+      try {
+        parseHostPattern(text);
+      } catch (error) {
+        context.addIssue({ code: "custom", message: (error as Error).message, input: text });
+      }
+    }),
+  ).min(1).optional().describe(
+    'Host patterns over the hosts a call reaches (net.fetch): "api.github.com", ' +
+      '"*.example.com", "host:8443", "host:*"; without a port, 80 and 443. The rule applies only ' +
+      "to calls with a host; an allow needs every host to match. An allow of net.fetch that " +
+      "names it exactly with hosts lets those calls run without asking.",
+  ),
   decision: z.enum(PERMISSION_DECISIONS).describe(
     "What a matching call gets. Across layers, deny beats ask beats allow.",
   ),

@@ -26,7 +26,7 @@ import {
 export async function answerFetch(
   message: FetchRequestMessage,
   signal: AbortSignal,
-  options: { fetch?: typeof fetch; maxBytes?: number } = {},
+  options: { fetch?: typeof fetch; maxBytes?: number; binary?: boolean } = {},
 ): Promise<FetchReplyMessage> {
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
@@ -39,7 +39,7 @@ export async function answerFetch(
       redirect: "manual",
       signal,
     });
-    const body = await readCapped(response, maxBytes);
+    const body = await readCapped(response, maxBytes, options.binary ?? false);
     if (body === null) {
       return {
         type: "fetch_error",
@@ -64,13 +64,21 @@ export async function answerFetch(
   }
 }
 
-/** The body as text, or null when it exceeds `maxBytes` (the rest is not read). */
-async function readCapped(response: Response, maxBytes: number): Promise<string | null> {
-  if (response.body === null) return "";
+/**
+ * The body as text (or, `binary`, as bytes), or null when it exceeds `maxBytes` (the rest is not
+ * read).
+ */
+async function readCapped(
+  response: Response,
+  maxBytes: number,
+  binary: boolean,
+): Promise<string | Uint8Array<ArrayBuffer> | null> {
+  if (response.body === null) return binary ? new Uint8Array() : "";
   const decoder = new TextDecoder();
   const reader = response.body.getReader();
   let total = 0;
   let text = "";
+  const chunks: Uint8Array[] = [];
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
@@ -79,9 +87,17 @@ async function readCapped(response: Response, maxBytes: number): Promise<string 
       await reader.cancel();
       return null;
     }
-    text += decoder.decode(value, { stream: true });
+    if (binary) chunks.push(value);
+    else text += decoder.decode(value, { stream: true });
   }
-  return text + decoder.decode();
+  if (!binary) return text + decoder.decode();
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
 }
 
 /**
@@ -175,6 +191,8 @@ export interface FetchResponderOptions {
   fetch?: typeof fetch;
   /** Cap of a response body in bytes. @default DEFAULT_MAX_RESPONSE_BYTES */
   maxBytes?: number;
+  /** Whole bodies travel as bytes, not text (the `tools` channel: files, images). @default false */
+  binary?: boolean;
   /**
    * Refuses a request before it is made: returns why (a user-readable reason), or null to let it
    * through. @default lets everything through
@@ -211,6 +229,7 @@ export class FetchResponder {
     const options = {
       ...(this.#options.fetch === undefined ? {} : { fetch: this.#options.fetch }),
       ...(this.#options.maxBytes === undefined ? {} : { maxBytes: this.#options.maxBytes }),
+      ...(this.#options.binary === undefined ? {} : { binary: this.#options.binary }),
     };
     // Nothing is posted once the requesting side cancelled the request.
     const post = (reply: FetchReplyMessage) => {

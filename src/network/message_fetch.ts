@@ -17,7 +17,7 @@
 export interface FetchRequestMessage {
   type: "fetch";
   id: number;
-  /** Which allowlist the request is checked against ("model", "memory", "mcp"). */
+  /** Which allowlist the request is checked against ("model", "memory", "mcp", "tools"). */
   channel: string;
   url: string;
   method: string;
@@ -48,7 +48,8 @@ export type FetchReplyMessage =
     status: number;
     status_text: string;
     headers: [string, string][];
-    body: string;
+    /** The whole body: text, or bytes from a binary channel (`tools`, whose bodies may be files). */
+    body: string | Uint8Array<ArrayBuffer>;
   }
   | {
     type: "fetch_head";

@@ -10,6 +10,12 @@
  * `mcp_servers` for the mcp channel, each as `hostname:port` ({@linkcode hostPermission}).
  * The mcp and model channels stream responses (server-sent events arrive as they are sent).
  *
+ * The `tools` channel (`net.fetch`) is served by a second Worker, started only when `network.hosts`
+ * lists hosts: its requests connect to the address they resolved and checked (`pinned_fetch.ts`),
+ * and Deno checks net permission on that address, which no host list can name in advance, so that
+ * Worker holds net for every host (or `tools.permission`) and the allowlist and address rules are
+ * enforced by its code before each connection. The first Worker keeps its exact hosts.
+ *
  * @module
  */
 
@@ -27,6 +33,11 @@ export interface NetworkChannels {
   memory: string[];
   /** The hosts of the HTTP MCP servers of `mcp_servers`. */
   mcp: string[];
+  /**
+   * `network.hosts`: the allowlist patterns of `net.fetch` (see `host_pattern.ts`); absent when
+   * empty, so a config without it has the channels (and policy hash) it had before.
+   */
+  tools?: string[];
 }
 
 /** First message to the network Worker. */
@@ -35,6 +46,8 @@ export interface NetworkWorkerInit {
   channels: Record<string, string[]>;
   /** Cap of a response body in bytes. */
   max_response_bytes: number;
+  /** The `tools` channel's allowlist, in the Worker that serves it. @default none */
+  tools?: { hosts: string[]; max_response_bytes: number };
 }
 
 /**
@@ -49,6 +62,8 @@ export interface NetworkConfig {
   memory: { provider: { kind: string; base_url?: string | undefined } };
   /** HTTP servers carry their `url`; stdio ones have none. @default none */
   mcp_servers?: Record<string, { type: string; url?: string }>;
+  /** `network.hosts`, the allowlist of `net.fetch`. @default none */
+  network?: { hosts: readonly string[] };
   /** Child agent definitions, each with its own model or null (the config's). @default none */
   agents?: Record<string, { model: NetworkConfig["model"] }>;
 }
@@ -78,19 +93,28 @@ export function networkChannels(config: NetworkConfig): NetworkChannels {
   const mcpHosts = Object.values(config.mcp_servers ?? {}).flatMap((server) =>
     server.url === undefined ? [] : [hostPermission(server.url)]
   );
+  const toolHosts = config.network?.hosts ?? [];
   return {
     model: [...new Set(modelHosts)],
     memory: memoryUrl === null ? [] : [hostPermission(memoryUrl)],
     mcp: [...new Set(mcpHosts)].sort(),
+    ...(toolHosts.length === 0 ? {} : { tools: [...toolHosts] }),
   };
 }
 
 /** Options of {@linkcode NetworkGateway.start}. */
 export interface NetworkGatewayOptions {
-  /** The hosts by channel; `mcp` @default [] */
+  /** The hosts by channel; `mcp` @default [], `tools` @default none (no second Worker) */
   channels: Omit<NetworkChannels, "mcp"> & { mcp?: string[] };
   /** @default DEFAULT_MAX_RESPONSE_BYTES */
   maxResponseBytes?: number;
+  /**
+   * The `tools` channel's Worker: its body cap in bytes (`network.max_response_bytes`) and its
+   * Deno net permission (`true`: every host, since its connections go to resolved addresses; a
+   * list narrows it, e.g. `["127.0.0.1"]` in tests). @default cap DEFAULT_MAX_RESPONSE_BYTES,
+   * permission true
+   */
+  tools?: { maxResponseBytes?: number; permission?: true | string[] };
   /** @default network_worker_main.ts beside this module (`.js` in a bundle) */
   entry?: URL;
 }
@@ -99,13 +123,20 @@ export interface NetworkGatewayOptions {
 export class NetworkGateway {
   /** The hosts each channel may reach, as the Worker enforces them. */
   readonly channels: NetworkChannels;
-  readonly #worker: Worker;
+  readonly #workers: Worker[];
   readonly #client: MessageFetchClient;
+  readonly #toolsClient: MessageFetchClient | null;
 
-  private constructor(channels: NetworkChannels, worker: Worker, client: MessageFetchClient) {
+  private constructor(
+    channels: NetworkChannels,
+    workers: Worker[],
+    client: MessageFetchClient,
+    toolsClient: MessageFetchClient | null,
+  ) {
     this.channels = channels;
-    this.#worker = worker;
+    this.#workers = workers;
     this.#client = client;
+    this.#toolsClient = toolsClient;
   }
 
   /**
@@ -118,46 +149,30 @@ export class NetworkGateway {
   static async start(options: NetworkGatewayOptions): Promise<NetworkGateway> {
     const channels: NetworkChannels = { ...options.channels, mcp: options.channels.mcp ?? [] };
     const hosts = [...new Set([...channels.model, ...channels.memory, ...channels.mcp])];
-    const worker = new Worker(options.entry ?? defaultNetworkWorkerEntry(), {
-      type: "module",
-      name: "kagent-run network",
-      deno: {
-        permissions: {
-          net: hosts.length === 0 ? false : hosts,
-          read: false,
-          write: false,
-          env: false,
-          run: false,
-          ffi: false,
-          sys: false,
-          import: false,
-        },
-      },
-    } as WorkerOptions);
-    const client = new MessageFetchClient((message) => worker.postMessage(message));
-    await new Promise<void>((resolve, reject) => {
-      worker.onmessage = (event: MessageEvent<FetchReplyMessage | { type: "ready" }>) => {
-        if (event.data.type === "ready") resolve();
-        else client.receive(event.data);
-      };
-      worker.onerror = (event) => {
-        event.preventDefault();
-        const message = `the network Worker crashed (${event.message})`;
-        client.close(`Cannot send the request: ${message}`);
-        reject(new Error(message));
-      };
-      worker.postMessage(
-        {
-          type: "init",
-          channels: { model: channels.model, memory: channels.memory, mcp: channels.mcp },
-          max_response_bytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-        } satisfies NetworkWorkerInit,
-      );
-    }).catch((error) => {
-      worker.terminate();
-      throw error;
+    const main = await startWorker(options.entry, hosts.length === 0 ? false : hosts, {
+      type: "init",
+      channels: { model: channels.model, memory: channels.memory, mcp: channels.mcp },
+      max_response_bytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     });
-    return new NetworkGateway(channels, worker, client);
+    const toolHosts = channels.tools ?? [];
+    if (toolHosts.length === 0) {
+      return new NetworkGateway(channels, [main.worker], main.client, null);
+    }
+    const cap = options.tools?.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    let tools: { worker: Worker; client: MessageFetchClient };
+    try {
+      tools = await startWorker(options.entry, options.tools?.permission ?? true, {
+        type: "init",
+        channels: {},
+        max_response_bytes: cap,
+        tools: { hosts: toolHosts, max_response_bytes: cap },
+      });
+    } catch (error) {
+      main.client.close("Cannot send the request: the network gateway did not start");
+      main.worker.terminate();
+      throw error;
+    }
+    return new NetworkGateway(channels, [main.worker, tools.worker], main.client, tools.client);
   }
 
   /**
@@ -166,14 +181,71 @@ export class NetworkGateway {
    * model's answer arrives token by token); the others resolve with the whole body.
    */
   fetchFor(channel: keyof NetworkChannels): typeof fetch {
+    if (channel === "tools") {
+      const client = this.#toolsClient;
+      if (client === null) {
+        return () =>
+          Promise.reject(
+            new TypeError('Cannot send a tools request: "network.hosts" lists no host'),
+          );
+      }
+      return client.fetchFor("tools");
+    }
     return this.#client.fetchFor(channel, { stream: channel === "mcp" || channel === "model" });
   }
 
-  /** Stops the Worker; waiting and later requests fail. */
+  /** Stops the Workers; waiting and later requests fail. */
   close(): void {
     this.#client.close("Cannot send the request: the network Worker was stopped");
-    this.#worker.terminate();
+    this.#toolsClient?.close("Cannot send the request: the network Worker was stopped");
+    for (const worker of this.#workers) worker.terminate();
   }
+}
+
+/**
+ * Starts one network Worker with `net` and every other permission off, and waits until it serves.
+ *
+ * @throws {Error} when it cannot start or crashes before it serves.
+ */
+async function startWorker(
+  entry: URL | undefined,
+  net: boolean | string[],
+  init: NetworkWorkerInit,
+): Promise<{ worker: Worker; client: MessageFetchClient }> {
+  const worker = new Worker(entry ?? defaultNetworkWorkerEntry(), {
+    type: "module",
+    name: init.tools === undefined ? "kagent-run network" : "kagent-run network (tools)",
+    deno: {
+      permissions: {
+        net,
+        read: false,
+        write: false,
+        env: false,
+        run: false,
+        ffi: false,
+        sys: false,
+        import: false,
+      },
+    },
+  } as WorkerOptions);
+  const client = new MessageFetchClient((message) => worker.postMessage(message));
+  await new Promise<void>((resolve, reject) => {
+    worker.onmessage = (event: MessageEvent<FetchReplyMessage | { type: "ready" }>) => {
+      if (event.data.type === "ready") resolve();
+      else client.receive(event.data);
+    };
+    worker.onerror = (event) => {
+      event.preventDefault();
+      const message = `the network Worker crashed (${event.message})`;
+      client.close(`Cannot send the request: ${message}`);
+      reject(new Error(message));
+    };
+    worker.postMessage(init);
+  }).catch((error) => {
+    worker.terminate();
+    throw error;
+  });
+  return { worker, client };
 }
 
 /** `network_worker_main.ts` beside this module, or `network_worker_main.js` beside a bundle. */

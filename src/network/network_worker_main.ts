@@ -2,7 +2,9 @@
  * Entry module of the network Worker: the only code of a run that holds Deno net permission, and
  * only for the hosts of the configured model provider, memory service and HTTP MCP servers. Each
  * request names its channel and is refused unless its `hostname:port` is one of that channel's
- * hosts, so the model channel cannot reach the memory service or an MCP server, and so on. The compile task includes it
+ * hosts, so the model channel cannot reach the memory service or an MCP server, and so on. The
+ * tools Worker (started with a `tools` allowlist) serves the `tools` channel of `net.fetch` through
+ * `pinned_fetch.ts` (allowlist, address check, pinned connection). The compile task includes it
  * (`--include src/network/network_worker_main.ts`).
  *
  * @module
@@ -25,19 +27,29 @@ let responder: FetchResponder | null = null;
 
 scope.onmessage = (event) => {
   const message = event.data;
-  if (message.type === "init") {
+  if (message.type !== "init") return void responder?.handle(message);
+  const post = (reply: FetchReplyMessage) => scope.postMessage(reply);
+  const tools = message.tools;
+  if (tools === undefined) {
     const channels = new Map(Object.entries(message.channels));
     responder = new FetchResponder({
-      post: (reply) => scope.postMessage(reply),
+      post,
       maxBytes: message.max_response_bytes,
       refuse: (request) => refusal(channels, request),
     });
-    scope.postMessage({ type: "ready" });
-    return;
+    return scope.postMessage({ type: "ready" });
   }
-  responder?.handle(message);
+  // The tools Worker: the tools channel alone, loaded only here.
+  import("./_tools_responder.ts").then((module) => {
+    responder = module.toolsResponder(tools.hosts, tools.max_response_bytes, post);
+    scope.postMessage({ type: "ready" });
+  }).catch((error) => {
+    // Thrown outside the promise, so the gateway's onerror hears of it instead of waiting.
+    setTimeout(() => {
+      throw error;
+    });
+  });
 };
-
 /** Why a request may not leave, or null when its host is one of its channel's. */
 function refusal(channels: Map<string, string[]>, request: FetchRequestMessage): string | null {
   const hosts = channels.get(request.channel) ?? [];

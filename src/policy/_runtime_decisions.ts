@@ -19,14 +19,16 @@ import { RUNTIME_RULES } from "./runtime_rules.ts";
 /**
  * Tells whether an allow rule may let a high-risk tool run without asking: it names the tool
  * exactly (no wildcard) and narrows it with `paths`, `commands` or `arguments` of which no pattern
- * matches everything (one made only of `*` and `/`, after a leading `./`).
+ * matches everything (one made only of `*` and `/`, after a leading `./`), or with `hosts`.
  */
 export function narrowsExactly(rule: PolicyRule, tool: ToolDescriptor): boolean {
   if (!rule.tools.includes(tool.name)) return false;
   const narrows = (patterns: readonly string[] | undefined) =>
     patterns !== undefined && patterns.length > 0 &&
     !patterns.some((pattern) => /^(\.\/)?[/*]+$/.test(pattern));
-  return narrows(rule.paths) || narrows(rule.commands) || narrows(rule.arguments);
+  // Host patterns never match everything: `*` alone is not one (config/host_pattern.ts).
+  return narrows(rule.paths) || narrows(rule.commands) || narrows(rule.arguments) ||
+    (rule.hosts !== undefined && rule.hosts.length > 0);
 }
 
 /**
@@ -84,7 +86,7 @@ export function wideAllowDecision(wide: PolicyRule, tool: ToolDescriptor): Polic
       } tool "${tool.name}" ${
         wide.tools.includes(tool.name) ? "without narrowing it" : "through a wildcard"
       }, so each call asks; to allow calls without asking, name "${tool.name}" exactly in ` +
-      `"tools" and narrow the rule with "paths", "commands" or "arguments"`,
+      `"tools" and narrow the rule with "paths", "commands", "arguments" or "hosts"`,
     error_type: null,
   };
 }

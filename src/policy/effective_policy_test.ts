@@ -144,7 +144,7 @@ Deno.test("policy: a scope-less, wildcard or match-all allow of a high-risk tool
     assert.deepEqual(pick(decision).slice(0, 2), ["ask", "runtime"], JSON.stringify(rules));
     if (decision.rule === RUNTIME_RULES.highRiskUnscoped) {
       assert.match(decision.reason, /rule "rm" allows the destructive tool "fs\.delete_file"/);
-      assert.match(decision.reason, /"paths", "commands" or "arguments"/);
+      assert.match(decision.reason, /"paths", "commands", "arguments" or "hosts"/);
     }
   }
   // Near miss: a narrow allow covers the call even beside a wide one.

@@ -10,6 +10,7 @@ export {
   type CommandScope,
   type Decision,
   type FindingKind,
+  type HostScope,
   matchesCall,
   matchesTool,
   NO_TARGETS,

@@ -9,6 +9,7 @@ import * as nodePath from "node:path";
 import type { ErrorType } from "../result/mod.ts";
 import type { ToolDescriptor } from "../tools/mod.ts";
 import { isWithin, type ResolvedPath } from "../sandbox/mod.ts";
+import { parseHostPattern, patternAdmits } from "../config/mod.ts";
 
 /** The three decisions. Across layers: deny beats ask beats allow. */
 export type Decision = "allow" | "ask" | "deny";
@@ -35,6 +36,11 @@ export interface PolicyRule {
   commands?: readonly string[];
   /** Glob patterns over a command's arguments (argv[1..], one element at a time). */
   arguments?: readonly string[];
+  /**
+   * Host patterns (`api.github.com`, `*.example.com`, `host:8443`, `host:*`; see
+   * `config/host_pattern.ts`) over the hosts a call reaches. Matches no call without a host.
+   */
+  hosts?: readonly string[];
   decision: Decision;
   reason?: string;
 }
@@ -144,10 +150,21 @@ export interface CommandScope {
   findings: readonly CommandFinding[];
 }
 
-/** What a call touches, after the path guard resolved every path and command. */
+/** A host a call reaches (`net.fetch`), admitted by `network.hosts`. */
+export interface HostScope {
+  /** The URL's hostname as `new URL` writes it (IPv6 in brackets). */
+  hostname: string;
+  /** The port, the scheme's default filled in. */
+  port: number;
+  /** `hostname:port`: the call's policy scope, so grants and session approvals are per host. */
+  scope: string;
+}
+
+/** What a call touches, after the path guard resolved every path, command and host. */
 export interface TargetScope {
   paths: ResolvedPath[];
   commands?: CommandScope[];
+  hosts?: HostScope[];
 }
 
 /** An empty {@linkcode TargetScope}: the tool-level view used by `tools` and `policy`. */
@@ -166,7 +183,7 @@ export function matchesTool(rule: PolicyRule, tool: ToolDescriptor): boolean {
  * for ask and deny one path is enough, on its real path or its spelling (a deny on `vendor/**`
  * also stops `vendor-link/x` when `vendor-link -> vendor`, and a deny on `link/**` stops `link/x`).
  * A rule with `commands` never matches a call without a command target (commands come with
- * command tools).
+ * command tools), nor one with `hosts` a call without a host (allow: every host must match).
  */
 export function matchesCall(
   rule: PolicyRule,
@@ -182,6 +199,14 @@ export function matchesCall(
   if (rule.commands !== undefined || rule.arguments !== undefined) {
     if (commands.length === 0) return false;
     if (!combine(commands.map((command) => commandMatches(rule, command)))) return false;
+  }
+  if (rule.hosts !== undefined) {
+    const hosts = scope.hosts ?? [];
+    if (hosts.length === 0) return false;
+    const patterns = rule.hosts.map(parseHostPattern);
+    const admitted = (host: HostScope) =>
+      patterns.some((pattern) => patternAdmits(pattern, host.hostname, host.port));
+    if (!combine(hosts.map(admitted))) return false;
   }
   if (rule.paths === undefined || rule.paths.length === 0) return true;
   if (scope.paths.length === 0) return false;

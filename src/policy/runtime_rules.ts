@@ -19,6 +19,7 @@ export const RUNTIME_RULES = {
   defaultWrite: "default:write-ask",
   defaultRunFolders: "default:run-folders-allow",
   commandAllowlist: "sandbox:command-allowlist",
+  networkAllowlist: "sandbox:network-allowlist",
   unrestrictedExecution: "runtime:unrestricted-execution",
   codeExecutingArguments: "runtime:code-executing-arguments",
   uncheckedArguments: "runtime:unchecked-arguments",

@@ -26,6 +26,7 @@ export function approve(
     ),
     ...scope.paths.filter((path) => !(scope.commands ?? []).some((command) => command.cwd === path))
       .map((path) => path.display),
+    ...(scope.hosts ?? []).map((host) => host.scope),
   ];
   const on = targets.length > 0 ? ` on "${targets.join('", "')}"` : "";
   return failure(

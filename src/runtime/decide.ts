@@ -13,6 +13,8 @@ import type { EffectivePolicy } from "../policy/mod.ts";
 import { RUNTIME_RULES } from "../policy/mod.ts";
 import type { PolicyDecision, TargetScope } from "../policy/mod.ts";
 import type { PathGuard } from "../sandbox/mod.ts";
+import type { HostAllowlist } from "../config/mod.ts";
+import { hostPermission } from "../network/mod.ts";
 import type { ToolDefinition } from "../tools/mod.ts";
 import type { ToolError } from "../result/mod.ts";
 
@@ -40,8 +42,9 @@ export interface DecisionOutcome {
 /**
  * Decides one validated call.
  *
- * @param tool The registered definition (its `targets` names the paths and commands).
+ * @param tool The registered definition (its `targets` names the paths, commands and hosts).
  * @param args Validated arguments.
+ * @param network `network.hosts`, which a host target must be admitted by; null: no host is.
  */
 export async function decide(
   tool: ToolDefinition,
@@ -49,8 +52,9 @@ export async function decide(
   guard: PathGuard,
   policy: EffectivePolicy,
   commands: CommandResolutionContext | null = null,
+  network: HostAllowlist | null = null,
 ): Promise<DecisionOutcome> {
-  const scope: TargetScope = { paths: [], commands: [] };
+  const scope: TargetScope = { paths: [], commands: [], hosts: [] };
   const refused = (error: ToolError): DecisionOutcome => ({
     decision: {
       decision: "deny",
@@ -67,6 +71,12 @@ export async function decide(
       const check = await guard.check(target.path, target.access);
       if (!check.ok) return refused(check.error);
       scope.paths.push(check.path);
+      continue;
+    }
+    if (target.kind === "host") {
+      const host = hostTarget(target.url, network);
+      if ("error" in host) return refused(host.error);
+      scope.hosts?.push(host);
       continue;
     }
     if (commands === null) {
@@ -87,4 +97,42 @@ export async function decide(
     scope.paths.push(resolution.command.cwd);
   }
   return { decision: policy.decide(tool, scope), scope, refusal: null };
+}
+
+/**
+ * The host a URL names, as a target: admitted by `network.hosts`, or the refusal
+ * (`sandbox:network-allowlist`).
+ */
+function hostTarget(
+  url: string,
+  network: HostAllowlist | null,
+): { hostname: string; port: number; scope: string } | { error: ToolError } {
+  let parsed: URL;
+  let scope: string;
+  try {
+    parsed = new URL(url);
+    scope = hostPermission(parsed);
+  } catch (error) {
+    return {
+      error: {
+        type: "invalid_arguments",
+        message: `Cannot fetch "${url}": ${(error as Error).message}`,
+        details: { rule: RUNTIME_RULES.networkAllowlist },
+      },
+    };
+  }
+  const port = Number(scope.slice(scope.lastIndexOf(":") + 1));
+  if (network === null || !network.admits(parsed.hostname, port)) {
+    return {
+      error: {
+        type: "permission_denied",
+        message: `Cannot reach "${scope}": "network.hosts" in the config does not admit it` +
+          (network === null || network.patterns.length === 0
+            ? " (it lists no host)"
+            : ` (it admits ${network.patterns.map((pattern) => `"${pattern.text}"`).join(", ")})`),
+        details: { rule: RUNTIME_RULES.networkAllowlist, host: scope },
+      },
+    };
+  }
+  return { hostname: parsed.hostname, port, scope };
 }

@@ -17,6 +17,7 @@ import type { HookRunner } from "../hooks/mod.ts";
 import type { EffectivePolicy, SkillRequest } from "../policy/mod.ts";
 import type { PolicyDecision, TargetScope } from "../policy/mod.ts";
 import type { PathGuard } from "../sandbox/mod.ts";
+import type { HostAllowlist } from "../config/mod.ts";
 import type { ToolWorker } from "../worker/mod.ts";
 import type { ToolRegistry } from "../tools/mod.ts";
 import {
@@ -50,6 +51,8 @@ export interface ToolRuntimeOptions {
   approvals?: ApprovalGate | null;
   /** What command targets resolve against; null when no command tool is enabled. */
   commands: CommandResolutionContext | null;
+  /** `network.hosts`, which host targets (`net.fetch`) must be admitted by. @default null: none is */
+  network?: HostAllowlist | null;
   /** PreToolUse and PostToolUse hooks. @default none */
   hooks?: HookRunner | null;
   /** @default () => new Date() */
@@ -251,7 +254,14 @@ export class ToolRuntime {
     if ("failure" in parsed) return { outcome: parsed.failure, decision: null };
     const args = parsed.arguments;
     // 3. Hooks, on the resolved scope (step 4 resolves it), applied before the decision is used.
-    const decided = await decide(tool, args, guard, policy, this.#options.commands);
+    const decided = await decide(
+      tool,
+      args,
+      guard,
+      policy,
+      this.#options.commands,
+      this.#options.network ?? null,
+    );
     const { scope } = decided;
     let { decision } = decided;
     const hooks = this.#options.hooks;

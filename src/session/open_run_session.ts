@@ -20,6 +20,8 @@ import type { LoadedConfig } from "../config/mod.ts";
 import { sweepMarked } from "../exec/mod.ts";
 import { HookRunner, prepareHooks } from "../hooks/mod.ts";
 import { ToolRuntime } from "../runtime/mod.ts";
+import { HostAllowlist } from "../config/mod.ts";
+import { NET_FETCH_TOOL, NetFetchTool } from "../toolsets/net/mod.ts";
 import { DEFAULT_HANDLER_TIMEOUT_MS, ToolWorker } from "../worker/mod.ts";
 import { discoverSkills } from "../skills/mod.ts";
 import type { ExecContext } from "../tools/mod.ts";
@@ -176,6 +178,15 @@ async function wireSession(
     maxBytes: config.limits.max_artifact_bytes,
   });
   const mcp = prepared.mcp;
+  const network = new HostAllowlist(config.network.hosts);
+  const netFetch = prepared.registry.get(NET_FETCH_TOOL) === undefined ? null : new NetFetchTool({
+    fetch: options.toolsFetch ?? null,
+    admits: (hostname, port) => network.admits(hostname, port),
+    artifacts,
+    timeoutMs: config.network.timeout_ms,
+    maxRedirects: config.network.max_redirects,
+    maxResponseBytes: config.network.max_response_bytes,
+  });
   const runtime = new ToolRuntime({
     ...prepared,
     approvals,
@@ -190,7 +201,9 @@ async function wireSession(
           mcp.execute(name, args, signal, { artifacts, redactor }),
       },
       options.mainThreadTools ?? null,
+      netFetch,
     ),
+    network,
     commands: prepared.commands === null
       ? null
       : commandResolution(prepared.commands, exec, run.workspace),

@@ -21,6 +21,7 @@ import { describeTool, type ToolDefinition } from "../tools/mod.ts";
 import { toolSet, type ToolSetSettings } from "../toolsets/mod.ts";
 import { agentToolDefinitions } from "../toolsets/agents/mod.ts";
 import { taskToolDefinitions } from "../tasks/mod.ts";
+import { netFetchDefinition } from "../toolsets/net/mod.ts";
 import { environmentNames, environmentReader, secretValues } from "./environment.ts";
 import { mcpConfinement } from "./mcp_confinement.ts";
 import { policyInputs } from "./policy_inputs.ts";
@@ -119,6 +120,8 @@ export async function preparePolicy(
   if (Object.keys(config.agents).length > 0) {
     registerTools(registry, [...agentToolDefinitions(), ...taskToolDefinitions()], []);
   }
+  // net.fetch exists only with an allowlist (network.hosts); a permissions rule must still name it.
+  if (config.network.hosts.length > 0) registerTools(registry, [netFetchDefinition()], []);
   const mcp = await startMcp(
     config,
     { read, ...(options.mcpFetch === undefined ? {} : { fetch: options.mcpFetch }) },

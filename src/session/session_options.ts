@@ -61,6 +61,12 @@ export interface SessionOptions {
    */
   mcpFetch?: typeof fetch;
   /**
+   * How `net.fetch` requests leave the process: the CLI passes the network gateway's `tools`
+   * channel (the tools network Worker: allowlist, address check, pinned connection). There is no
+   * default: without it every `net.fetch` call fails closed (`permission_denied`).
+   */
+  toolsFetch?: typeof fetch;
+  /**
    * The task the model is given, recorded in `run.json` and the `run.started` event.
    * @default null (a run without a model, such as `kagent-run call`)
    */

@@ -26,6 +26,7 @@ export {
   describeTool,
   type ExecContext,
   type FileToolSettings,
+  type HostTargetRequest,
   type JsonSchema,
   type PathAccess,
   type PathTargetRequest,

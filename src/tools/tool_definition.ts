@@ -43,7 +43,21 @@ export interface ToolAnnotations {
 }
 
 /** What a tool call touches, declared from its validated arguments before it runs. */
-export type TargetRequest = PathTargetRequest | CommandTargetRequest | ScriptTargetRequest;
+export type TargetRequest =
+  | PathTargetRequest
+  | CommandTargetRequest
+  | ScriptTargetRequest
+  | HostTargetRequest;
+
+/**
+ * A host the call reaches (`net.fetch`): the URL's `hostname:port` must be admitted by
+ * `network.hosts`, and is the call's policy scope.
+ */
+export interface HostTargetRequest {
+  kind: "host";
+  /** An http(s) URL. */
+  url: string;
+}
 
 /** A program the call runs: argv[0] must be allowlisted, `cwd` inside the roots. */
 export interface CommandTargetRequest {
@@ -189,7 +203,7 @@ export interface ToolDefinition<Args = unknown> {
   tags: readonly string[];
   annotations: ToolAnnotations;
   /**
-   * The paths (later: commands, hosts) the call touches, from validated arguments. The main thread
+   * The paths, commands and hosts the call touches, from validated arguments. The main thread
    * resolves them through the path guard and the policy decides on the result. Default: none.
    */
   targets?(args: Args): TargetRequest[];

@@ -1,0 +1,268 @@
+// net.fetch (issue 18 §1): requests only through the tools network Worker, to hosts network.hosts
+// admits, every redirect hop checked, size and time capped, per-host grants; against two loopback
+// servers on 127.0.0.1 (A, listed; B, listed or not). Name resolution to a private address is
+// tested in src/network/pinned_fetch_test.ts (a resolver of our own: these tests may reach
+// 127.0.0.1 only).
+import assert from "node:assert/strict";
+import * as nodePath from "node:path";
+import { loadConfig } from "../src/config/mod.ts";
+import { networkChannels, NetworkGateway } from "../src/network/mod.ts";
+import { openRunSession, preparePolicy, type RunSession } from "../src/session/mod.ts";
+import type { ApprovalRequest, Approver, Grant } from "../src/approval/mod.ts";
+
+const BINARY = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 255]);
+
+/** A loopback server that records the paths it was asked for. */
+function server(handler: (request: Request, url: URL) => Response | Promise<Response>) {
+  const seen: string[] = [];
+  const instance = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (request) => {
+    const url = new URL(request.url);
+    seen.push(`${request.method} ${url.pathname}`);
+    return handler(request, url);
+  });
+  return { seen, port: instance.addr.port, close: () => instance.shutdown() };
+}
+
+/** Server A's answers, by path; `b` is server B's port. */
+function serverA(bPort: () => number) {
+  return server(async (request, url) => {
+    switch (url.pathname) {
+      case "/text":
+        return new Response("hello from A", { headers: { "content-type": "text/plain" } });
+      case "/binary":
+        return new Response(BINARY, { headers: { "content-type": "image/png" } });
+      case "/echo":
+        return new Response(`echo ${request.method} ${await request.text()}`);
+      case "/big":
+        return new Response("x".repeat(5000));
+      case "/to-b":
+        return Response.redirect(`http://127.0.0.1:${bPort()}/landed`, 302);
+      case "/loop":
+        return Response.redirect(`http://127.0.0.1:${url.port}/loop`, 307);
+      case "/slow":
+        // Answers only when the client goes away.
+        await new Promise((resolve) => request.signal.addEventListener("abort", resolve));
+        return new Response("late");
+      default:
+        return new Response("no", { status: 404 });
+    }
+  });
+}
+
+/** A config with `network` and `rules` in a folder of its own. */
+async function writeConfig(network: Record<string, unknown>, rules: Record<string, unknown>[]) {
+  const dir = await Deno.makeTempDir({ prefix: "kagent-net-fetch-" });
+  await Deno.writeTextFile(
+    nodePath.join(dir, "agent.jsonc"),
+    JSON.stringify({ network, permissions: { rules } }),
+  );
+  return await loadConfig(nodePath.join(dir, "agent.jsonc"));
+}
+
+/** The policy of a config with `network` and `rules`, without a run. */
+async function policyOf(network: Record<string, unknown>, rules: Record<string, unknown>[]) {
+  const config = await writeConfig(network, rules);
+  try {
+    return (await preparePolicy(config)).policy;
+  } finally {
+    await Deno.remove(config.configDir, { recursive: true });
+  }
+}
+
+/** A run whose config has `network` and `rules`, its tools channel through a gateway. */
+async function openNetRun(
+  network: Record<string, unknown>,
+  rules: Record<string, unknown>[],
+  options: { approver?: Approver; grants?: Grant[] } = {},
+): Promise<{ session: RunSession } & AsyncDisposable> {
+  const config = await writeConfig(network, rules);
+  const gateway = await NetworkGateway.start({
+    channels: networkChannels(config),
+    // The test process may reach 127.0.0.1 only; a real run's tools Worker has net for all hosts.
+    tools: { maxResponseBytes: config.network.max_response_bytes, permission: ["127.0.0.1"] },
+  });
+  const session = await openRunSession(config, {
+    toolsFetch: gateway.fetchFor("tools"),
+    ...(options.approver === undefined ? {} : { approver: options.approver }),
+    ...(options.grants === undefined ? {} : {
+      grants: options.grants.map((grant) => ({ grant, source: "test" })),
+    }),
+  }).catch((error) => {
+    gateway.close();
+    throw error;
+  });
+  return {
+    session,
+    async [Symbol.asyncDispose]() {
+      await session.close();
+      gateway.close();
+      await Deno.remove(config.configDir, { recursive: true });
+    },
+  };
+}
+
+function fetchCall(session: RunSession, id: string, args: Record<string, unknown>) {
+  return session.runtime.call({ id, name: "net.fetch", arguments: JSON.stringify(args) });
+}
+
+Deno.test("net.fetch reaches a listed loopback host (text, POST, binary as an artifact) and nothing else", async () => {
+  let bPort = 0;
+  const a = serverA(() => bPort);
+  const b = server(() => new Response("B"));
+  bPort = b.port;
+  try {
+    await using run = await openNetRun({ hosts: [`127.0.0.1:${a.port}`] }, [
+      { tools: ["net.fetch"], hosts: [`127.0.0.1:${a.port}`], decision: "allow" },
+    ]);
+    const text = await fetchCall(run.session, "t1", { url: `http://127.0.0.1:${a.port}/text` });
+    assert.equal(text.ok, true, text.output);
+    assert.match(text.output, /^HTTP 200 OK\n\nhello from A$/);
+
+    const posted = await fetchCall(run.session, "t2", {
+      url: `http://127.0.0.1:${a.port}/echo`,
+      method: "POST",
+      body: "ping",
+    });
+    assert.match(posted.output, /echo POST ping/);
+
+    const binary = await fetchCall(run.session, "t3", { url: `http://127.0.0.1:${a.port}/binary` });
+    assert.equal(binary.ok, true, binary.output);
+    const artifact = binary.artifacts[0];
+    assert.ok(artifact !== undefined);
+    const stored = await Deno.readFile(nodePath.join(run.session.folder.dir, artifact.ref));
+    assert.deepEqual(stored, BINARY);
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", BINARY));
+    assert.equal(artifact.sha256, [...digest].map((x) => x.toString(16).padStart(2, "0")).join(""));
+    assert.match(binary.output, new RegExp(`sha256 ${artifact.sha256}`));
+
+    // Near miss: the same address on B's port is not in network.hosts.
+    const other = await fetchCall(run.session, "t4", { url: `http://127.0.0.1:${b.port}/` });
+    assert.equal(other.error?.type, "permission_denied");
+    assert.equal(other.error?.details.rule, "sandbox:network-allowlist");
+    assert.deepEqual(b.seen, []);
+    assert.deepEqual(a.seen, ["GET /text", "POST /echo", "GET /binary"]);
+  } finally {
+    await a.close();
+    await b.close();
+  }
+});
+
+Deno.test("net.fetch refuses a redirect to an unlisted host before it is sent, and follows a listed one", async () => {
+  let bPort = 0;
+  const a = serverA(() => bPort);
+  const b = server(() => new Response("landed on B"));
+  bPort = b.port;
+  try {
+    {
+      await using run = await openNetRun({ hosts: [`127.0.0.1:${a.port}`] }, [
+        { tools: ["net.fetch"], hosts: [`127.0.0.1:${a.port}`], decision: "allow" },
+      ]);
+      const refused = await fetchCall(run.session, "r1", {
+        url: `http://127.0.0.1:${a.port}/to-b`,
+      });
+      assert.equal(refused.error?.type, "permission_denied", refused.output);
+      assert.match(refused.error?.message ?? "", /redirect from .* to "127\.0\.0\.1:\d+"/);
+      assert.deepEqual(b.seen, []);
+      // Redirects are bounded.
+      const looping = await fetchCall(run.session, "r2", {
+        url: `http://127.0.0.1:${a.port}/loop`,
+      });
+      assert.equal(looping.error?.type, "io_error");
+      assert.match(looping.error?.message ?? "", /more than 5 redirects/);
+    }
+    // Near miss: with B listed the redirect is followed, and the hop is recorded.
+    await using run = await openNetRun({ hosts: [`127.0.0.1:${a.port}`, `127.0.0.1:${b.port}`] }, [
+      { tools: ["net.fetch"], hosts: [`127.0.0.1:${a.port}`], decision: "allow" },
+    ]);
+    const followed = await fetchCall(run.session, "r3", { url: `http://127.0.0.1:${a.port}/to-b` });
+    assert.equal(followed.ok, true, followed.output);
+    assert.match(followed.output, /landed on B/);
+    assert.deepEqual(b.seen, ["GET /landed"]);
+    const data = followed.data as { redirects: { url: string; status: number }[] };
+    assert.deepEqual(data.redirects, [{ url: `http://127.0.0.1:${a.port}/to-b`, status: 302 }]);
+  } finally {
+    await a.close();
+    await b.close();
+  }
+});
+
+Deno.test("net.fetch is off until a rule names it, asks without hosts, and a grant or session approval covers one host only", async () => {
+  let bPort = 0;
+  const a = serverA(() => bPort);
+  const b = server(() => new Response("B"));
+  bPort = b.port;
+  const hosts = [`127.0.0.1:${a.port}`, `127.0.0.1:${b.port}`];
+  try {
+    // Listed hosts, no rule: the tool is not in the tool set.
+    const off = await policyOf({ hosts }, []);
+    assert.equal(off.isAvailable("net.fetch"), false);
+    assert.equal(off.toolPolicy("net.fetch")?.rule, "runtime:destructive-off");
+    // An allow without hosts asks (high risk, unscoped); nobody approves: the result names the
+    // grant that would allow the call, for A's host:port.
+    const rules = [{ tools: ["net.fetch"], decision: "allow" }];
+    let grant: Grant;
+    {
+      await using run = await openNetRun({ hosts }, rules);
+      const asked = await fetchCall(run.session, "o2", { url: `http://127.0.0.1:${a.port}/text` });
+      assert.equal(asked.error?.type, "approval_required");
+      assert.equal(asked.error?.details.rule, "runtime:high-risk-unscoped");
+      grant = asked.error?.details.grant as Grant;
+      assert.deepEqual(grant.scope, [`host:127.0.0.1:${a.port}`]);
+      assert.deepEqual(a.seen, []);
+    }
+    {
+      // That grant covers A, whatever the path, and not B.
+      await using run = await openNetRun({ hosts }, rules, { grants: [grant] });
+      const granted = await fetchCall(run.session, "g1", {
+        url: `http://127.0.0.1:${a.port}/echo`,
+      });
+      assert.equal(granted.ok, true, granted.output);
+      const other = await fetchCall(run.session, "g2", { url: `http://127.0.0.1:${b.port}/` });
+      assert.equal(other.error?.type, "approval_required");
+      assert.deepEqual(b.seen, []);
+    }
+    // An approval for the session, given once for A, is asked again for B.
+    const asked: ApprovalRequest[] = [];
+    const approver: Approver = {
+      name: "test",
+      approve: (request) => {
+        asked.push(request);
+        return Promise.resolve({ decision: "allow_for_session" });
+      },
+    };
+    await using run = await openNetRun({ hosts }, [{ tools: ["net.fetch"], decision: "ask" }], {
+      approver,
+    });
+    for (const [id, port] of [["s1", a.port], ["s2", a.port], ["s3", b.port]] as const) {
+      const result = await fetchCall(run.session, id, { url: `http://127.0.0.1:${port}/text` });
+      assert.equal(result.ok, true, result.output);
+    }
+    assert.deepEqual(asked.map((request) => request.target_scope.hosts), [
+      [`127.0.0.1:${a.port}`],
+      [`127.0.0.1:${b.port}`],
+    ]);
+  } finally {
+    await a.close();
+    await b.close();
+  }
+});
+
+Deno.test("net.fetch fails a body over network.max_response_bytes and a call over network.timeout_ms", async () => {
+  const a = serverA(() => 0);
+  try {
+    await using run = await openNetRun(
+      { hosts: [`127.0.0.1:${a.port}`], max_response_bytes: 1000, timeout_ms: 500 },
+      [{ tools: ["net.fetch"], hosts: [`127.0.0.1:${a.port}`], decision: "allow" }],
+    );
+    const big = await fetchCall(run.session, "c1", { url: `http://127.0.0.1:${a.port}/big` });
+    assert.equal(big.error?.type, "file_too_large", big.output);
+    assert.match(big.error?.message ?? "", /larger than 1000 bytes/);
+    const slow = await fetchCall(run.session, "c2", { url: `http://127.0.0.1:${a.port}/slow` });
+    assert.equal(slow.error?.type, "timeout", slow.output);
+    // Near miss: a body within the cap reads.
+    const text = await fetchCall(run.session, "c3", { url: `http://127.0.0.1:${a.port}/text` });
+    assert.equal(text.ok, true, text.output);
+  } finally {
+    await a.close();
+  }
+});
