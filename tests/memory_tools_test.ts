@@ -36,16 +36,21 @@ Deno.test("write_memory in candidate mode (the default) appends to the run's arc
   }
 });
 
-Deno.test("external mode writes to the file store and recall ranks it; scopes never traverse", async () => {
+Deno.test("external mode only proposes: the store is untouched, recall ranks what it holds; scopes never traverse", async () => {
   await using run = await openTestRun({
     permissions: ALLOW_MEMORY,
     config: { memory: { folder: "../memory", write_mode: "external", provider: { kind: "file" } } },
   });
+  const memory = nodePath.join(run.sandbox.root, "memory");
+  const proposed = await run.call("memory.write_memory", { content: "Deploys need a ticket" });
+  assert.equal(proposed.ok, true, proposed.output);
+  assert.equal(await exists(memory), false, "the agent never writes the store");
+  const candidates = nodePath.join(run.session.folder.paths.archive, "memory_candidates.jsonl");
+  assert.match(await Deno.readTextFile(candidates), /Deploys need a ticket/);
   for (
     const content of ["Deploys go through the staging cluster first", "The cafeteria opens at nine"]
   ) {
-    const result = await run.call("memory.write_memory", { content, scope: "project" });
-    assert.equal(result.ok, true, result.output);
+    await remember(run, memory, content, "project");
   }
   const recalled = await run.call("memory.recall_memory", {
     query: "staging deploys",
@@ -58,7 +63,6 @@ Deno.test("external mode writes to the file store and recall ranks it; scopes ne
     const refused = await run.call("memory.write_memory", { content: "x", scope });
     assert.equal(refused.error?.type, "invalid_arguments", `${scope}: ${refused.output}`);
   }
-  const memory = nodePath.join(run.sandbox.root, "memory");
   const files = [...Deno.readDirSync(memory)].map((entry) => entry.name);
   assert.deepEqual(files, ["projects"], "nothing written outside the scope files");
   const projects = [...Deno.readDirSync(nodePath.join(memory, "projects"))].map((entry) =>
@@ -67,6 +71,17 @@ Deno.test("external mode writes to the file store and recall ranks it; scopes ne
   assert.deepEqual(projects, [`${run.session.memory?.project?.key}.jsonl`]);
   assert.match(projects[0] ?? "", /^[0-9a-f]{32}\.jsonl$/);
 });
+
+/** Stores a memory as `kagent-run memory promote` would for `run`'s project. */
+async function remember(
+  run: { session: { memory: { project?: { key: string } | null } | null } },
+  folder: string,
+  content: string,
+  scope: string,
+): Promise<void> {
+  const projectKey = run.session.memory?.project?.key ?? null;
+  await new FileMemoryProvider({ folder, projectKey }).write(content, scope, []);
+}
 
 Deno.test("write_memory asks by default like any write tool", async () => {
   await using run = await openTestRun({ config: { memory: { folder: "../memory" } } });
@@ -131,17 +146,13 @@ Deno.test("the HTTP provider reaches its host through the main thread, with the 
     assert.equal(run.session.workerPermissions.net, false);
     assert.deepEqual(run.session.network.memory, [`127.0.0.1:${server.addr.port}`]);
     assert.deepEqual(run.session.workerPermissions.env, ["KAGENT_MEMORY_TOKEN"]);
-    const written = await run.call("memory.write_memory", {
-      content: "Use the loopback memory service",
-      scope: "user",
-    });
-    assert.equal(written.ok, true, written.output);
+    await store.write("Use the loopback memory service", "user", []);
     const recalled = await run.call("memory.recall_memory", {
       query: "loopback memory",
       scope: "user",
     });
     assert.match(recalled.output, /loopback memory service/);
-    assert.ok(seen.length >= 2 && seen.every((header) => header === "Bearer token-for-memory-123"));
+    assert.ok(seen.length >= 1 && seen.every((header) => header === "Bearer token-for-memory-123"));
     // Every request names the workspace's project, so the service can keep projects apart.
     const key = run.session.memory?.project?.key;
     assert.match(key ?? "", /^[0-9a-f]{32}$/);
@@ -153,7 +164,7 @@ Deno.test("the HTTP provider reaches its host through the main thread, with the 
   }
 });
 
-/** A run in a fresh workspace over a shared memory folder, external writes allowed. */
+/** A run in a fresh workspace over a shared memory folder. */
 function projectRun(
   folder: string,
   memory: Record<string, unknown> = {},
@@ -184,12 +195,8 @@ Deno.test("project memories stay with their workspace when two workspaces share 
   try {
     {
       await using first = await projectRun(folder);
-      const written = await first.call("memory.write_memory", {
-        content: "The alpha service deploys on Fridays",
-        scope: "project",
-      });
-      assert.equal(written.ok, true, written.output);
-      await first.call("memory.write_memory", { content: "alpha is my editor", scope: "user" });
+      await remember(first, folder, "The alpha service deploys on Fridays", "project");
+      await remember(first, folder, "alpha is my editor", "user");
       assert.equal(await recallCount(first, "alpha deploys"), 1);
     }
     // Another workspace (another project) sees none of it, though it shares the folder.
@@ -212,11 +219,7 @@ Deno.test("project memories are shared when two checkouts have one origin or one
       await using ssh = await projectRun(folder, {}, "git@github.com:acme/api.git");
       assert.equal(ssh.session.memory?.project?.source, "git_origin");
       assert.equal(ssh.session.memory?.project?.value, "github.com/acme/api");
-      const written = await ssh.call("memory.write_memory", {
-        content: "The api checkout runs its tests with deno task test",
-        scope: "project",
-      });
-      assert.equal(written.ok, true, written.output);
+      await remember(ssh, folder, "The api checkout runs its tests with deno task test", "project");
     }
     // Another checkout of the same repository, at another path, cloned over https with a token.
     {
@@ -236,10 +239,7 @@ Deno.test("project memories are shared when two checkouts have one origin or one
     {
       await using pinned = await projectRun(folder, { project_id: "acme-platform" });
       assert.equal(pinned.session.memory?.project?.source, "config");
-      await pinned.call("memory.write_memory", {
-        content: "Platform releases are tagged vYYYY.MM",
-        scope: "project",
-      });
+      await remember(pinned, folder, "Platform releases are tagged vYYYY.MM", "project");
     }
     await using samePin = await projectRun(folder, { project_id: "acme-platform" });
     assert.equal(await recallCount(samePin, "platform releases"), 1);

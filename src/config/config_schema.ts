@@ -123,8 +123,9 @@ export const ToolsConfigSchema = z.strictObject({
 export const MemoryConfigSchema = z.strictObject({
   write_mode: z.enum(["disabled", "candidate", "external"]).optional().describe(
     '"disabled": no memory.write_memory tool; "candidate": writes are appended to the run\'s ' +
-      'archive/memory_candidates.jsonl for review; "external": writes go to the provider. ' +
-      'Default: "candidate".',
+      'archive/memory_candidates.jsonl for review; "external": the same (the agent only ' +
+      "proposes), with memory.provider required: kagent-run memory promote writes the accepted " +
+      'candidates to it. Default: "candidate".',
   ),
   folder: pathString("Folder of the file provider's JSONL files; never inside the workspace.")
     .optional().describe('Default: "~/.kagent/memory".'),

@@ -11,8 +11,10 @@ import type { MemoryProvider } from "./memory_provider.ts";
 import type { ProjectIdentity } from "./project_identity.ts";
 
 /**
- * How `memory.write_memory` behaves: `disabled` (the tool is absent), `candidate` (appended to
- * the run's candidates file for review), `external` (written by the provider).
+ * How `memory.write_memory` behaves: `disabled` (the tool is absent, and `kagent-run memory
+ * promote` refuses), `candidate` (appended to the run's candidates file for review), `external`
+ * (the same: the agent only proposes; the config must name `memory.provider`, the store that
+ * `kagent-run memory promote` writes accepted candidates to).
  */
 export type MemoryWriteMode = "disabled" | "candidate" | "external";
 

@@ -21,3 +21,20 @@ export {
   validateTags,
 } from "./memory_provider.ts";
 export { type ProjectIdentity, projectIdentity } from "./project_identity.ts";
+export {
+  candidateId,
+  type CandidateProblem,
+  CANDIDATES_FILE,
+  type MemoryCandidate,
+  newCandidate,
+  parseCandidates,
+} from "./memory_candidate.ts";
+export {
+  type ListedCandidate,
+  promoteCandidates,
+  type PromoteOptions,
+  type PromotionRecord,
+  PROMOTIONS_FILE,
+  readRunCandidates,
+  type RunCandidates,
+} from "./promote_candidates.ts";

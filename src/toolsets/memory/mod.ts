@@ -55,9 +55,9 @@ export {
   type RecallMemoryData,
   type RecallMemoryOptions,
 } from "./recall_memory.ts";
+export type { MemoryCandidate } from "../../memory/mod.ts";
 export {
   createWriteMemoryTool,
-  type MemoryCandidate,
   type WriteMemoryData,
   type WriteMemoryOptions,
 } from "./write_memory.ts";

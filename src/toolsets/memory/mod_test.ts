@@ -3,7 +3,13 @@ import * as nodePath from "node:path";
 import { Redactor } from "../../audit/redactor.ts";
 import { FileMemoryProvider } from "../../memory/file_memory_provider.ts";
 import { callTool, createTempSandbox, createTestContext } from "../../testing/mod.ts";
-import { createMemoryTools, type MemoryWriteMode, type RecallMemoryData } from "./mod.ts";
+import { candidateId } from "../../memory/mod.ts";
+import {
+  createMemoryTools,
+  type MemoryWriteMode,
+  type RecallMemoryData,
+  type WriteMemoryData,
+} from "./mod.ts";
 
 const SECRET = "sk-ant-" + "a".repeat(30);
 
@@ -69,14 +75,23 @@ Deno.test("memory.write_memory appends a redacted candidate when the mode is can
   assert.deepEqual(await fixture.provider.recall("deploy", "project", 5), []);
 });
 
-Deno.test("memory.write_memory stores redacted content in the provider when the mode is external", async () => {
+Deno.test("memory.write_memory only proposes a candidate when the mode is external", async () => {
   await using fixture = await openTools("external");
+  const write = fixture.tools.find((tool) => tool.name === "memory.write_memory");
+  assert.equal(write?.annotations?.open_world, false);
   const outcome = await fixture.write({ content: `token ${SECRET} opens staging`, scope: "user" });
   assert.equal(outcome.ok, true, outcome.output);
-  const records = await fixture.provider.recall("staging", "user", 5);
-  assert.equal(records.length, 1);
-  assert.equal(records[0]?.content, "token [REDACTED:anthropic_key] opens staging");
-  await assert.rejects(Deno.stat(fixture.candidatesFile), Deno.errors.NotFound);
+  // The agent never writes the store: the Memory Writer (kagent-run memory promote) does.
+  assert.deepEqual(await fixture.provider.recall("staging", "user", 5), []);
+  const [line] = (await Deno.readTextFile(fixture.candidatesFile)).trimEnd().split("\n");
+  const candidate = JSON.parse(line ?? "");
+  assert.equal(candidate.content, "token [REDACTED:anthropic_key] opens staging");
+  assert.equal(candidate.id, candidateId(candidate));
+  assert.equal((outcome.data as WriteMemoryData).id, candidate.id);
+  assert.match(
+    outcome.output,
+    new RegExp(`as ${candidate.id}; it is kept once a person accepts it`),
+  );
 });
 
 Deno.test("memory tools refuse a scope when it is path-like or not configured", async () => {
@@ -103,9 +118,9 @@ Deno.test("memory.write_memory refuses content when it is larger than 16 KiB", a
 
 Deno.test("memory.recall_memory ranks the most relevant memory first when several match", async () => {
   await using fixture = await openTools("external");
-  await fixture.write({ content: "the staging database is postgres 16" });
-  await fixture.write({ content: "run the linter before pushing" });
-  await fixture.write({ content: "the staging host is staging.internal" });
+  await fixture.provider.write("the staging database is postgres 16", "project", []);
+  await fixture.provider.write("run the linter before pushing", "project", []);
+  await fixture.provider.write("the staging host is staging.internal", "project", []);
   const outcome = await fixture.recall({ query: "which linter to run", limit: 2 });
   assert.equal(outcome.ok, true, outcome.output);
   const data = outcome.data as RecallMemoryData;
@@ -165,8 +180,8 @@ Deno.test("memory tools recall nothing and write nowhere when there is no run or
   assert.equal(recalled.ok, true, recalled.output);
   assert.deepEqual((recalled.data as RecallMemoryData).records, []);
   const written = await callTool(externalWrite, { content: "a fact" }, context);
-  assert.equal(written.ok, false);
-  assert.match(written.output, /no memory folder/);
+  assert.equal(written.error?.type, "tool_not_available");
+  assert.match(written.output, /no run folder/);
   const proposed = await callTool(candidateWrite, { content: "a fact" }, context);
   assert.equal(proposed.error?.type, "tool_not_available");
   assert.match(proposed.output, /no run folder/);

@@ -1,5 +1,8 @@
 /**
- * `memory.write_memory`: remembers a fact, as a candidate for review or in the provider.
+ * `memory.write_memory`: proposes a fact to remember. The agent never writes the long-term store
+ * (the Memory Writer is not an agent tool, seed 001): in `candidate` and `external` mode alike the
+ * fact becomes a candidate in the run's archive, which `kagent-run memory promote` writes to the
+ * store once a person accepts it.
  *
  * @module
  */
@@ -9,7 +12,9 @@ import { z } from "zod";
 import {
   MAX_MEMORY_BYTES,
   MAX_MEMORY_TAGS,
+  type MemoryCandidate,
   type MemoryProvider,
+  newCandidate,
   validateContent,
   validateScope,
   validateTags,
@@ -28,28 +33,15 @@ const parameters = z.strictObject({
   ),
 });
 
-/**
- * One line of the candidates file (`runs/<id>/archive/memory_candidates.jsonl`), for a person or
- * a later step to review: `{"content": "...", "scope": "project", "tags": [], "ts": "<ISO>"}`.
- */
-export interface MemoryCandidate {
-  /** Redacted content. */
-  content: string;
-  scope: string;
-  tags: string[];
-  /** ISO time of the call. */
-  ts: string;
-}
-
 /** Structured result of `memory.write_memory`. */
 export interface WriteMemoryData {
-  /** `candidate`: queued for review; `external`: stored by the provider. */
+  /** The configured write mode; either way the fact was proposed, not stored. */
   mode: "candidate" | "external";
   scope: string;
-  /** UTF-8 bytes stored, after redaction. */
+  /** UTF-8 bytes proposed, after redaction. */
   bytes: number;
-  /** The provider's record id (`external` mode), else `null`. */
-  id: string | null;
+  /** The candidate's id, which `kagent-run memory promote --accept` names. */
+  id: string;
   /** Some text was replaced by `[REDACTED:...]` markers. */
   redacted: boolean;
 }
@@ -57,11 +49,11 @@ export interface WriteMemoryData {
 /** Options of {@linkcode createWriteMemoryTool}. */
 export interface WriteMemoryOptions {
   mode: "candidate" | "external";
-  /** Required in `external` mode. */
+  /** The configured provider; only named in the description (the tool never writes to it). */
   provider: MemoryProvider | null;
   /**
    * Absolute path of the candidates JSONL file (its folder is created), or null without a run
-   * folder: a `candidate` write then fails with `tool_not_available`.
+   * folder: a write then fails with `tool_not_available`.
    */
   candidatesFile: string | null;
   scopes: readonly string[];
@@ -72,9 +64,10 @@ export interface WriteMemoryOptions {
 
 /**
  * Builds `memory.write_memory(content, scope = "project", tags = [])`: permission `write`, tags
- * `memory`, `write`. The content is size-capped and redacted before it goes anywhere. In
- * `candidate` mode it is appended to the candidates file (serialised appends); in `external` mode
- * it is written by the provider. Errors: `invalid_arguments`, `timeout`, `io_error`.
+ * `memory`, `write`. The content is size-capped and redacted before it goes anywhere, then
+ * appended to the candidates file as a {@linkcode MemoryCandidate} (serialised appends), in
+ * `candidate` and `external` mode alike: only `kagent-run memory promote` writes the store.
+ * Errors: `invalid_arguments`, `tool_not_available` (no run folder), `io_error`.
  */
 export function createWriteMemoryTool(
   options: WriteMemoryOptions,
@@ -95,19 +88,14 @@ export function createWriteMemoryTool(
   };
   return defineTool({
     name: "memory.write_memory",
-    description: (options.mode === "candidate"
-      ? "Propose a fact to remember for later runs (reviewed before it is kept). "
-      : "Remember a fact for later runs. ") +
-      `Scopes: ${options.scopes.join(", ")} (default project); at most 16 KiB; never secrets.`,
+    description: "Propose a fact to remember for later runs; a person reviews it before it is " +
+      `kept. Scopes: ${
+        options.scopes.join(", ")
+      } (default project); at most 16 KiB; never secrets.`,
     parameters,
     permission: "write",
     tags: ["memory", "write"],
-    annotations: {
-      category: "memory",
-      idempotent: false,
-      risk_level: options.mode === "external" ? 2 : 1,
-      open_world: options.mode === "external" && options.provider?.name === "http",
-    },
+    annotations: { category: "memory", idempotent: false, risk_level: 1, open_world: false },
     handler: async (args): Promise<ToolOutcome> => {
       const scope = args.scope ?? "project";
       try {
@@ -117,33 +105,29 @@ export function createWriteMemoryTool(
         const content = validateContent(options.redact(args.content));
         const redacted = content !== args.content;
         const bytes = new TextEncoder().encode(content).byteLength;
-        if (options.mode === "candidate") {
-          if (options.candidatesFile === null) {
-            return failure(
-              "tool_not_available",
-              "Cannot propose memory: this session has no run folder to keep candidates in",
-            );
-          }
-          const candidate: MemoryCandidate = { content, scope, tags, ts: now().toISOString() };
-          await appendCandidate(options.candidatesFile, JSON.stringify(candidate) + "\n");
-          const data: WriteMemoryData = { mode: "candidate", scope, bytes, id: null, redacted };
-          return success(
-            `Proposed a memory for "${scope}" (${bytes} bytes)`,
-            `Proposed a memory for "${scope}"; it is kept after review`,
-            data,
-          );
-        }
-        if (options.provider === null) {
+        if (options.candidatesFile === null) {
           return failure(
             "tool_not_available",
-            "Cannot write memory: no memory provider is configured",
+            "Cannot propose memory: this session has no run folder to keep candidates in",
           );
         }
-        const record = await options.provider.write(content, scope, tags);
-        const data: WriteMemoryData = { mode: "external", scope, bytes, id: record.id, redacted };
+        const candidate: MemoryCandidate = newCandidate({
+          content,
+          scope,
+          tags,
+          ts: now().toISOString(),
+        });
+        await appendCandidate(options.candidatesFile, JSON.stringify(candidate) + "\n");
+        const data: WriteMemoryData = {
+          mode: options.mode,
+          scope,
+          bytes,
+          id: candidate.id,
+          redacted,
+        };
         return success(
-          `Wrote a memory to "${scope}" (${bytes} bytes)`,
-          `Remembered in "${scope}" as ${record.id}`,
+          `Proposed memory ${candidate.id} for "${scope}" (${bytes} bytes)`,
+          `Proposed a memory for "${scope}" as ${candidate.id}; it is kept once a person accepts it`,
           data,
         );
       } catch (error) {
