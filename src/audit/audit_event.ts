@@ -249,6 +249,11 @@ export type AuditEvent =
     skill: string;
     /** The skill's allowed-tools, or null when it names none. */
     requested: string[] | null;
+    /**
+     * The commands its `Bash(…)` entries leave `exec.run_command` (`git …`, `npm test`); absent
+     * when it does not limit commands.
+     */
+    commands?: string[];
     /** The tools available after narrowing. */
     got: string[];
     /** The tools narrowing removed. */
