@@ -11,8 +11,12 @@
 
 import { openTestRun, type TestRun } from "../src/testing/run_harness.ts";
 import { unconfinedCommandApprover } from "../src/testing/unconfined_approver.ts";
+import { sweepMarked } from "../src/exec/mod.ts";
 
-const permissions = { rules: [{ tools: ["exec.run_command"], decision: "allow" }] };
+// Narrowed to the program: a rule that allows exec.run_command without narrowing asks each call.
+const permissions = {
+  rules: [{ tools: ["exec.run_command"], commands: ["true"], decision: "allow" }],
+};
 const runs: Record<string, TestRun> = {};
 for (const isolation of ["none", "bwrap"] as const) {
   runs[isolation] = await openTestRun({
@@ -53,3 +57,27 @@ for (const isolation of ["none", "bwrap"] as const) {
     },
   });
 }
+
+// The two processes a call under isolation none starts after the command exits, alone: the
+// `kill` of the command's process group (in the Worker) and one round of the `ps` sweep for
+// processes that left the group (in the main thread).
+const psPath = (await new Deno.Command("sh", { args: ["-c", "command -v ps"], stdout: "piped" })
+  .output()).stdout;
+const ps = new TextDecoder().decode(psPath).trim();
+Deno.bench({
+  name: "after exit: ps sweep, one round (sweepMarked)",
+  group: "exec.run_command",
+  async fn() {
+    await sweepMarked("no-such-run/", { psPath: ps, prefix: true });
+  },
+});
+Deno.bench({
+  name: "after exit: kill -s KILL -- -<group> (a group already gone)",
+  group: "exec.run_command",
+  async fn() {
+    await new Deno.Command("kill", {
+      args: ["-s", "KILL", "--", "-2147483646"],
+      stderr: "null",
+    }).output();
+  },
+});
