@@ -274,12 +274,18 @@ export class Redactor {
       }
       const copy: Record<string, unknown> = {};
       for (const [key, item] of Object.entries(value)) {
-        Object.defineProperty(copy, key, {
-          value: this.#redact(item, this.#isSecretKey(key), ancestors),
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
+        const redacted = this.#redact(item, this.#isSecretKey(key), ancestors);
+        // Assigning "__proto__" would set the prototype: that key becomes an own property instead.
+        if (key === "__proto__") {
+          Object.defineProperty(copy, key, {
+            value: redacted,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+        } else {
+          copy[key] = redacted;
+        }
       }
       return copy;
     } finally {

@@ -256,3 +256,14 @@ Deno.test("Redactor leaves a text shorter than MIN_REDACTED_TEXT_CHARS as it is,
     assert.equal(reference.redactText(text), text, JSON.stringify(text));
   }
 });
+
+Deno.test("Redactor keeps a __proto__ key as an own property, as the plain algorithm does", () => {
+  const record = JSON.parse('{"__proto__": {"password": "hunter2-but-longer"}, "note": "ok"}');
+  const redacted = new Redactor({ secrets: SECRETS }).redactValue(record);
+  assert.deepEqual(redacted, new ReferenceRedactor(SECRETS).redactValue(record));
+  assert.equal(Object.getPrototypeOf(redacted), Object.prototype);
+  assert.equal(
+    JSON.stringify(redacted),
+    '{"__proto__":{"password":"[REDACTED:key_name]"},"note":"ok"}',
+  );
+});
