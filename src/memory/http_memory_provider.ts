@@ -12,6 +12,8 @@
  * `"project": "<key>"`: the service keeps the `project` scope apart per project.
  *
  * Answers are validated strictly (unknown keys refused); any status other than 2xx is a failure.
+ * docs/MEMORY_SERVICE.md documents the wire format for those who implement a service
+ * (`tests/memory_service_doc_test.ts` holds this client to it).
  *
  * @module
  */
