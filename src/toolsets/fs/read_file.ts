@@ -103,9 +103,11 @@ export const readFileTool = defineTool({
   },
 });
 
+/** A line of the window: its number, where its kept bytes are in the window buffer, what was cut. */
 interface WindowLine {
   number: number;
-  bytes: Uint8Array;
+  start: number;
+  length: number;
   cutBytes: number;
 }
 
@@ -134,21 +136,40 @@ function readWindow(
 
   const lastWanted = startLine + maxLines - 1;
   const lines: WindowLine[] = [];
-  // The line the next byte belongs to, and what is kept of it (only inside the window).
+  // The line the next byte belongs to. The window's kept bytes go into one buffer, line after
+  // line, each followed by a newline: `windowLength` bytes of finished lines, then `keptLength`
+  // bytes kept of the current one (at most MAX_LINE_BYTES + 1).
   let line = 1;
-  const kept = new Uint8Array(MAX_LINE_BYTES + 1);
+  let windowBytes = new Uint8Array(Math.min(size + 1, 1 << 20) + MAX_LINE_BYTES + 2);
+  let windowLength = 0;
   let keptLength = 0;
   let lineBytes = 0;
   let lastByte = -1;
   let more = false;
 
+  const ensure = (extra: number) => {
+    const needed = windowLength + keptLength + extra;
+    if (needed <= windowBytes.byteLength) return;
+    const larger = new Uint8Array(Math.max(needed, windowBytes.byteLength * 2));
+    larger.set(windowBytes.subarray(0, windowLength + keptLength));
+    windowBytes = larger;
+  };
+
   const finishLine = () => {
     if (line >= startLine) {
       let total = lineBytes;
       if (lastByte === 0x0d) total -= 1; // CRLF: the CR is not part of the text.
-      const available = kept.subarray(0, Math.min(keptLength, total));
-      const length = total > MAX_LINE_BYTES ? utf8CutLength(available, MAX_LINE_BYTES) : total;
-      lines.push({ number: line, bytes: available.slice(0, length), cutBytes: total - length });
+      const length = total > MAX_LINE_BYTES
+        ? utf8CutLength(
+          windowBytes.subarray(windowLength, windowLength + Math.min(keptLength, total)),
+          MAX_LINE_BYTES,
+        )
+        : total;
+      lines.push({ number: line, start: windowLength, length, cutBytes: total - length });
+      windowLength += length;
+      keptLength = 0;
+      ensure(1);
+      windowBytes[windowLength++] = 0x0a;
     }
     line += 1;
     keptLength = 0;
@@ -163,10 +184,12 @@ function readWindow(
       const newline = bytes.indexOf(0x0a, position);
       const end = newline === -1 ? bytes.byteLength : newline;
       if (line >= startLine && end > position) {
-        const room = kept.byteLength - keptLength;
-        const part = bytes.subarray(position, Math.min(end, position + room));
-        kept.set(part, keptLength);
-        keptLength += part.byteLength;
+        const count = Math.min(end - position, MAX_LINE_BYTES + 1 - keptLength);
+        if (count > 0) {
+          ensure(count);
+          windowBytes.set(bytes.subarray(position, position + count), windowLength + keptLength);
+          keptLength += count;
+        }
       }
       if (end > position) lastByte = bytes[end - 1] ?? -1;
       lineBytes += end - position;
@@ -178,7 +201,10 @@ function readWindow(
   };
 
   more = scan(sample);
-  const buffer = new Uint8Array(CHUNK_BYTES);
+  // Sized for what the stat says is left (a file that grew since is still read to its end).
+  const buffer = new Uint8Array(
+    Math.min(CHUNK_BYTES, Math.max(size - sample.byteLength, 0) + 4096),
+  );
   while (!more) {
     if (signal.aborted) {
       return failure("aborted", `Cannot read file "${display}": the run was interrupted`, {
@@ -196,24 +222,10 @@ function readWindow(
   }
 
   const decoder = new TextDecoder("utf-8", { fatal: true });
-  const texts: { number: number; text: string; cutBytes: number }[] = [];
-  for (const entry of lines) {
-    try {
-      texts.push({
-        number: entry.number,
-        text: decoder.decode(entry.bytes),
-        cutBytes: entry.cutBytes,
-      });
-    } catch {
-      return failure(
-        "binary_file",
-        `Cannot read file "${display}": line ${entry.number} is not valid UTF-8 (${
-          formatBytes(size)
-        })`,
-        { path: display, bytes: size, media_type: "application/octet-stream", line: entry.number },
-      );
-    }
-  }
+  const window = windowBytes.subarray(0, windowLength);
+  const texts = decodeAll(lines, window, decoder);
+  // Invalid UTF-8 somewhere: decode line by line to name the line.
+  if (texts === null) return invalidLine(lines, window, decoder, display, size);
 
   const endLine = texts.at(-1)?.number ?? startLine - 1;
   const width = lineNumberWidth(Math.max(endLine, 1));
@@ -232,6 +244,54 @@ function readWindow(
     bytes: size,
   };
   return success(summarize(display, data, texts.length), output, data);
+}
+
+/**
+ * The window's lines decoded in one call (the buffer holds each line followed by a newline, and a
+ * line holds no newline, so splitting the text gives each line back), or null when the bytes are
+ * not valid UTF-8.
+ */
+function decodeAll(
+  lines: readonly WindowLine[],
+  window: Uint8Array,
+  decoder: TextDecoder,
+): { number: number; text: string; cutBytes: number }[] | null {
+  let text: string;
+  try {
+    text = decoder.decode(window);
+  } catch {
+    return null;
+  }
+  const parts = text.split("\n");
+  return lines.map((entry, index) => ({
+    number: entry.number,
+    text: parts[index] as string,
+    cutBytes: entry.cutBytes,
+  }));
+}
+
+/** `binary_file` naming the first line of the window that is not valid UTF-8. */
+function invalidLine(
+  lines: readonly WindowLine[],
+  window: Uint8Array,
+  decoder: TextDecoder,
+  display: string,
+  size: number,
+): ToolOutcome {
+  const bad = lines.find((entry) => {
+    try {
+      decoder.decode(window.subarray(entry.start, entry.start + entry.length));
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  const number = bad?.number ?? lines[0]?.number ?? 1;
+  return failure(
+    "binary_file",
+    `Cannot read file "${display}": line ${number} is not valid UTF-8 (${formatBytes(size)})`,
+    { path: display, bytes: size, media_type: "application/octet-stream", line: number },
+  );
 }
 
 function summarize(display: string, data: ReadFileData, count: number): string {
