@@ -31,6 +31,11 @@ import { assembleAnthropicStream } from "./_anthropic_stream.ts";
 import { isEventStream } from "./_server_sent_events.ts";
 import { finishTurn } from "./_model_turn.ts";
 import { checkToolSet, rootObjectProblems } from "./_tool_checks.ts";
+import type {
+  AnthropicContentBlock,
+  AnthropicMessagesBody,
+  AnthropicWireMessage,
+} from "./_wire_types.ts";
 import {
   ANTHROPIC_VERSION,
   type AnthropicApiVersion,
@@ -70,11 +75,8 @@ export interface AnthropicProviderOptions {
   backoff_ms?: number;
 }
 
-type ContentBlock = Record<string, unknown>;
-interface WireMessage {
-  role: "user" | "assistant";
-  content: string | ContentBlock[];
-}
+type ContentBlock = AnthropicContentBlock;
+type WireMessage = AnthropicWireMessage;
 
 /**
  * Calls the Messages API once per turn.
@@ -124,28 +126,9 @@ export class AnthropicProvider implements ModelProvider {
   async complete(request: ModelRequest, signal?: AbortSignal): Promise<ModelTurn> {
     const options = this.#options;
     const names = new ToolNameMap(request.tools.map((tool) => tool.name));
-    const maxTokens = request.max_tokens ?? options.max_tokens ??
-      DEFAULT_MODEL.anthropic_max_tokens;
-    const cache = { type: "ephemeral" };
-    const body: Record<string, unknown> = {
-      model: options.model,
-      max_tokens: maxTokens,
-      system: [{ type: "text", text: request.system, cache_control: cache }],
-      messages: toWireMessages(request.messages, names),
-    };
-    if (request.tools.length > 0) {
-      body.tools = request.tools.map((tool, index) => ({
-        name: names.toProvider(tool.name),
-        description: tool.description,
-        input_schema: tool.input_schema,
-        ...(index === request.tools.length - 1 ? { cache_control: cache } : {}),
-      }));
-    }
-    if (anthropicTemperatureWarning(options) === null && options.temperature !== undefined) {
-      body.temperature = options.temperature;
-    }
-    const stream = options.stream ?? DEFAULT_MODEL.stream;
-    if (stream) body.stream = true;
+    const body = this.#body(request, names);
+    const maxTokens = body.max_tokens;
+    const stream = body.stream === true;
 
     const headers: Record<string, string> = {
       "anthropic-version": options.api_version ?? ANTHROPIC_VERSION,
@@ -175,6 +158,43 @@ export class AnthropicProvider implements ModelProvider {
     return answer.first_token_ms === null
       ? turn
       : { ...turn, first_token_ms: answer.first_token_ms };
+  }
+
+  /**
+   * The Messages API body {@linkcode complete} sends for `request` (typed by `_wire_types.ts`,
+   * checked against the official SDK's types in `wire_types_test.ts`); with API version
+   * 2023-06-01 and a model that takes it, `temperature` too.
+   */
+  requestBody(request: ModelRequest): AnthropicMessagesBody & { temperature?: number } {
+    return this.#body(request, new ToolNameMap(request.tools.map((tool) => tool.name)));
+  }
+
+  #body(
+    request: ModelRequest,
+    names: ToolNameMap,
+  ): AnthropicMessagesBody & { temperature?: number } {
+    const options = this.#options;
+    const cache = { type: "ephemeral" } as const;
+    const body: AnthropicMessagesBody & { temperature?: number } = {
+      model: options.model,
+      max_tokens: request.max_tokens ?? options.max_tokens ?? DEFAULT_MODEL.anthropic_max_tokens,
+      system: [{ type: "text", text: request.system, cache_control: cache }],
+      messages: toWireMessages(request.messages, names),
+    };
+    if (request.tools.length > 0) {
+      body.tools = request.tools.map((tool, index) => ({
+        name: names.toProvider(tool.name),
+        description: tool.description,
+        // checkTools refused any root that is not an object schema.
+        input_schema: tool.input_schema as { type: "object"; [key: string]: unknown },
+        ...(index === request.tools.length - 1 ? { cache_control: cache } : {}),
+      }));
+    }
+    if (anthropicTemperatureWarning(options) === null && options.temperature !== undefined) {
+      body.temperature = options.temperature;
+    }
+    if (options.stream ?? DEFAULT_MODEL.stream) body.stream = true;
+    return body;
   }
 
   /** @param maxTokens The output limit the request carried. */
@@ -277,6 +297,7 @@ function toWireMessages(messages: ModelMessage[], names: ToolNameMap): WireMessa
       case "assistant": {
         const content: ContentBlock[] = [];
         if (Array.isArray(message.provider_content)) {
+          // A paused turn's own blocks, sent back exactly as the API sent them.
           content.push(...message.provider_content as ContentBlock[]);
         } else {
           if (message.content !== null && message.content !== "") {

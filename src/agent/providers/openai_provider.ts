@@ -36,6 +36,7 @@ import { isEventStream } from "./_server_sent_events.ts";
 import { createHash } from "node:crypto";
 import { finishTurn } from "./_model_turn.ts";
 import { removeOptionalNulls, toStrictSchema } from "./_strict_schema.ts";
+import type { OpenAiChatBody, OpenAiWireMessage, ReasoningEffort } from "./_wire_types.ts";
 import { checkToolSet, rootObjectProblems } from "./_tool_checks.ts";
 
 /** Options of {@linkcode OpenAiProvider}. */
@@ -52,7 +53,7 @@ export interface OpenAiProviderOptions {
    * `reasoning_effort` for reasoning models (e.g. `"low"`, `"medium"`, `"high"`); not sent when
    * absent. @default the server's
    */
-  reasoning_effort?: string;
+  reasoning_effort?: ReasoningEffort;
   /**
    * Ask for a streamed answer (`stream: true` with `stream_options: {include_usage: true}`).
    * @default DEFAULT_MODEL.stream (true)
@@ -141,33 +142,9 @@ export class OpenAiProvider implements ModelProvider {
     const options = this.#options;
     const strict = options.strict === true;
     const names = new ToolNameMap(request.tools.map((tool) => tool.name));
-    const body: Record<string, unknown> = {
-      model: options.model,
-      messages: [
-        { role: "system", content: request.system },
-        ...request.messages.map((message) => toWireMessage(message, names)),
-      ],
-    };
-    if (request.tools.length > 0) {
-      body.tools = request.tools.map((tool) => ({
-        type: "function",
-        function: {
-          name: names.toProvider(tool.name),
-          description: tool.description,
-          parameters: strict ? this.#strictSchema(tool) : tool.input_schema,
-          ...(strict ? { strict: true } : {}),
-        },
-      }));
-    }
-    if (options.temperature !== undefined) body.temperature = options.temperature;
-    const maxTokens = request.max_tokens ?? options.max_tokens;
-    if (maxTokens !== undefined) body.max_completion_tokens = maxTokens;
-    if (options.reasoning_effort !== undefined) body.reasoning_effort = options.reasoning_effort;
-    const stream = options.stream ?? DEFAULT_MODEL.stream;
-    if (stream) {
-      body.stream = true;
-      body.stream_options = { include_usage: true };
-    }
+    const body = this.#body(request, names);
+    const maxTokens = body.max_completion_tokens;
+    const stream = body.stream === true;
 
     const headers: Record<string, string> = {};
     if (options.api_key !== null) headers.authorization = `Bearer ${options.api_key}`;
@@ -194,6 +171,48 @@ export class OpenAiProvider implements ModelProvider {
     return answer.first_token_ms === null
       ? turn
       : { ...turn, first_token_ms: answer.first_token_ms };
+  }
+
+  /**
+   * The Chat Completions body {@linkcode complete} sends for `request` (typed by
+   * `_wire_types.ts`, checked against the official SDK's types in `wire_types_test.ts`).
+   *
+   * @throws {ModelError} `tools_unsupported` when strict mode cannot express a tool's schema.
+   */
+  requestBody(request: ModelRequest): OpenAiChatBody {
+    return this.#body(request, new ToolNameMap(request.tools.map((tool) => tool.name)));
+  }
+
+  #body(request: ModelRequest, names: ToolNameMap): OpenAiChatBody {
+    const options = this.#options;
+    const strict = options.strict === true;
+    const body: OpenAiChatBody = {
+      model: options.model,
+      messages: [
+        { role: "system", content: request.system },
+        ...request.messages.map((message) => toWireMessage(message, names)),
+      ],
+    };
+    if (request.tools.length > 0) {
+      body.tools = request.tools.map((tool) => ({
+        type: "function",
+        function: {
+          name: names.toProvider(tool.name),
+          description: tool.description,
+          parameters: strict ? this.#strictSchema(tool) : tool.input_schema,
+          ...(strict ? { strict: true } : {}),
+        },
+      }));
+    }
+    if (options.temperature !== undefined) body.temperature = options.temperature;
+    const maxTokens = request.max_tokens ?? options.max_tokens;
+    if (maxTokens !== undefined) body.max_completion_tokens = maxTokens;
+    if (options.reasoning_effort !== undefined) body.reasoning_effort = options.reasoning_effort;
+    if (options.stream ?? DEFAULT_MODEL.stream) {
+      body.stream = true;
+      body.stream_options = { include_usage: true };
+    }
+    return body;
   }
 
   /** The strict form of a tool's schema; fails closed when strict mode cannot express it. */
@@ -294,12 +313,12 @@ function readStop(finishReason: unknown, refusal: unknown, maxTokens: number | n
   return { reason: "end", provider };
 }
 
-function toWireMessage(message: ModelMessage, names: ToolNameMap): Record<string, unknown> {
+function toWireMessage(message: ModelMessage, names: ToolNameMap): OpenAiWireMessage {
   switch (message.role) {
     case "user":
       return { role: "user", content: message.content };
     case "assistant": {
-      const wire: Record<string, unknown> = { role: "assistant", content: message.content };
+      const wire: OpenAiWireMessage = { role: "assistant", content: message.content };
       if (message.tool_calls.length > 0) {
         wire.tool_calls = message.tool_calls.map((call) => ({
           id: call.id,
