@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import * as nodePath from "node:path";
 import { STREAM_JSON_TYPES, STREAM_JSON_VERSION } from "../src/cli/_stream_json.ts";
 import { GITHUB_OUTPUT_NAMES } from "../src/cli/_github_output.ts";
+import { serveEventStream, sseEvent } from "../src/testing/mod.ts";
 import {
   createProject,
   onlyRunDir,
@@ -336,4 +337,45 @@ Deno.test("docs/STREAM_JSON.md describes exactly the stream's types, in order, a
   ]);
   assert.deepEqual([...headings].sort(), [...STREAM_JSON_TYPES].sort());
   assert.match(text, new RegExp(`Version \`${STREAM_JSON_VERSION}\` is described here`));
+});
+
+Deno.test("a streamed model answer shows its time to first token in stream-json and the turn line", async () => {
+  await using server = serveEventStream(() => ({
+    chunks: [
+      sseEvent({ choices: [{ index: 0, delta: { role: "assistant", content: "Hel" } }] }),
+      sseEvent({ choices: [{ index: 0, delta: { content: "lo." }, finish_reason: "stop" }] }),
+      sseEvent({ choices: [], usage: { prompt_tokens: 5, completion_tokens: 2 } }),
+      "data: [DONE]\n\n",
+    ],
+  }));
+  await using project = await createProject({
+    config: {
+      model: {
+        provider: "openai",
+        model: "streamed-model",
+        base_url: server.baseUrl,
+        stream: true,
+        retries: 0,
+      },
+      task: "Say hello",
+    },
+  });
+  const { code, stdout, stderr } = await runCli([
+    "--config",
+    project.configPath,
+    "--output",
+    "stream-json",
+  ]);
+  assert.equal(code, 0, stderr);
+  assert.equal(server.received[0]?.stream, true);
+  const lines = stdout.trimEnd().split("\n").map((line) => JSON.parse(line));
+  const turn = lines.find((line) => line.type === "model.responded");
+  assert.equal(typeof turn.first_token_ms, "number");
+  assert.ok(turn.first_token_ms <= turn.duration_ms, JSON.stringify(turn));
+  assert.deepEqual([turn.usage.input_tokens, turn.usage.output_tokens], [5, 2]);
+  assert.equal(lines.at(-1).final_text, "Hello.");
+  assert.match(
+    stderr,
+    /turn 1 streamed-model: 5 in \+ 2 out tokens, \d+\.\d\d s, first token \d+\.\d\d s, 0 tool calls/,
+  );
 });
