@@ -3,7 +3,7 @@
  * interleaved so they see the same machine load. Not a `Deno.bench` file; run it alone:
  *
  * ```sh
- * deno run --allow-read --allow-env --allow-run --allow-net=127.0.0.1 \
+ * deno run --allow-read --allow-write --allow-env --allow-run --allow-net=127.0.0.1 \
  *   bench/provider_transport.ts [REQUESTS]
  * ```
  *
