@@ -282,3 +282,58 @@ Deno.test("memory_context is capped in bytes, and memory.context_max_bytes 0 lea
     assert.equal(updates[0]?.cut, true);
   }
 });
+
+Deno.test("the Anthropic provider sends the instruction_file block in its system text after the run's prompt", async () => {
+  const systems: { text: string; cache_control?: unknown }[][] = [];
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    async (request) => {
+      const body = await request.json() as { system: { text: string }[] };
+      systems.push(body.system);
+      const content = systems.length === 1
+        ? [{ type: "tool_use", id: "toolu_1", name: "fs__read_file", input: { path: "CLAUDE.md" } }]
+        : [{ type: "text", text: "Done." }];
+      return Response.json({
+        id: "msg",
+        type: "message",
+        role: "assistant",
+        content,
+        stop_reason: systems.length === 1 ? "tool_use" : "end_turn",
+        usage: { input_tokens: 9, output_tokens: 5 },
+      });
+    },
+  );
+  Deno.env.set("KAGENT_TEST_ANTHROPIC_KEY", "sk-ant-test-key-not-real-123456");
+  try {
+    await using project = await createProject({
+      config: {
+        model: {
+          provider: "anthropic",
+          model: "test-model",
+          base_url: `http://127.0.0.1:${server.addr.port}/v1`,
+          api_key_env: "KAGENT_TEST_ANTHROPIC_KEY",
+          retries: 0,
+        },
+        task: "Read the instructions",
+      },
+    });
+    await Deno.writeTextFile(
+      nodePath.join(project.sandbox.workspace, "CLAUDE.md"),
+      "Answer in English.\n",
+    );
+    const result = await runCli(["--config", project.configPath, "--quiet"]);
+    assert.equal(result.code, 0, result.stderr);
+    const [first, second] = systems;
+    assert.equal(first?.length, 1);
+    assert.equal(block(first?.[0]?.text ?? "", "instruction_file"), null);
+    const sent = block(second?.[0]?.text ?? "", "instruction_file");
+    assert.match(
+      sent ?? "",
+      /^<instruction_file path="CLAUDE\.md">\n[^\n]+\nAnswer in English\.\n/,
+    );
+    assert.ok(second?.[0]?.text.startsWith(first?.[0]?.text ?? "missing"));
+  } finally {
+    Deno.env.delete("KAGENT_TEST_ANTHROPIC_KEY");
+    await server.shutdown();
+  }
+});
