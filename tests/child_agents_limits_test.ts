@@ -107,3 +107,49 @@ Deno.test("kagent-run tools and policy --agent-type show each type's set when th
     "runtime:agent-type",
   );
 });
+
+Deno.test("a sub-agent starts fresh while a fork sees its parent's calls (same script, both ways)", async () => {
+  await using project = await createProject({
+    config: {
+      agents: {
+        probe: {
+          description: "Names the parent's listing",
+          agent_type: "sub",
+          model: { provider: "script", script: "probe.jsonl" },
+        },
+        "probe-fork": {
+          description: "Names the parent's listing",
+          agent_type: "fork",
+          model: { provider: "script", script: "probe.jsonl" },
+        },
+      },
+    },
+    plan: [
+      JSON.stringify({
+        tool_calls: [{ id: "listing", name: "fs.list_files", arguments: { path: "." } }],
+      }),
+      JSON.stringify({
+        tool_calls: [
+          start("fresh", "agent.create_sub_agent", "probe"),
+          start("forked", "agent.fork_agent", "probe-fork"),
+        ],
+      }),
+      JSON.stringify({ content: "done" }),
+    ],
+  });
+  // The template names the parent's call: it fills only in a conversation that holds it.
+  await Deno.writeTextFile(
+    nodePath.join(project.configDir, "probe.jsonl"),
+    JSON.stringify({ content: "I see: {{listing.summary}}" }) + "\n",
+  );
+  const { code, stderr } = await runCli(["run", "--config", project.configPath]);
+  assert.equal(code, 0, stderr);
+  const runDir = await onlyRunDir(project);
+  const tools = await readJsonl(nodePath.join(runDir, "logs", "tools.jsonl"));
+  const result = (id: string) =>
+    tools.find((line) => line.tool_call_id === id)?.result as Record<string, unknown>;
+  assert.equal(result("fresh").error_type, "agent_failed");
+  assert.match(String(result("fresh").output), /no such value yet/);
+  assert.equal(result("forked").ok, true);
+  assert.match(String(result("forked").output), /I see: /);
+});
