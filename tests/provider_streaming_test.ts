@@ -168,6 +168,7 @@ Deno.test("kagent-run never runs a tool_use whose stream was cut: the run fails 
           model: "claude-test",
           base_url: server.baseUrl,
           retries: 0,
+          temperature: 0,
         },
         task: "Write notes",
       },
@@ -197,6 +198,12 @@ Deno.test("kagent-run never runs a tool_use whose stream was cut: the run fails 
         cache_read_input_tokens: 2400,
       });
       const body = server.received[0] ?? {};
+      // API version 2026-10-21 refuses temperature: left out, with a warning.
+      assert.equal("temperature" in body, false);
+      assert.match(
+        stderr,
+        /warning: Not sending "model.temperature" to "claude-test": API version/,
+      );
       assert.deepEqual((body.system as { cache_control?: unknown }[])[0]?.cache_control, {
         type: "ephemeral",
       });

@@ -85,7 +85,7 @@ type WireMessage = AnthropicWireMessage;
  * ```ts
  * import { AnthropicProvider } from "./anthropic_provider.ts";
  * const provider = new AnthropicProvider({
- *   model: "claude-sonnet-4-6",
+ *   model: "claude-sonnet-5-5",
  *   api_key: null,
  *   timeout_ms: 60_000,
  *   retries: 3,

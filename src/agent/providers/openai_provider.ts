@@ -86,7 +86,7 @@ export interface OpenAiProviderOptions {
  * ```ts
  * import { OpenAiProvider } from "./openai_provider.ts";
  * const provider = new OpenAiProvider({
- *   model: "gpt-5-mini",
+ *   model: "gpt-5.4-mini",
  *   base_url: "https://api.openai.com/v1",
  *   api_key: null,
  *   timeout_ms: 60_000,

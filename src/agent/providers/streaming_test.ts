@@ -285,3 +285,20 @@ Deno.test("AnthropicProvider reads a streamed max_tokens as truncated, keeping t
   });
   assert.equal(turn.tool_calls[0]?.arguments, '{"path":"READ');
 });
+
+Deno.test("a stream that stops sending for timeout_ms fails with the wait, never as a whole answer", async () => {
+  await using server = serveEventStream(() => ({
+    chunks: [chunk({ content: "Hel" }), chunk({ content: "lo" }, "stop")],
+    delayMs: 400,
+  }));
+  const model = new OpenAiProvider({
+    model: "gpt-test",
+    base_url: server.baseUrl,
+    api_key: null,
+    timeout_ms: 150,
+    retries: 0,
+  });
+  const error = await rejection(model.complete(request()));
+  assert.match(error.message, /the stream stopped before the answer ended \(no data for 150 ms/);
+  assert.equal(error.details.cause, "no data for 150 ms");
+});
