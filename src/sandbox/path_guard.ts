@@ -382,9 +382,10 @@ export class PathGuard {
 
   /** `real` relative to the workspace when inside it, else `real`. */
   display(real: string): string {
-    // A walk's paths are normalised (no `.`, `..` or double slashes): strip the prefix.
-    if (real.startsWith(this.#workspacePrefix) && !/(^|\/)\.{0,2}(\/|$)/.test(real)) {
-      return real.slice(this.#workspacePrefix.length);
+    // A walk's paths are normalised (no empty, `.` or `..` components): strip the prefix.
+    if (real.startsWith(this.#workspacePrefix)) {
+      const rest = real.slice(this.#workspacePrefix.length);
+      if (!/(^|\/)(\.\.?)?(\/|$)/.test(rest)) return rest;
     }
     if (!isWithin(real, this.workspace)) return real;
     return nodePath.relative(this.workspace, real) || ".";

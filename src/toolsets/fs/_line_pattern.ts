@@ -7,7 +7,6 @@
  * @module
  */
 
-import { Buffer } from "node:buffer";
 import { RE2JS, RE2JSSyntaxException } from "re2js";
 
 /** A compiled pattern: finds the first match in one line, and rules files out cheaply. */
@@ -16,8 +15,8 @@ export interface LinePattern {
   search(line: string): number;
   /**
    * The byte-level literal prefilter: false when `bytes` (a whole file, UTF-8) cannot hold a
-   * matching line because a literal every match contains is absent (native `memmem` through
-   * `Buffer.indexOf`, no decoding). True when it may match, or when the pattern has no literal.
+   * matching line because a literal every match contains is absent (found with the native
+   * `Uint8Array.prototype.indexOf` on its least common byte, no decoding). True when it may match, or when the pattern has no literal.
    */
   mayMatchBytes(bytes: Uint8Array): boolean;
   /**
@@ -35,8 +34,48 @@ const WHOLE_TEXT_TEST_LIMIT = 1 << 20;
 /** What a match needs in the bytes of a file: a literal, all of several, any of several. */
 type Requirement =
   | { kind: "anything" }
-  | { kind: "literal"; bytes: Uint8Array }
+  | { kind: "literal"; bytes: Uint8Array; anchor: number }
   | { kind: "all" | "any"; parts: Requirement[] };
+
+/**
+ * Bytes by how common they are in source code and prose, most common first: the literal search
+ * jumps between occurrences of the literal's least common byte.
+ */
+const COMMON_BYTES = new TextEncoder().encode(" etaoinsrlcdhup\nmfgy.b,w_();=\"'v/kx-:{}\t0");
+
+/** Index in `literal` of its least common byte. */
+function anchorOf(literal: Uint8Array): number {
+  let best = 0;
+  let bestRank = -1;
+  for (let index = 0; index < literal.byteLength; index += 1) {
+    const found = COMMON_BYTES.indexOf(literal[index] as number);
+    const rank = found === -1 ? COMMON_BYTES.byteLength : COMMON_BYTES.byteLength - 1 - found;
+    if (rank > bestRank) {
+      best = index;
+      bestRank = rank;
+    }
+  }
+  return best;
+}
+
+/**
+ * Tells whether `literal` occurs in `haystack`: the native `Uint8Array.prototype.indexOf` finds
+ * each occurrence of the literal's anchor byte (its least common one), and the bytes around it are
+ * compared.
+ */
+function containsLiteral(haystack: Uint8Array, literal: Uint8Array, anchor: number): boolean {
+  const anchorByte = literal[anchor] as number;
+  const last = haystack.byteLength - literal.byteLength + anchor;
+  let position = haystack.indexOf(anchorByte, anchor);
+  while (position !== -1 && position <= last) {
+    const start = position - anchor;
+    let index = 0;
+    while (index < literal.byteLength && haystack[start + index] === literal[index]) index += 1;
+    if (index === literal.byteLength) return true;
+    position = haystack.indexOf(anchorByte, position + 1);
+  }
+  return false;
+}
 
 /**
  * The literals re2js itself found every match must contain (its `Prefilter` tree: type 0 none,
@@ -48,7 +87,8 @@ function requirementOf(node: unknown, depth = 0): Requirement {
   const { type, str, subs } = node as { type?: unknown; str?: unknown; subs?: unknown };
   // U+FFFD also stands for invalid bytes once decoded: its UTF-8 form may be absent.
   if (type === 1 && typeof str === "string" && str.length > 0 && !str.includes("\ufffd")) {
-    return { kind: "literal", bytes: ENCODER.encode(str) };
+    const bytes = ENCODER.encode(str);
+    return { kind: "literal", bytes, anchor: anchorOf(bytes) };
   }
   if ((type === 2 || type === 3) && Array.isArray(subs) && subs.length > 0) {
     const parts = subs.map((sub) => requirementOf(sub, depth + 1));
@@ -60,12 +100,12 @@ function requirementOf(node: unknown, depth = 0): Requirement {
   return { kind: "anything" };
 }
 
-function holds(requirement: Requirement, haystack: Buffer): boolean {
+function holds(requirement: Requirement, haystack: Uint8Array): boolean {
   switch (requirement.kind) {
     case "anything":
       return true;
     case "literal":
-      return haystack.indexOf(requirement.bytes) !== -1;
+      return containsLiteral(haystack, requirement.bytes, requirement.anchor);
     case "all":
       return requirement.parts.every((part) => holds(part, haystack));
     case "any":
@@ -123,7 +163,7 @@ export function compileLinePattern(
     },
     mayMatchBytes(bytes) {
       if (requirement.kind === "anything") return true;
-      return holds(requirement, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+      return holds(requirement, bytes);
     },
     mayMatchText(text) {
       if (whole === null || text.length > WHOLE_TEXT_TEST_LIMIT) return true;
