@@ -337,3 +337,26 @@ Deno.test("the Anthropic provider sends the instruction_file block in its system
     await server.shutdown();
   }
 });
+
+Deno.test("no memories are recalled at the start when the policy asks before memory.recall_memory", async () => {
+  await using model = loopbackModel([]);
+  await using project = await createProject({
+    config: {
+      model: model.model,
+      task: "Deploy the service to staging",
+      memory: { folder: "../memory", project_id: "acme-api" },
+    },
+    permissions: { rules: [{ tools: ["memory.recall_memory"], decision: "ask" }] },
+  });
+  const store = new FileMemoryProvider({
+    folder: nodePath.join(project.sandbox.root, "memory"),
+    projectKey: (await projectIdentity(project.sandbox.workspace, "acme-api")).key,
+  });
+  await store.write("Staging deploys need the VPN", "project", []);
+  const result = await runCli(["--config", project.configPath, "--quiet", "--non-interactive"]);
+  assert.equal(result.code, 0, result.stderr);
+  // The memory matches the task (the near miss above injects it), but nobody allowed the recall.
+  assert.equal(block(model.systems[0] ?? "", "memory_context"), null);
+  const events = await readJsonl(nodePath.join(await onlyRunDir(project), "events.jsonl"));
+  assert.equal(events.filter((event) => event.type === "memory_context.updated").length, 0);
+});

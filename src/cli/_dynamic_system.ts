@@ -16,8 +16,9 @@ import type { RunSession } from "../session/mod.ts";
 export const START_SCOPES: readonly string[] = ["project", "user"];
 
 /**
- * Builds the run's {@linkcode DynamicSystemBlocks} and, when the agent has
- * `memory.recall_memory` and `memory.context_max_bytes` and `memory.context_limit` are above 0,
+ * Builds the run's {@linkcode DynamicSystemBlocks} and, when the policy allows the agent
+ * `memory.recall_memory` unasked and `memory.context_max_bytes` and `memory.context_limit` are
+ * above 0,
  * recalls up to `context_limit` memories for the task from each of the scopes `project` and
  * `user` (those configured) into memory_context (`memory_context.updated`, source `run_start`).
  * A recall that fails is recorded in `logs/errors.jsonl` (source `memory_context`) and the run
@@ -45,9 +46,12 @@ export async function dynamicSystemFor(
     storeText: async (text) => (await artifacts.store(text, "text/plain; charset=utf-8")).ref,
   });
   const memory = session.memory;
+  // A recall the policy would ask about (or deny) is never made unasked at the start.
+  const recall = session.policy.tools.find((tool) => tool.tool === "memory.recall_memory");
   if (
     memory === null || config.memory.context_max_bytes === 0 ||
-    config.memory.context_limit === 0 || !session.runtime.policy.isAvailable("memory.recall_memory")
+    config.memory.context_limit === 0 || recall?.available !== true ||
+    recall.decision !== "allow" || !session.runtime.policy.isAvailable("memory.recall_memory")
   ) {
     return blocks;
   }
