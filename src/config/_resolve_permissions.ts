@@ -27,7 +27,7 @@ export async function resolvePermissions(
     return { permissions, permissionsPath: resolveConfigPath(context, written, "permissions") };
   }
   const permissions: LoadedPermissions = written === undefined
-    ? { rules: [] }
+    ? { rules: [], mode: "default", smart_max_risk: 0 }
     : withRuleIds(written);
   return { permissions, permissionsPath: null };
 }

@@ -60,7 +60,7 @@ Deno.test("loadConfig fills every default when the file sets only the workspace"
       hide_sensitive_in_listings: false,
     },
     permissionsPath: null,
-    permissions: { rules: [] },
+    permissions: { rules: [], mode: "default", smart_max_risk: 0 },
     model: null,
     task: null,
     agent: {
@@ -116,7 +116,7 @@ Deno.test("loadConfig uses the config folder as workspace when the file is empty
   const config = await loadConfig(fixture("empty.jsonc"));
   assert.equal(config.workspace, TESTDATA);
   assert.equal(config.runs_dir, join(TESTDATA, "runs"));
-  assert.deepEqual(config.permissions, { rules: [] });
+  assert.deepEqual(config.permissions, { rules: [], mode: "default", smart_max_risk: 0 });
 });
 
 Deno.test("loadConfig resolves relative paths against the config folder when run from elsewhere", async () => {

@@ -120,7 +120,11 @@ Deno.test("loadPermissionsFile says rules is required when the file is an empty 
 
 Deno.test("loadPermissionsFile accepts an empty rules list when the file allows nothing extra", async () => {
   await withPermissionsFile({ $schema: "x", rules: [] }, async (path) => {
-    assert.deepEqual(await loadPermissionsFile(path, "permissions", CONFIG), { rules: [] });
+    assert.deepEqual(await loadPermissionsFile(path, "permissions", CONFIG), {
+      rules: [],
+      mode: "default",
+      smart_max_risk: 0,
+    });
   });
 });
 
@@ -138,6 +142,22 @@ Deno.test("loadPermissionsFile expands ~/ with the given home when the path star
     const loaded = await loadPermissionsFile("~/permissions.json", "permissions", CONFIG, {
       home: () => dir,
     });
-    assert.deepEqual(loaded, { rules: [] });
+    assert.deepEqual(loaded, { rules: [], mode: "default", smart_max_risk: 0 });
+  });
+});
+
+Deno.test("loadPermissionsFile reads smart mode and its risk bound, and refuses a risk above 4", async () => {
+  await withPermissionsFile({ mode: "smart", smart_max_risk: 1, rules: [] }, async (path) => {
+    const loaded = await loadPermissionsFile(path, "permissions", CONFIG);
+    assert.equal(loaded.mode, "smart");
+    assert.equal(loaded.smart_max_risk, 1);
+  });
+  await withPermissionsFile({ mode: "smart", smart_max_risk: 5, rules: [] }, async (path) => {
+    const error = await configError(loadPermissionsFile(path, "permissions", CONFIG));
+    assert.equal(error.key, "smart_max_risk");
+  });
+  await withPermissionsFile({ mode: "clever", rules: [] }, async (path) => {
+    const error = await configError(loadPermissionsFile(path, "permissions", CONFIG));
+    assert.equal(error.key, "mode");
   });
 });

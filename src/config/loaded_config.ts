@@ -106,7 +106,10 @@ interface ResolvedSections {
    * `<configDir>/runs`.
    */
   runs_dir: string;
-  /** The config layer's rules, ids filled. Default: `{ rules: [] }`. */
+  /**
+   * The config layer's rules, ids filled, and the mode. Default:
+   * `{ rules: [], mode: "default", smart_max_risk: 0 }`.
+   */
   permissions: LoadedPermissions;
   /** The model, or `null` when the config has none. */
   model: ModelConfig | null;

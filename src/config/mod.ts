@@ -79,7 +79,9 @@ export { loadPermissionsFile, type LoadPermissionsFileOptions } from "./load_per
 export {
   type LoadedPermissions,
   PERMISSION_DECISIONS,
+  PERMISSION_MODES,
   type PermissionDecision,
+  type PermissionMode,
   type PermissionRule,
   type PermissionRuleInput,
   PermissionRuleSchema,

@@ -8,6 +8,12 @@
 import { z } from "zod";
 import { parseHostPattern } from "./host_pattern.ts";
 
+/** How asks are answered: `default` asks a person (or a grant); `smart` may answer from annotations. */
+export const PERMISSION_MODES = ["default", "smart"] as const;
+
+/** One of {@linkcode PERMISSION_MODES}. */
+export type PermissionMode = typeof PERMISSION_MODES[number];
+
 /** The three decisions a rule can give, in increasing strength: deny beats ask beats allow. */
 export const PERMISSION_DECISIONS = ["allow", "ask", "deny"] as const;
 
@@ -69,6 +75,16 @@ export const PermissionRuleSchema = z.strictObject({
  */
 export const PermissionsFileSchema = z.strictObject({
   $schema: z.string().optional().describe("JSON Schema of this file, for editors; ignored."),
+  mode: z.enum(PERMISSION_MODES).optional().describe(
+    '"smart": a call that would ask a person (by a rule of this file, or because write tools ask ' +
+      "by default) runs without asking when its tool's annotations say read-only, not " +
+      'destructive, not open-world, risk at most "smart_max_risk", and no confirmation required; ' +
+      'recorded with rule "smart:annotations". Asks of kagent-run\'s own (sensitive paths, ' +
+      'high-risk tools, unconfined commands), of skills and of hooks still ask. Default: "default".',
+  ),
+  smart_max_risk: z.int().min(0).max(4).optional().describe(
+    'The highest risk level (0 Safe … 4 Critical) "smart" mode lets run unasked. Default: 0.',
+  ),
   rules: z.array(PermissionRuleSchema).describe("Rules, checked together: the strongest wins."),
 }).superRefine((file, context) => {
   const firstIndexOfId = new Map<string, number>();
@@ -100,9 +116,13 @@ export type PermissionRuleInput = z.infer<typeof PermissionRuleSchema>;
  */
 export type PermissionRule = PermissionRuleInput & { id: string };
 
-/** Loaded permissions: the rules with their ids filled. */
+/** Loaded permissions: the rules with their ids filled, the mode and its risk bound. */
 export interface LoadedPermissions {
   rules: PermissionRule[];
+  /** @default "default" */
+  mode: PermissionMode;
+  /** The highest risk `smart` mode lets run unasked, 0–4. @default 0 */
+  smart_max_risk: number;
 }
 
 /**
@@ -120,9 +140,13 @@ export function ruleId(rule: { id?: string | undefined }, index: number): string
 }
 
 /**
- * Fills rule ids of a parsed permissions file (uniqueness is checked by
+ * Fills rule ids, the mode and its risk bound of a parsed permissions file (uniqueness is checked by
  * {@linkcode PermissionsFileSchema}).
  */
 export function withRuleIds(file: PermissionsFile): LoadedPermissions {
-  return { rules: file.rules.map((rule, index) => ({ ...rule, id: ruleId(rule, index) })) };
+  return {
+    rules: file.rules.map((rule, index) => ({ ...rule, id: ruleId(rule, index) })),
+    mode: file.mode ?? "default",
+    smart_max_risk: file.smart_max_risk ?? 0,
+  };
 }

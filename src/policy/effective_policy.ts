@@ -48,6 +48,7 @@ import type { PolicyInputs, SkillRequest, ToolPolicy } from "./policy_inputs.ts"
 import { agentTypeExclusion } from "./agent_tool_sets.ts";
 import { RUNTIME_RULES } from "./runtime_rules.ts";
 import { narrowedOutTools, skillCommandDeny } from "./_skill_narrowing.ts";
+import { smartApproval, smartSnapshot } from "./_smart_approval.ts";
 
 export { RUNTIME_RULES } from "./runtime_rules.ts";
 
@@ -133,12 +134,15 @@ export class EffectivePolicy {
   }
 
   /**
-   * Decides one call.
+   * Decides one call (in smart mode an ask may then be answered: `_smart_approval.ts`).
    *
    * @param tool The tool called.
    * @param scope Its targets as the path guard resolved them.
    */
   decide(tool: ToolDescriptor, scope: TargetScope): PolicyDecision {
+    return smartApproval(this.#decide(tool, scope), tool, this.#inputs.smartApproval ?? null);
+  }
+  #decide(tool: ToolDescriptor, scope: TargetScope): PolicyDecision {
     // 1. Sandbox constraints, before any rule: nothing can allow past them.
     for (const path of scope.paths) {
       if (path.protected !== null) {
@@ -359,6 +363,7 @@ export class EffectivePolicy {
           : { allowed_tools: this.#inputs.allowedTools }),
       },
       tools: this.tools,
+      ...smartSnapshot(this.#inputs.smartApproval ?? null),
     };
   }
 

@@ -88,6 +88,12 @@ export interface PolicyInputs {
   /** Tools the task suggests: a preference recorded in the snapshot, never a grant. */
   suggestedTools?: string[];
   /**
+   * `permissions.mode: "smart"`: asks of config rules and of the default layer are answered from
+   * the tool's annotations when they are safe, up to this risk level (`smart:annotations`).
+   * @default null: every ask asks
+   */
+  smartApproval?: { maxRisk: number } | null;
+  /**
    * How the commands of command tools (`tools`: exec.run_command, skills.run_script, declarative
    * tools) are confined. `off` turns those tools off (`sandbox:command-isolation`); `none` makes
    * every call of them ask (`runtime:unconfined-command`), whatever a rule allows. @default bwrap

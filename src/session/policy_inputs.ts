@@ -46,6 +46,9 @@ export function policyInputs(parts: SessionPolicyParts): PolicyInputs {
     workspace: guard.workspace,
     configRules: config.permissions.rules,
     configSource: config.permissionsPath ?? (config.permissions.rules.length > 0 ? "inline" : null),
+    ...(config.permissions.mode === "smart"
+      ? { smartApproval: { maxRisk: config.permissions.smart_max_risk } }
+      : {}),
     skillRequests: options.skillRequests ?? [],
     ...(options.agentType === undefined ? {} : { agentType: options.agentType }),
     ...(options.agent === undefined ? {} : { agentType: options.agent.role }),

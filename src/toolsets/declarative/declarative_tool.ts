@@ -18,7 +18,7 @@
  */
 
 import { resolveCommand } from "../../exec/mod.ts";
-import type { ToolDefinition } from "../../tools/mod.ts";
+import type { RiskLevel, ToolDefinition } from "../../tools/mod.ts";
 import { failure, isErrorType, success, type ToolOutcome } from "../../result/mod.ts";
 import { runPrepared } from "../exec/run_prepared.ts";
 import type { DeclarativeToolFile } from "./declarative_tool_file.ts";
@@ -63,13 +63,13 @@ export function declarativeTool(file: DeclarativeToolFile): ToolDefinition {
     permission: readonly ? "readonly" : "write",
     tags: [...new Set([...file.tags, "declarative"])],
     annotations: {
-      read_only: readonly,
-      destructive: false,
-      idempotent: readonly,
-      open_world: false,
-      risk_level: dangerous ? 4 : readonly ? 1 : 3,
-      category: "declarative",
-      requires_confirmation: dangerous,
+      read_only: file.annotations?.read_only ?? readonly,
+      destructive: file.annotations?.destructive ?? false,
+      idempotent: file.annotations?.idempotent ?? readonly,
+      open_world: file.annotations?.open_world ?? false,
+      risk_level: (file.annotations?.risk ?? (dangerous ? 4 : readonly ? 1 : 3)) as RiskLevel,
+      category: file.annotations?.category ?? "declarative",
+      requires_confirmation: file.annotations?.requires_confirmation ?? dangerous,
     },
     targets: (
       args,

@@ -52,6 +52,41 @@ export const DeclarativeToolFileSchema = z.strictObject({
   timeout_ms: z.int().min(1),
   stdout_limit_bytes: z.int().min(64),
   stderr_limit_bytes: z.int().min(64),
+  annotations: z.strictObject({
+    risk: z.int().min(0).max(4).optional().describe(
+      "0 Safe, 1 Low, 2 Medium, 3 High, 4 Critical. Default: 1 readonly, 3 write, 4 dangerous",
+    ),
+    read_only: z.boolean().optional().describe('Only with "permission": "readonly"'),
+    destructive: z.boolean().optional().describe(
+      "true turns the tool off unless a permissions rule names it exactly",
+    ),
+    idempotent: z.boolean().optional(),
+    open_world: z.boolean().optional().describe("The command reaches outside the sandbox"),
+    category: z.string().min(1).max(64).optional(),
+    requires_confirmation: z.boolean().optional().describe("Every call asks"),
+  }).optional().describe(
+    'Behaviour hints, read by "smart" permissions mode (a read-only, closed-world tool within ' +
+      "smart_max_risk runs unasked where it would ask). Undeclared hints are derived from " +
+      "permission and tags, as before. A dangerous tool cannot lower its risk below 4, drop its " +
+      "confirmation or claim read-only.",
+  ),
+}).superRefine((file, context) => {
+  const declared = file.annotations;
+  if (declared === undefined) return;
+  const issue = (key: string, message: string) =>
+    context.addIssue({ code: "custom", path: ["annotations", key], message, input: declared });
+  if (declared.read_only === true && file.permission !== "readonly") {
+    issue("read_only", 'needs "permission": "readonly"');
+  }
+  if (file.tags.includes("dangerous")) {
+    if (declared.read_only === true) issue("read_only", "a dangerous tool is never read-only");
+    if (declared.requires_confirmation === false) {
+      issue("requires_confirmation", "a dangerous tool always asks for confirmation");
+    }
+    if (declared.risk !== undefined && declared.risk < 4) {
+      issue("risk", "a dangerous tool has risk 4");
+    }
+  }
 });
 
 /** A declarative tool file after validation, with where it came from. */
