@@ -1,7 +1,9 @@
 /**
  * The result vocabulary every layer speaks: what a tool call answers ({@linkcode ToolResult},
- * {@linkcode ToolOutcome}) and the closed set of error types ({@linkcode ERROR_TYPES}). It sits
- * below the sandbox and the tool contract, which both answer in it.
+ * {@linkcode ToolOutcome}), the closed set of error types ({@linkcode ERROR_TYPES}) and the display
+ * blocks a result shows a person ({@linkcode DisplayBlock}, read through
+ * {@linkcode readDisplayBlocks}). It sits below the sandbox and the tool contract, which both
+ * answer in it.
  *
  * @example
  * ```ts
@@ -12,6 +14,24 @@
  * @module
  */
 
+export {
+  type ArtifactLinkBlock,
+  type BriefBlock,
+  briefOf,
+  type DiffBlock,
+  DISPLAY_BLOCK_TYPES,
+  type DisplayBlock,
+  type FileExcerptBlock,
+  isKnownBlock,
+  type KnownDisplayBlock,
+  MAX_BRIEF_CHARACTERS,
+  MAX_DISPLAY_BLOCK_BYTES,
+  MAX_DISPLAY_BLOCKS,
+  readDisplayBlocks,
+  type ShellBlock,
+  type TableBlock,
+  type UnknownBlock,
+} from "./display_blocks.ts";
 export {
   type ArtifactRef,
   ERROR_TYPES,

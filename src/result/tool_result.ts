@@ -7,6 +7,8 @@
  * @module
  */
 
+import type { DisplayBlock } from "./display_blocks.ts";
+
 /**
  * The closed set of `error.type` values. Add, never rename: users' scripts match on them.
  *
@@ -110,6 +112,12 @@ export interface ToolResult {
   error: ToolError | null;
   /** Wall time of the whole pipeline for this call, in milliseconds. */
   duration_ms: number;
+  /**
+   * What the call shows a person (`display_blocks.ts`), apart from `output`, which is for the model:
+   * the runtime always sets it (a `brief` first); absent on results made outside the runtime
+   * (a skipped call) and in runs recorded before display blocks, where renderers use `summary`.
+   */
+  display?: DisplayBlock[];
 }
 
 /**
@@ -130,6 +138,11 @@ export interface ToolOutcome {
    * runtime (only for an ok outcome) to the rest of the run; it never reaches the ToolResult.
    */
   narrowing?: NarrowingRequest;
+  /**
+   * Display blocks the handler made itself; the runtime checks them (`readDisplayBlocks`), and they
+   * win over the blocks it would build from the outcome for the same types. @default none
+   */
+  display?: unknown[];
 }
 
 /**

@@ -82,6 +82,8 @@ export function eventTypeOf(result: ToolResult): "tool.completed" | "tool.failed
  * - `arguments`: the arguments text as the model sent it, or null and `arguments_artifact`
  *   (`{ref, sha256, bytes, media_type}`) when longer than the inline size;
  * - `result.output`: the output as the model received it, or null and `result.output_artifact`;
+ * - `result.display`: the display blocks a person is shown (`result/display_blocks.ts`), `[]`
+ *   when the result has none;
  * - `approval`: `{by: "rule" | "grant" | "session_grant" | "terminal", scope, ...}` or null;
  * - `exit_code` and `signal`, for a command (a result whose data carries `exit_code`);
  * - `events`: `{started, ended}`, the `seq` in `events.jsonl` of the call's `tool.started` event
@@ -216,6 +218,8 @@ async function toolLine(
       artifacts: result.artifacts,
       output: keptOutput.text,
       output_artifact: keptOutput.artifact,
+      // What a person is shown (display blocks, already redacted and capped); [] when none.
+      display: result.display ?? [],
     },
     ...commandStatus(result.data),
     approval: entry.approval ?? null,
