@@ -211,10 +211,12 @@ function registerTools(
   declarativeFiles: readonly DeclarativeToolFile[],
 ): void {
   for (const tool of tools) {
+    const file = declarativeFiles.find((candidate) => candidate.name === tool.name);
     try {
-      registry.register(tool);
+      // A declarative tool's schema comes from its file: compiled now, so a bad one is a config
+      // error at start-up. The built-in tools' validators are compiled when first called.
+      registry.register(tool, { compile: file === undefined ? "on_first_use" : "now" });
     } catch (error) {
-      const file = declarativeFiles.find((candidate) => candidate.name === tool.name);
       if (!(error instanceof ToolRegistrationError) || file === undefined) throw error;
       throw new ConfigError({
         code: "tool_invalid",
