@@ -114,6 +114,34 @@ async function wireSession(
   read: ReturnType<typeof environmentReader>,
   run: ReturnType<typeof sessionRun>,
 ): Promise<RunSession> {
+  const exec = commandsRun(prepared.commands)
+    ? execContext(prepared.commands, prepared.skillDirs, config, run, prepared.secrets)
+    : null;
+  // The tool Worker starts now, so that loading its modules overlaps the records written below;
+  // it is awaited where it is needed (a failure is recorded there), and stopped when the start
+  // fails before that.
+  const starting = ToolWorker.start(workerOptions(prepared, exec, config, folder, options));
+  starting.catch(() => {});
+  try {
+    return await wireStarting(folder, config, options, now, prepared, read, run, exec, starting);
+  } catch (error) {
+    void starting.then((worker) => worker.terminate(), () => {});
+    throw error;
+  }
+}
+
+/** {@linkcode wireSession} while the tool Worker starts. */
+async function wireStarting(
+  folder: RunFolder,
+  config: LoadedConfig,
+  options: SessionOptions,
+  now: () => Date,
+  prepared: PreparedPolicy,
+  read: ReturnType<typeof environmentReader>,
+  run: ReturnType<typeof sessionRun>,
+  exec: ExecContext | null,
+  starting: Promise<ToolWorker>,
+): Promise<RunSession> {
   // Hook programs resolve now, outside the workspace and every write root (ConfigError, exit 2).
   const configHooks = await prepareHooks(config, {
     forbiddenRoots: prepared.guard.allWriteRoots,
@@ -137,15 +165,12 @@ async function wireSession(
   });
   await checkGrants(options.grants ?? [], prepared.policy.hash, recorder, config);
   await recordStart(folder, config, options, prepared, recorder, redactor, now);
-  const exec = commandsRun(prepared.commands)
-    ? execContext(prepared.commands, prepared.skillDirs, config, run, prepared.secrets)
-    : null;
   if (prepared.commands?.isolation.effective === "off") {
     await recorder.event("command_tools.disabled", { reason: prepared.commands.isolation.reason });
     await recorder.error({ source: "sandbox", message: prepared.commands.isolation.reason });
   }
   await recordMcpServers(prepared, recorder);
-  const worker = await startWorker(prepared, exec, config, folder, options, recorder);
+  const worker = await startedWorker(starting, recorder);
   const hooks = new HookRunner({
     preToolUse: [...configHooks.preToolUse, ...(options.hooks?.preToolUse ?? [])],
     postToolUse: [...configHooks.postToolUse, ...(options.hooks?.postToolUse ?? [])],
@@ -304,40 +329,47 @@ async function recordStart(
   }
 }
 
-/** Starts the tool Worker on the session's tool settings; a failure is recorded, then thrown. */
-async function startWorker(
+/** The tool Worker's options from the session's tool settings. */
+function workerOptions(
   prepared: PreparedPolicy,
   exec: ExecContext | null,
   config: LoadedConfig,
   folder: RunFolder,
   options: SessionOptions,
+): Parameters<typeof ToolWorker.start>[0] {
+  return {
+    exec,
+    files: {
+      search_time_budget_ms: config.limits.search_time_budget_ms,
+      hide_sensitive_in_listings: config.sandbox.hide_sensitive_in_listings,
+    },
+    commandTools: prepared.toolSettings.command_tools,
+    memory: prepared.toolSettings.memory,
+    skillDirs: prepared.toolSettings.skill_dirs,
+    declarativeTools: prepared.toolSettings.declarative_tools,
+    guard: prepared.guard,
+    run: {
+      run_id: folder.id,
+      workspace: folder.paths.workspace,
+      deliverables: folder.paths.deliverables,
+    },
+    permissions: prepared.workerPermissions,
+    fetchHosts: prepared.memory === null ? [] : prepared.network.memory,
+    ...(options.memoryFetch === undefined ? {} : { fetch: options.memoryFetch }),
+    ...(options.workerEntry === undefined ? {} : { entry: options.workerEntry }),
+    // Commands keep their own time (≤ tools.max_timeout_ms); this only catches a stuck handler.
+    handlerTimeoutMs: options.handlerTimeoutMs ??
+      Math.max(DEFAULT_HANDLER_TIMEOUT_MS, config.tools.max_timeout_ms + HANDLER_GRACE_MS),
+  };
+}
+
+/** Waits for the tool Worker started early; a failure is recorded, then thrown. */
+async function startedWorker(
+  starting: Promise<ToolWorker>,
   recorder: AuditRecorder,
 ): Promise<ToolWorker> {
   try {
-    return await ToolWorker.start({
-      exec,
-      files: {
-        search_time_budget_ms: config.limits.search_time_budget_ms,
-        hide_sensitive_in_listings: config.sandbox.hide_sensitive_in_listings,
-      },
-      commandTools: prepared.toolSettings.command_tools,
-      memory: prepared.toolSettings.memory,
-      skillDirs: prepared.toolSettings.skill_dirs,
-      declarativeTools: prepared.toolSettings.declarative_tools,
-      guard: prepared.guard,
-      run: {
-        run_id: folder.id,
-        workspace: folder.paths.workspace,
-        deliverables: folder.paths.deliverables,
-      },
-      permissions: prepared.workerPermissions,
-      fetchHosts: prepared.memory === null ? [] : prepared.network.memory,
-      ...(options.memoryFetch === undefined ? {} : { fetch: options.memoryFetch }),
-      ...(options.workerEntry === undefined ? {} : { entry: options.workerEntry }),
-      // Commands keep their own time (≤ tools.max_timeout_ms); this only catches a stuck handler.
-      handlerTimeoutMs: options.handlerTimeoutMs ??
-        Math.max(DEFAULT_HANDLER_TIMEOUT_MS, config.tools.max_timeout_ms + HANDLER_GRACE_MS),
-    });
+    return await starting;
   } catch (error) {
     await recorder.error({
       source: "runtime",
