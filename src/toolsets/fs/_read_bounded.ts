@@ -58,10 +58,14 @@ export function readAllBoundedSync(
       larger.set(buffer);
       buffer = larger;
     }
+    const room = buffer.byteLength - length;
     const read = file.readSync(buffer.subarray(length));
     if (read === null) break;
     length += read;
     if (length > maxBytes) return { bytes: "too_large", buffer };
+    // A regular file reads short only at its end: once the size from the stat is in, a short
+    // read saves the call that would return nothing.
+    if (read < room && length >= sizeHint) break;
   }
   return { bytes: buffer.subarray(0, length), buffer };
 }
