@@ -82,6 +82,7 @@ const FIELDS: FieldNames = {
     model_hosts: true,
     memory_hosts: true,
     mcp_hosts: true,
+    tool_hosts: true,
     tool_worker_net: true,
     main_thread_net: true,
   },

@@ -176,6 +176,8 @@ export type AuditEvent =
     memory_hosts: string[];
     /** Hosts the mcp channel may reach (the HTTP MCP servers'). */
     mcp_hosts: string[];
+    /** `network.hosts` patterns the tools channel (`net.fetch`) may reach; [] without it. */
+    tool_hosts: string[];
     /** Always false: tool Workers have no network. */
     tool_worker_net: false;
     /** The main thread's own `net` permission, as queried. */

@@ -189,6 +189,7 @@ async function runWithNetwork(
     model_hosts: gateway?.channels.model ?? [],
     memory_hosts: gateway?.channels.memory ?? [],
     mcp_hosts: gateway?.channels.mcp ?? [],
+    tool_hosts: gateway?.channels.tools ?? [],
     tool_worker_net: session.workerPermissions.net,
     // Measured, not assumed: "granted" only when the process kept its own net permission.
     main_thread_net: Deno.permissions.querySync({ name: "net" }).state,
