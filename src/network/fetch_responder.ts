@@ -59,7 +59,7 @@ export async function answerFetch(
     return {
       type: "fetch_error",
       id: message.id,
-      message: `Cannot reach "${host}": ${failureReason(error)}`,
+      message: unreachable(host, error),
     };
   }
 }
@@ -125,7 +125,7 @@ async function streamFetch(
       signal,
     });
   } catch (error) {
-    post({ type: "fetch_error", id, message: `Cannot reach "${host}": ${failureReason(error)}` });
+    post({ type: "fetch_error", id, message: unreachable(host, error) });
     return;
   }
   post({
@@ -160,6 +160,16 @@ async function streamFetch(
   const rest = decoder.decode();
   if (rest !== "") post({ type: "fetch_chunk", id, text: rest });
   post({ type: "fetch_end", id });
+}
+
+/**
+ * The message of a request that failed before its response: `Cannot reach "<host>": <why>`, or the
+ * error's own message when it already is one (the tools channel's refusals name the host and the
+ * rule themselves).
+ */
+function unreachable(host: string, error: unknown): string {
+  const reason = failureReason(error);
+  return reason.startsWith("Cannot ") ? reason : `Cannot reach "${host}": ${reason}`;
 }
 
 /**
