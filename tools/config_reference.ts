@@ -55,6 +55,11 @@ function walk(node: SchemaNode, path: string, rows: Row[], variant = ""): void {
     }
     if (child.properties !== undefined) walk(child, childPath, rows);
     if (child.items?.properties !== undefined) walk(child.items, `${childPath}[]`, rows);
+    // A map of objects (`agents`): its entries' keys under `<id>`.
+    const entry = child.additionalProperties;
+    if (typeof entry === "object" && entry.properties !== undefined) {
+      walk(entry, `${childPath}.<id>`, rows);
+    }
   }
 }
 
