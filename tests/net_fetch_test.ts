@@ -73,13 +73,17 @@ async function policyOf(network: Record<string, unknown>, rules: Record<string, 
 async function openNetRun(
   network: Record<string, unknown>,
   rules: Record<string, unknown>[],
-  options: { approver?: Approver; grants?: Grant[] } = {},
+  options: { approver?: Approver; grants?: Grant[]; ca?: string[] } = {},
 ): Promise<{ session: RunSession } & AsyncDisposable> {
   const config = await writeConfig(network, rules);
   const gateway = await NetworkGateway.start({
     channels: networkChannels(config),
     // The test process may reach 127.0.0.1 only; a real run's tools Worker has net for all hosts.
-    tools: { maxResponseBytes: config.network.max_response_bytes, permission: ["127.0.0.1"] },
+    tools: {
+      maxResponseBytes: config.network.max_response_bytes,
+      permission: ["127.0.0.1"],
+      ...(options.ca === undefined ? {} : { caCertificates: options.ca }),
+    },
   });
   const session = await openRunSession(config, {
     toolsFetch: gateway.fetchFor("tools"),
@@ -264,5 +268,40 @@ Deno.test("net.fetch fails a body over network.max_response_bytes and a call ove
     assert.equal(text.ok, true, text.output);
   } finally {
     await a.close();
+  }
+});
+
+Deno.test("net.fetch speaks TLS to a listed https host and verifies its certificate", async () => {
+  const testdata = new URL("./testdata/network/", import.meta.url);
+  const cert = await Deno.readTextFile(new URL("loopback_tls.crt", testdata));
+  const key = await Deno.readTextFile(new URL("loopback_tls.key", testdata));
+  const seen: string[] = [];
+  const secure = Deno.serve({ hostname: "127.0.0.1", port: 0, cert, key, onListen: () => {} }, (
+    request,
+  ) => {
+    seen.push(new URL(request.url).pathname);
+    return new Response("over tls");
+  });
+  const hosts = [`127.0.0.1:${secure.addr.port}`];
+  const rules = [{ tools: ["net.fetch"], hosts, decision: "allow" }];
+  const url = `https://127.0.0.1:${secure.addr.port}/secret`;
+  try {
+    {
+      // The server's self-signed certificate is not in the host's bundle: refused, nothing read.
+      await using run = await openNetRun({ hosts }, rules);
+      const refused = await fetchCall(run.session, "tls1", { url });
+      assert.equal(refused.ok, false, refused.output);
+      assert.equal(refused.error?.type, "io_error");
+      assert.match(refused.error?.message ?? "", /certificate/i);
+      assert.deepEqual(seen, []);
+    }
+    // Near miss: with its certificate as the authority the request goes through, encrypted.
+    await using run = await openNetRun({ hosts }, rules, { ca: [cert] });
+    const read = await fetchCall(run.session, "tls2", { url });
+    assert.equal(read.ok, true, read.output);
+    assert.match(read.output, /over tls$/);
+    assert.deepEqual(seen, ["/secret"]);
+  } finally {
+    await secure.shutdown();
   }
 });

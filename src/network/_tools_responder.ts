@@ -11,19 +11,19 @@ import type { FetchReplyMessage } from "./message_fetch.ts";
 import { pinnedFetch } from "./pinned_fetch.ts";
 
 /**
- * A responder that performs requests with {@linkcode pinnedFetch} over `hosts` and answers whole
- * bodies as bytes, capped at `maxBytes`.
+ * A responder that performs requests with {@linkcode pinnedFetch} over `init.hosts` (verifying
+ * `https:` servers against `init.ca`) and answers whole bodies as bytes, capped at
+ * `init.max_response_bytes`.
  */
 export function toolsResponder(
-  hosts: readonly string[],
-  maxBytes: number,
+  init: { hosts: readonly string[]; max_response_bytes: number; ca: readonly string[] },
   post: (reply: FetchReplyMessage) => void,
 ): FetchResponder {
   return new FetchResponder({
     post,
-    maxBytes,
+    maxBytes: init.max_response_bytes,
     binary: true,
-    fetch: pinnedFetch({ allowlist: new HostAllowlist(hosts) }),
+    fetch: pinnedFetch({ allowlist: new HostAllowlist(init.hosts), ca: init.ca }),
     refuse: (request) =>
       request.channel === "tools"
         ? null

@@ -16,6 +16,7 @@ export { answerFetch, FetchResponder, type FetchResponderOptions } from "./fetch
 export {
   DEFAULT_BASE_URLS,
   defaultNetworkWorkerEntry,
+  hostCaCertificates,
   type NetworkChannels,
   networkChannels,
   type NetworkConfig,

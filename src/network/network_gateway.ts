@@ -46,8 +46,8 @@ export interface NetworkWorkerInit {
   channels: Record<string, string[]>;
   /** Cap of a response body in bytes. */
   max_response_bytes: number;
-  /** The `tools` channel's allowlist, in the Worker that serves it. @default none */
-  tools?: { hosts: string[]; max_response_bytes: number };
+  /** The `tools` channel's allowlist and CA certificates (PEM), in the Worker that serves it. */
+  tools?: { hosts: string[]; max_response_bytes: number; ca: string[] };
 }
 
 /**
@@ -111,10 +111,11 @@ export interface NetworkGatewayOptions {
   /**
    * The `tools` channel's Worker: its body cap in bytes (`network.max_response_bytes`) and its
    * Deno net permission (`true`: every host, since its connections go to resolved addresses; a
-   * list narrows it, e.g. `["127.0.0.1"]` in tests). @default cap DEFAULT_MAX_RESPONSE_BYTES,
-   * permission true
+   * list narrows it, e.g. `["127.0.0.1"]` in tests), and the certificate authorities `https:`
+   * servers are verified against (PEM). @default cap DEFAULT_MAX_RESPONSE_BYTES, permission true,
+   * the host's CA bundle ({@linkcode hostCaCertificates})
    */
-  tools?: { maxResponseBytes?: number; permission?: true | string[] };
+  tools?: { maxResponseBytes?: number; permission?: true | string[]; caCertificates?: string[] };
   /** @default network_worker_main.ts beside this module (`.js` in a bundle) */
   entry?: URL;
 }
@@ -165,7 +166,11 @@ export class NetworkGateway {
         type: "init",
         channels: {},
         max_response_bytes: cap,
-        tools: { hosts: toolHosts, max_response_bytes: cap },
+        tools: {
+          hosts: toolHosts,
+          max_response_bytes: cap,
+          ca: options.tools?.caCertificates ?? await hostCaCertificates(),
+        },
       });
     } catch (error) {
       main.client.close("Cannot send the request: the network gateway did not start");
@@ -255,4 +260,37 @@ export function defaultNetworkWorkerEntry(): URL {
     bundled ? "./network_worker_main.js" : "./network_worker_main.ts",
     import.meta.url,
   );
+}
+
+/** Where hosts keep their CA bundle: Debian/Ubuntu, Fedora/RHEL, openSUSE, Alpine/macOS. */
+const CA_BUNDLES = [
+  "/etc/ssl/certs/ca-certificates.crt",
+  "/etc/pki/tls/certs/ca-bundle.crt",
+  "/etc/ssl/ca-bundle.pem",
+  "/etc/ssl/cert.pem",
+];
+
+/**
+ * The host's CA certificates as one PEM text: the file `SSL_CERT_FILE` names, else the first
+ * bundle of the usual paths that reads; none when nothing does (then `net.fetch` refuses `https:`,
+ * saying so). Read on the main thread: the tools Worker has no read permission, and Node's own
+ * store would need Deno's whole `sys` permission (measured on Deno 2.9.6: `tls.rootCertificates`
+ * asks for `sys` "ca", which `--allow-sys=ca` does not accept).
+ */
+export async function hostCaCertificates(): Promise<string[]> {
+  let named: string | undefined;
+  try {
+    named = Deno.env.get("SSL_CERT_FILE");
+  } catch {
+    named = undefined;
+  }
+  for (const path of named === undefined || named === "" ? CA_BUNDLES : [named]) {
+    try {
+      const text = await Deno.readTextFile(path);
+      if (text.includes("-----BEGIN CERTIFICATE-----")) return [text];
+    } catch {
+      // Not here: the next path.
+    }
+  }
+  return [];
 }

@@ -41,7 +41,7 @@ scope.onmessage = (event) => {
   }
   // The tools Worker: the tools channel alone, loaded only here.
   import("./_tools_responder.ts").then((module) => {
-    responder = module.toolsResponder(tools.hosts, tools.max_response_bytes, post);
+    responder = module.toolsResponder(tools, post);
     scope.postMessage({ type: "ready" });
   }).catch((error) => {
     // Thrown outside the promise, so the gateway's onerror hears of it instead of waiting.

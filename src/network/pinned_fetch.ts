@@ -42,6 +42,12 @@ export interface PinnedFetchOptions {
    * for any program on the host)
    */
   resolve?: ResolveHost;
+  /**
+   * The certificate authorities `https:` servers are verified against (PEM texts). Node's own
+   * default store needs Deno's whole `sys` permission, which the Worker does not get, so the
+   * gateway reads the host's bundle and passes it here. @default none: `https:` is refused
+   */
+  ca?: readonly string[];
 }
 
 /** Statuses whose response has no body (the Response constructor refuses one). */
@@ -129,8 +135,15 @@ export function pinnedFetch(options: PinnedFetchOptions): typeof fetch {
       }
     }
     const pinned = addresses[0] as ResolvedAddress;
+    const ca = options.ca ?? [];
+    if (url.protocol === "https:" && ca.length === 0) {
+      throw new TypeError(
+        `Cannot reach "${target}": no certificate authorities to verify it with (the host's CA ` +
+          "bundle was not found; set SSL_CERT_FILE)",
+      );
+    }
     const body = request.body === null ? null : new Uint8Array(await request.arrayBuffer());
-    return await send(request, url, bare, pinned, body);
+    return await send(request, url, bare, pinned, body, ca);
   };
 }
 
@@ -141,6 +154,7 @@ function send(
   hostname: string,
   pinned: ResolvedAddress,
   body: Uint8Array | null,
+  ca: readonly string[],
 ): Promise<Response> {
   const signal = request.signal;
   signal.throwIfAborted();
@@ -154,6 +168,7 @@ function send(
       // The Host header is the URL's: another would reach another site behind the same address.
       headers: Object.fromEntries([...request.headers].filter(([name]) => name !== "host")),
       agent: false,
+      ...(url.protocol === "https:" ? { ca: [...ca] } : {}),
       // The one address checked: the connection goes there and nowhere else.
       lookup: ((
         _name: string,
