@@ -113,12 +113,14 @@ export function policyCommand(args: string[], io: CommandIo): Promise<number> {
         workerPermissions.env === false ? "none" : workerPermissions.env.join(", ") || "none"
       }`,
       `  network:      ${
-        network.model.length + network.memory.length + network.mcp.length === 0
+        network.model.length + network.memory.length + network.mcp.length +
+              (network.tools ?? []).length === 0
           ? "none (the process drops its net permission)"
           : [
             ...network.model.map((host) => `model ${host}`),
             ...network.memory.map((host) => `memory ${host}`),
             ...network.mcp.map((host) => `mcp ${host}`),
+            ...(network.tools ?? []).map((host) => `net.fetch ${host}`),
           ].join(", ") + ", through the network Worker only"
       }`,
       `  telemetry:    ${describeTelemetry(telemetryChannel(io.env), config.audit)}`,

@@ -121,7 +121,9 @@ export async function preparePolicy(
     registerTools(registry, [...agentToolDefinitions(), ...taskToolDefinitions()], []);
   }
   // net.fetch exists only with an allowlist (network.hosts); a permissions rule must still name it.
-  if (config.network.hosts.length > 0) registerTools(registry, [netFetchDefinition()], []);
+  if (config.network.hosts.length > 0) {
+    registerTools(registry, [netFetchDefinition(config.network.hosts)], []);
+  }
   const mcp = await startMcp(
     config,
     { read, ...(options.mcpFetch === undefined ? {} : { fetch: options.mcpFetch }) },

@@ -60,14 +60,20 @@ export const NetFetchInput = z.strictObject({
 /**
  * The definition of `net.fetch`. Its handler never runs in the tool Worker: the runtime sends
  * its calls to {@linkcode NetFetchTool} on the main thread.
+ *
+ * @param hosts `network.hosts`, named in the description so the model knows what it may reach.
+ *   @default none named
  */
-export function netFetchDefinition(): ToolDefinition {
+export function netFetchDefinition(hosts: readonly string[] = []): ToolDefinition {
+  const reachable = hosts.length === 0
+    ? ""
+    : ` Reachable hosts (without a port: 80 and 443): ${hosts.join(", ")}.`;
   return defineTool({
     name: NET_FETCH_TOOL,
     description: "Sends one HTTP request (GET, POST or HEAD) and returns the status, headers and " +
       "body: text inline, binary or large bodies as an artifact with its sha256. Only hosts the " +
       "config allows are reachable; redirects are followed up to the configured count, each hop " +
-      "checked the same way.",
+      `checked the same way.${reachable}`,
     parameters: NetFetchInput,
     permission: "write",
     tags: ["network", "dangerous"],
