@@ -13,6 +13,8 @@ import type { PendingApproval } from "../approval/mod.ts";
 import { MIN_SECRET_LENGTH, type Redactor } from "../audit/mod.ts";
 import { approveArgument } from "../approval/mod.ts";
 import { eventTypeOf } from "../runtime/mod.ts";
+import { briefOf, type ToolResult } from "../result/mod.ts";
+import { displayMarkdown, escapeHtml } from "../report/mod.ts";
 import * as nodePath from "node:path";
 
 /** The facts of a finished run that CI output is made of. */
@@ -117,8 +119,9 @@ export function stepSummary(report: RunReport): string {
     ...report.outcome.results.map((result, index) =>
       `| ${index + 1} | \`${result.tool}\` | ${
         result.ok ? "ok" : result.error?.type ?? "failed"
-      } | ${cell(result.summary)} |`
+      } | ${cell(briefOf(result.display) ?? result.summary)} |`
     ),
+    ...displayDetails(report.outcome.results),
   ];
   if (report.pending.length > 0) {
     lines.push("", "**Approvals needed** (re-run with these to allow exactly these calls):", "");
@@ -141,6 +144,41 @@ export function stepSummary(report: RunReport): string {
     );
   }
   return report.redactor.redactText(lines.join("\n") + "\n");
+}
+
+/** Most bytes of call details (display blocks) in a step summary: 256 KiB of GitHub's 1 MiB. */
+export const MAX_SUMMARY_DETAILS_BYTES = 256 * 1024;
+
+/**
+ * Each call's display blocks other than its brief (diffs, commands, tables, excerpts, blocks of
+ * unknown types as JSON), in a collapsed `<details>` a call, until
+ * {@linkcode MAX_SUMMARY_DETAILS_BYTES}; the rest are counted in a last line.
+ */
+function displayDetails(results: readonly ToolResult[]): string[] {
+  const lines: string[] = [];
+  let bytes = 0;
+  let left = 0;
+  results.forEach((result, index) => {
+    const blocks = (result.display ?? []).filter((block) => block.type !== "brief");
+    if (blocks.length === 0) return;
+    const body = displayMarkdown(blocks, { runBase: null, maxRows: 10 }).join("\n");
+    const size = new TextEncoder().encode(body).byteLength;
+    if (bytes + size > MAX_SUMMARY_DETAILS_BYTES) {
+      left += 1;
+      return;
+    }
+    bytes += size;
+    lines.push(
+      "",
+      `<details><summary>#${index + 1} ${escapeHtml(result.tool)}</summary>`,
+      "",
+      body,
+      "",
+      "</details>",
+    );
+  });
+  if (left > 0) lines.push("", `(${left} more calls' details left out: the summary's size limit)`);
+  return lines;
 }
 
 /**

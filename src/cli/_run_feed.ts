@@ -12,7 +12,7 @@ import type { AuditRecorder, Redactor } from "../audit/mod.ts";
 import type { RunReport } from "./_ci_output.ts";
 import type { CommandIo } from "./_common.ts";
 import type { Paint, Tone } from "./_colour.ts";
-import type { ToolResult } from "../result/mod.ts";
+import { briefOf, type ToolResult } from "../result/mod.ts";
 import { eventTypeOf } from "../runtime/mod.ts";
 import { formatStreamLine, runEndedLine, streamLineOf } from "./_stream_json.ts";
 import type { OutputFormat } from "./_run_options.ts";
@@ -174,7 +174,10 @@ async function runStartedRecord(path: string): Promise<Record<string, unknown> |
   return null;
 }
 
-/** One stderr line per call: status, tool, duration, summary; the status coloured by `paint`. */
+/**
+ * One stderr line per call: status, tool, duration, and the brief of its display blocks (the
+ * summary for a result without them); the status coloured by `paint`.
+ */
 export function progressLine(result: ToolResult, paint: Paint = (_tone, text) => text): string {
   const kind = eventTypeOf(result);
   const [tone, status]: [Tone, string] = kind === "tool.completed"
@@ -185,5 +188,5 @@ export function progressLine(result: ToolResult, paint: Paint = (_tone, text) =>
   const type = result.error === null ? "" : ` [${result.error.type}]`;
   return `  ${paint(tone, status)} ${result.tool} ${
     paint("dim", `(${result.duration_ms} ms)`)
-  }${type} ${result.summary.split("\n")[0]}\n`;
+  }${type} ${(briefOf(result.display) ?? result.summary).split("\n")[0]}\n`;
 }

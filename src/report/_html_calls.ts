@@ -10,6 +10,7 @@ import { html, type SafeHtml } from "./html_escape.ts";
 import type { CommandView, EditView, RunLink } from "./call_view.ts";
 import type { DenialView, ReportModel } from "./report_model.ts";
 import { clip, formatDuration } from "./_report_words.ts";
+import { diffLines, displaySection } from "./_html_display.ts";
 
 export function callsSection(model: ReportModel, link: (target: RunLink) => SafeHtml): SafeHtml {
   if (model.calls.length === 0) {
@@ -71,6 +72,7 @@ export function callsSection(model: ReportModel, link: (target: RunLink) => Safe
         )}</dd>
       `}
       </dl>
+      ${displaySection(call.display, call.summary, link)}
       ${call.arguments === null ? "" : html`
         <h3>Arguments</h3>
         <pre>${clip(call.arguments, 4000)}</pre>
@@ -149,20 +151,4 @@ ${
       }`
     )
   }</section>`;
-}
-
-/** A diff's lines, each marked added, removed or hunk header for its colour. */
-function diffLines(diff: string): SafeHtml[] {
-  return diff.split("\n").map((line) => {
-    const kind = line.startsWith("+++") || line.startsWith("---")
-      ? "hunk"
-      : line.startsWith("+")
-      ? "add"
-      : line.startsWith("-")
-      ? "del"
-      : line.startsWith("@@")
-      ? "hunk"
-      : null;
-    return kind === null ? html`${line}\n` : html`<span class="${kind}">${line}</span>`;
-  });
 }

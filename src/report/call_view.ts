@@ -6,6 +6,7 @@
  */
 
 import type { RunRecord } from "./run_reading.ts";
+import { type DisplayBlock, readDisplayBlocks } from "../result/mod.ts";
 import {
   linkablePath,
   numberField,
@@ -64,6 +65,11 @@ export interface CallView {
   is_command: boolean;
   /** The parsed arguments as recorded (long strings summarised), or null. */
   params: RunRecord | null;
+  /**
+   * What the call showed a person (`result.display`), checked again as read (unknown block types
+   * kept as `{type, data}`); `[]` for runs recorded before display blocks.
+   */
+  display: DisplayBlock[];
 }
 
 /** An edit a call made, as a unified diff. */
@@ -172,6 +178,7 @@ export function callView(record: RunRecord, number: number, context: CallContext
     signal: stringField(record.signal),
     is_command: "exit_code" in record,
     params: recordField(record.params),
+    display: readDisplayBlocks(result?.display),
   };
 }
 

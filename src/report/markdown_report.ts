@@ -7,6 +7,7 @@
  * @module
  */
 
+import { displayMarkdown } from "./display_markdown.ts";
 import { runHref } from "./html_escape.ts";
 import type { RunLink } from "./call_view.ts";
 import type { ReportModel } from "./report_model.ts";
@@ -189,6 +190,8 @@ export function renderMarkdownReport(
       );
     }
     if (call.links.length > 0) lines.push(`- **Files:** ${call.links.map(link).join(", ")}`);
+    const shown = displayMarkdown(call.display, { runBase: base, summary: call.summary });
+    if (shown.length > 0) lines.push("", ...shown);
   }
 
   if (model.denials.length > 0) {

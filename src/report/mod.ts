@@ -25,6 +25,7 @@ export {
   MAX_DIFF_LINES,
   type RunLink,
 } from "./call_view.ts";
+export { displayMarkdown, type DisplayMarkdownOptions } from "./display_markdown.ts";
 export { escapeHtml, html, runHref, SafeHtml } from "./html_escape.ts";
 export { type HtmlReportOptions, renderHtmlReport, REPORT_CSP } from "./html_report.ts";
 export {

@@ -142,7 +142,7 @@ export interface ToolOutcome {
    * Display blocks the handler made itself; the runtime checks them (`readDisplayBlocks`), and they
    * win over the blocks it would build from the outcome for the same types. @default none
    */
-  display?: unknown[];
+  display?: DisplayBlock[];
 }
 
 /**

@@ -41,48 +41,58 @@ export const DISPLAY_TEXT_LINES = 200;
 export const DISPLAY_EXCERPT_LINES = { head: 20, tail: 10 } as const;
 
 /** What the blocks of one call are built from. */
-export interface DisplayInput {
-  /** The tool as called, e.g. `fs.read_file`. */
+interface DisplayInput {
   tool: string;
   /** The outcome as shaped (redacted, output cut). */
   outcome: ToolOutcome;
-  /** The blocks the handler returned itself (`ToolOutcome.display`), unchecked. @default none */
-  handlerDisplay?: unknown;
   /** Every artifact of the result: the handler's, then the one keeping a cut output. */
   artifacts: readonly ArtifactRef[];
-  /** How many of `artifacts` the handler stored (the rest keep a cut output). */
+  /** How many of `artifacts` the handler stored. */
   handlerArtifacts: number;
-  /** The parsed arguments (or the raw text when they did not parse). */
   params: unknown;
 }
 
 /**
  * The display blocks of a call: a `brief` first, then the tool's blocks, then artifact links;
  * checked and capped by `readDisplayBlocks`, and redacted (the arguments a write shows are not
- * redacted before this).
+ * redacted before this). Blocks the handler returned (`ToolOutcome.display`) are checked the same
+ * way and replace the built blocks of the types they have.
  *
+ * @param tool The tool as called, e.g. `fs.read_file`.
+ * @param handled The outcome as the handler (or a pipeline step) returned it, with its `display`
+ *   and the artifacts it stored.
+ * @param shaped The outcome as shaped (redacted, output cut) and the artifact keeping a cut output.
+ * @param params The parsed arguments (or the raw text when they did not parse).
  * @param redactor The run's redactor.
  * @example
  * ```ts
  * import { success } from "../result/mod.ts";
  * import { displayFor } from "./display_for.ts";
- * const blocks = displayFor({
- *   tool: "fs.list_files",
- *   outcome: success("Listed 1 entry of \".\"", "a.ts", {
- *     entries: [{ path: "a.ts", type: "file", size: 3 }],
- *   }),
- *   artifacts: [],
- *   handlerArtifacts: 0,
- *   params: { path: "." },
- * }, { redactValue: (value) => value });
+ * const outcome = success("Listed 1 entry of \".\"", "a.ts", {
+ *   entries: [{ path: "a.ts", type: "file", size: 3 }],
+ * });
+ * const blocks = displayFor("fs.list_files", outcome, { outcome, artifacts: [] }, { path: "." }, {
+ *   redactValue: (value) => value,
+ * });
  * console.assert(blocks[0]?.type === "brief" && blocks[1]?.type === "table");
  * ```
  */
 export function displayFor(
-  input: DisplayInput,
+  tool: string,
+  handled: ToolOutcome,
+  shaped: { outcome: ToolOutcome; artifacts: readonly ArtifactRef[] },
+  params: unknown,
   redactor: Pick<Redactor, "redactValue">,
 ): DisplayBlock[] {
-  const handler = readDisplayBlocks(input.handlerDisplay);
+  const stored = handled.artifacts ?? [];
+  const input: DisplayInput = {
+    tool,
+    outcome: shaped.outcome,
+    artifacts: [...stored, ...shaped.artifacts],
+    handlerArtifacts: stored.length,
+    params,
+  };
+  const handler = readDisplayBlocks(handled.display);
   const provided = new Set(handler.map((block) => block.type));
   const built: DisplayBlock[] = [
     { type: "brief" as const, text: input.outcome.summary.split("\n", 1)[0] ?? "" },
@@ -90,7 +100,7 @@ export function displayFor(
     ...input.artifacts.map((artifact, index) => ({
       type: "artifact_link" as const,
       ref: artifact.ref,
-      label: index < input.handlerArtifacts ? `stored by ${input.tool}` : "whole output",
+      label: index < input.handlerArtifacts ? `stored by ${tool}` : "whole output",
       media_type: artifact.media_type,
       bytes: artifact.bytes,
     })),
