@@ -4,7 +4,7 @@
  * @module
  */
 
-import { RUN_HELP, runCommand } from "./run_command.ts";
+import { RUN_HELP } from "./_run_help.ts";
 import { type CommandIo, EXIT } from "./_common.ts";
 
 /** The version printed by `--version`. */
@@ -30,8 +30,10 @@ folder is used.
 
 ${RUN_HELP}`;
 
-// The other commands' modules are loaded when named, so that a command does not pay at start-up
-// for evaluating what only another one uses (the MCP server, the report renderer, the verifier).
+// Each command's module is loaded when it is named, so that a command does not pay at start-up for
+// evaluating what only another one uses (the agent loop, the MCP server, the report renderer).
+const runCommand = async (args: string[], io: CommandIo) =>
+  (await import("./run_command.ts")).runCommand(args, io);
 const COMMANDS: Record<string, (args: string[], io: CommandIo) => Promise<number>> = {
   run: runCommand,
   call: async (args, io) => (await import("./call_command.ts")).callCommand(args, io),
