@@ -31,6 +31,7 @@ import type { ApprovalGate, CallApproval } from "../approval/mod.ts";
 import { type CommandResolutionContext, decide } from "./decide.ts";
 import { type ArgumentLimits, parseArguments } from "./parse_arguments.ts";
 import { record } from "./record.ts";
+import { displayFor } from "./display_for.ts";
 import { shape } from "./shape.ts";
 import type { ToolCall } from "./tool_call.ts";
 import type { MainThreadTools } from "./main_thread_tools.ts";
@@ -198,6 +199,7 @@ export class ToolRuntime {
       artifacts: [...(outcome.artifacts ?? []), ...shaped.artifacts],
       error: shaped.outcome.error,
       duration_ms: ended.getTime() - started.getTime(),
+      display: displayFor(call.name, outcome, shaped, params, this.#options.redactor),
     };
     span?.end({
       result,
