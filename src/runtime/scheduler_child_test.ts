@@ -28,7 +28,17 @@ function gatedRuntime(errors: Record<string, "permission_denied" | "exit_nonzero
       const outcome = error === undefined
         ? { ok: true, summary: "done", output: "done", data: null, error: null }
         : failure(error, `Cannot run "${call.id}": scripted`);
-      return { tool_call_id: call.id, tool: call.name, ...outcome, artifacts: [], duration_ms: 1 };
+      return {
+        tool_call_id: call.id,
+        tool: call.name,
+        ok: outcome.ok,
+        summary: outcome.summary,
+        output: outcome.output,
+        data: outcome.data,
+        error: outcome.error,
+        artifacts: [],
+        duration_ms: 1,
+      };
     },
   };
   return {
