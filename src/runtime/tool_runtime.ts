@@ -108,6 +108,11 @@ export class ToolRuntime {
     await this.#options.recorder.event("skill.loaded", {
       skill: request.skill,
       requested: request.allowed_tools ?? null,
+      ...(request.allowed_commands === undefined ? {} : {
+        commands: request.allowed_commands.map((command) =>
+          `${command.argv.join(" ")}${command.prefix ? " …" : ""}`
+        ),
+      }),
       got: after,
       removed: before.filter((name) => !after.includes(name)),
       policy_hash: this.#policy.hash,
@@ -116,8 +121,9 @@ export class ToolRuntime {
 
   /**
    * Applies the narrowing request an ok outcome carries, whatever the tool (a loaded skill's
-   * allowed-tools). Only the request's `skill` and `allowed_tools` are read, so it goes through
-   * {@linkcode narrow} as a request without rules: it can remove tools, never add one. A malformed
+   * allowed-tools). Only the request's `skill`, `allowed_tools` and `allowed_commands` are read,
+   * so it goes through {@linkcode narrow} as a request without rules: it can remove tools or
+   * commands, never add one. A malformed
    * request (a faulty tool) fails the call rather than leaving the policy wider than asked.
    */
   async #applyNarrowing(name: string, outcome: ToolOutcome): Promise<ToolOutcome> {
@@ -127,12 +133,20 @@ export class ToolRuntime {
       return failure(
         "internal_error",
         `Cannot narrow the policy for tool "${name}": its narrowing request is not ` +
-          "{ skill: string, allowed_tools?: string[] }",
+          "{ skill: string, allowed_tools?: string[], allowed_commands?: " +
+          "{ tool: string, argv: string[], prefix: boolean }[] }",
       );
     }
     await this.narrow({
       skill: request.skill,
       ...(request.allowed_tools === undefined ? {} : { allowed_tools: [...request.allowed_tools] }),
+      ...(request.allowed_commands === undefined ? {} : {
+        allowed_commands: request.allowed_commands.map((command) => ({
+          tool: command.tool,
+          argv: [...command.argv],
+          prefix: command.prefix,
+        })),
+      }),
     });
     return outcome;
   }
@@ -364,8 +378,21 @@ export class ToolRuntime {
 /** Tells whether `value` has the {@linkcode NarrowingRequest} shape (a Worker sent it). */
 function isNarrowingRequest(value: unknown): value is NarrowingRequest {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const { skill, allowed_tools: allowed } = value as Record<string, unknown>;
+  const { skill, allowed_tools: allowed, allowed_commands: commands } = value as Record<
+    string,
+    unknown
+  >;
   return typeof skill === "string" &&
     (allowed === undefined ||
-      (Array.isArray(allowed) && allowed.every((pattern) => typeof pattern === "string")));
+      (Array.isArray(allowed) && allowed.every((pattern) => typeof pattern === "string"))) &&
+    (commands === undefined || (Array.isArray(commands) && commands.every(isSkillCommand)));
+}
+
+function isSkillCommand(
+  value: unknown,
+): value is NonNullable<SkillRequest["allowed_commands"]>[number] {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const { tool, argv, prefix } = value as Record<string, unknown>;
+  return typeof tool === "string" && typeof prefix === "boolean" && Array.isArray(argv) &&
+    argv.length > 0 && argv.every((word) => typeof word === "string");
 }
