@@ -1,14 +1,16 @@
 // net.fetch (issue 18 §1): requests only through the tools network Worker, to hosts network.hosts
-// admits, every redirect hop checked, size and time capped, per-host grants; against two loopback
-// servers on 127.0.0.1 (A, listed; B, listed or not). Name resolution to a private address is
-// tested in src/network/pinned_fetch_test.ts (a resolver of our own: these tests may reach
-// 127.0.0.1 only).
+// admits, every redirect hop checked, size and time capped, per-host grants, TLS verified; against
+// loopback servers on 127.0.0.1 (A, listed; B, listed or not). In-process sessions narrow the tools
+// Worker to 127.0.0.1 (this process may reach nothing else); the last test runs kagent-run call as
+// a process, whose tools Worker resolves "localhost" with the system resolver. A rebinding resolver
+// is tested in src/network/pinned_fetch_test.ts.
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
 import { loadConfig } from "../src/config/mod.ts";
 import { networkChannels, NetworkGateway } from "../src/network/mod.ts";
 import { openRunSession, preparePolicy, type RunSession } from "../src/session/mod.ts";
 import type { ApprovalRequest, Approver, Grant } from "../src/approval/mod.ts";
+import { createProject, repository, taskFlags } from "./_cli_helpers.ts";
 
 const BINARY = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 255]);
 
@@ -303,5 +305,57 @@ Deno.test("net.fetch speaks TLS to a listed https host and verifies its certific
     assert.deepEqual(seen, ["/secret"]);
   } finally {
     await secure.shutdown();
+  }
+});
+
+Deno.test("kagent-run call net.fetch resolves a name with the system resolver and refuses its loopback address unless listed", async () => {
+  const target = server(() => new Response("reached"));
+  /** `kagent-run call` as a process with the task's flags (its tools Worker holds net for all). */
+  async function callWith(hosts: string[]) {
+    await using project = await createProject({
+      config: { network: { hosts } },
+      permissions: { rules: [{ tools: ["net.fetch"], hosts: ["localhost:*"], decision: "allow" }] },
+    });
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        ...taskFlags("kagent-run"),
+        nodePath.join(repository, "main.ts"),
+        "call",
+        "--config",
+        project.configPath,
+        "net.fetch",
+        JSON.stringify({ url: `http://localhost:${target.port}/x` }),
+      ],
+      stdout: "piped",
+      stderr: "piped",
+      env: { NO_COLOR: "1" },
+    }).output();
+    return JSON.parse(new TextDecoder().decode(output.stdout)) as {
+      ok: boolean;
+      output: string;
+      error: { type: string; message: string } | null;
+    };
+  }
+  try {
+    // localhost resolves to 127.0.0.1 (/etc/hosts); the name is listed, the address is not.
+    const refused = await callWith([`localhost:${target.port}`]);
+    assert.equal(refused.error?.type, "permission_denied", refused.output);
+    assert.match(
+      refused.error?.message ?? "",
+      /resolves to (127\.0\.0\.1|::1), a loopback address/,
+    );
+    assert.deepEqual(target.seen, []);
+    // Near miss: with the addresses listed too the same call reaches the server.
+    const reached = await callWith([
+      `localhost:${target.port}`,
+      `127.0.0.1:${target.port}`,
+      `[::1]:${target.port}`,
+    ]);
+    assert.equal(reached.ok, true, reached.output);
+    assert.match(reached.output, /reached$/);
+    assert.deepEqual(target.seen, ["GET /x"]);
+  } finally {
+    await target.close();
   }
 });
