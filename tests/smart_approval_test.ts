@@ -8,6 +8,7 @@ import { EffectivePolicy, NO_TARGETS } from "../src/policy/mod.ts";
 import { describeTool, type ToolDefinition } from "../src/tools/mod.ts";
 import { loadDeclarativeTools } from "../src/toolsets/declarative/mod.ts";
 import { toolSet } from "../src/toolsets/mod.ts";
+import { openTestRun } from "../src/testing/run_harness.ts";
 
 /** The decision for `tool` under a rule that asks for every tool, in smart mode up to `maxRisk`. */
 function decision(tool: ToolDefinition, maxRisk: number | null) {
@@ -97,4 +98,31 @@ Deno.test("MCP hints count for smart mode only from a server with trust_annotati
   // A trusted read-only hint is risk 1 (a server's read may still reach its own data sources).
   assert.equal(decision(trusted.definition, 0).decision, "ask");
   assert.equal(decision(trusted.definition, 1).rule, "smart:annotations");
+});
+
+Deno.test("a run in smart mode reads a file a rule asks for and records rule smart:annotations; without the mode it asks", async () => {
+  const rules = [{ id: "ask-reads", tools: ["fs.read_file"], decision: "ask" }];
+  {
+    await using run = await openTestRun({ permissions: { mode: "smart", rules } });
+    await Deno.writeTextFile(nodePath.join(run.sandbox.workspace, "a.txt"), "hello\n");
+    const result = await run.call("fs.read_file", { path: "a.txt" });
+    assert.equal(result.ok, true, result.output);
+    const [line] = await run.readLog("tools");
+    const policy = line?.policy as {
+      decision: string;
+      rule: string;
+      layer: string;
+      reason: string;
+    };
+    assert.equal(policy.decision, "allow");
+    assert.equal(policy.rule, "smart:annotations");
+    assert.equal(policy.layer, "config");
+    assert.match(policy.reason, /"ask-reads"/);
+    assert.equal((line?.approval as { by: string; rule: string }).rule, "smart:annotations");
+  }
+  // Near miss: the same rule without the mode leaves the call to a person (none here).
+  await using run = await openTestRun({ permissions: { rules } });
+  await Deno.writeTextFile(nodePath.join(run.sandbox.workspace, "a.txt"), "hello\n");
+  const asked = await run.call("fs.read_file", { path: "a.txt" });
+  assert.equal(asked.error?.type, "approval_required");
 });
