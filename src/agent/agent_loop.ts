@@ -11,6 +11,7 @@ import { DEFAULT_CHILD_AGENTS, DEFAULT_MAX_PARALLEL_TOOLS } from "../config/mod.
 import { CHILD_STARTING_TOOLS } from "../policy/mod.ts";
 import type { ToolRuntime } from "../runtime/mod.ts";
 import { runTurn } from "../runtime/mod.ts";
+import { changesTaskStore } from "../tasks/mod.ts";
 import type { Permission, ToolDescriptor } from "../tools/mod.ts";
 import type { ToolResult } from "../result/mod.ts";
 import { eventTypeOf } from "../runtime/mod.ts";
@@ -301,7 +302,9 @@ async function runLoop(options: AgentOptions): Promise<AgentOutcome> {
     const turnResults = await runTurn(calls, {
       runtime: options.runtime,
       recorder: options.recorder,
-      isReadonly: (name) => toolPermission(name) === "readonly",
+      // A task tool that changes the store keeps the model's order (report a step, then claim
+      // the next), although its permission is readonly.
+      isReadonly: (name) => toolPermission(name) === "readonly" && !changesTaskStore(name),
       startsChild: (name) => CHILD_STARTING_TOOLS.includes(name),
       childConcurrency: options.childConcurrency ?? DEFAULT_CHILD_AGENTS.max_concurrent_children,
       concurrency: options.concurrency ?? DEFAULT_MAX_PARALLEL_TOOLS,
