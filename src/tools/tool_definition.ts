@@ -253,18 +253,26 @@ export function defineTool<Schema extends z.ZodObject>(
 ): ToolDefinition {
   const readOnly = options.permission === "readonly";
   const { parameters, annotations, handler, targets, ...rest } = options;
-  const schema = z.toJSONSchema(parameters, {
-    io: "input",
-    unrepresentable: "throw",
-  }) as JsonSchema;
-  delete schema.$schema;
+  // Written on first read: the registry reads it at start-up, the tool Worker (which only runs
+  // handlers on arguments the main thread validated) never does.
+  let schema: JsonSchema | null = null;
   // The erasure: the registry validates arguments against `schema` before either function runs.
   type Erased = ToolDefinition<unknown>;
   return {
     ...rest,
     handler: handler as Erased["handler"],
     ...(targets === undefined ? {} : { targets: targets as NonNullable<Erased["targets"]> }),
-    input_schema: schema,
+    get input_schema(): JsonSchema {
+      if (schema === null) {
+        const written = z.toJSONSchema(parameters, {
+          io: "input",
+          unrepresentable: "throw",
+        }) as JsonSchema;
+        delete written.$schema;
+        schema = written;
+      }
+      return schema;
+    },
     annotations: {
       read_only: readOnly,
       destructive: false,
