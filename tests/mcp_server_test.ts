@@ -285,3 +285,20 @@ Deno.test("kagent-run mcp --help prints the client configuration line and exits 
   assert.equal(missing.code, 2);
   assert.equal(missing.stdout, "");
 });
+
+Deno.test("kagent-run mcp offers no agent or task tools when the config defines agents", async () => {
+  // Near miss: `kagent-run tools` on the same config does list them (an agent loop could run them).
+  await using project = await createProject({
+    config: { agents: { reader: { description: "Reads files", agent_type: "sub" } } },
+  });
+  const listed = await runCli(["tools", "--config", project.configPath, "--json"]);
+  includes(listed.stdout, "agent.create_sub_agent");
+  const client = await connect(project);
+  try {
+    const names = ((await client.listTools()).tools as Tool[]).map((tool) => tool.name);
+    assert.ok(names.includes("fs.read_file"));
+    assert.deepEqual(names.filter((name) => name.startsWith("agent.")), []);
+  } finally {
+    await client.close();
+  }
+});

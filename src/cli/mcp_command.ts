@@ -122,6 +122,8 @@ export function mcpCommand(args: string[], io: CommandIo): Promise<number> {
             env: io.env,
             approver,
             grants,
+            // No agent loop runs here to start child agents: their tools are not offered.
+            agentTools: false,
             ...gatewayFetches(gateway),
           });
           session.approvals.setReplayCommand(["kagent-run", "mcp", ...args]);

@@ -117,7 +117,7 @@ export async function preparePolicy(
   // The agent, plan and task tools, when the config defines agents: handlers on the main thread
   // (the layer above injects them as `mainThreadTools`); each agent type's policy decides who may
   // call them.
-  if (Object.keys(config.agents).length > 0) {
+  if (Object.keys(config.agents).length > 0 && options.agentTools !== false) {
     registerTools(registry, [...agentToolDefinitions(), ...taskToolDefinitions()], []);
   }
   // net.fetch exists only with an allowlist (network.hosts); a permissions rule must still name it.

@@ -95,6 +95,12 @@ export interface SessionOptions {
    * `preparePolicy`. @default null: none (a call of such a tool fails naming the reason)
    */
   mainThreadTools?: MainThreadTools | null;
+  /**
+   * Register the agent, plan and task tools when the config defines `agents`. False where nothing
+   * can run child agents (`kagent-run mcp` serves tool calls, not an agent loop), so they are not
+   * offered at all. @default true
+   */
+  agentTools?: boolean;
 }
 
 /** The agent a session runs: the main agent, or a child agent and where it hangs in the tree. */
