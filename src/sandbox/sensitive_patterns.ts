@@ -65,7 +65,9 @@ export function sensitiveMatcher(
  * `@`, `\`) gets no precheck (its literals may sit inside alternatives).
  */
 function literalPrecheck(glob: string): (text: string) => boolean {
-  if (/[[\]{}()!+@\\]/.test(glob)) return () => true;
+  // picomatch rewrites `./`, `..`, empty path segments and Windows separators before matching:
+  // their text is not literal either.
+  if (/[[\]{}()!+@\\|^$]/.test(glob) || /(^|\/)\.{1,2}(\/|$)|\/\//.test(glob)) return () => true;
   const pieces = glob.split(/[*?]+/).filter((piece) => piece.length > 0);
   if (pieces.length === 0) return () => true;
   return (text) => pieces.every((piece) => text.includes(piece));

@@ -12,6 +12,10 @@ Deno.test("sensitiveMatcher's literal precheck never changes what a pattern matc
     "{x,y}.key", // brace: no precheck
     "/w/private/**/*.txt",
     "/w/keys/",
+    "./secrets/*.txt", // picomatch drops a leading ./
+    "/w//private/*.txt",
+    "/w/./keys/**",
+    "a|b.key",
   ];
   const paths = [
     "/w/.env",
@@ -33,6 +37,11 @@ Deno.test("sensitiveMatcher's literal precheck never changes what a pattern matc
     "/w/keys/k1",
     "/w/keys",
     "/w/keysafe/k1",
+    "secrets/a.txt",
+    "/w/secrets/a.txt",
+    "/w/private/a.txt",
+    "/w/keys/k2",
+    "/w/a|b.key",
   ];
   for (const pattern of patterns) {
     const matcher = sensitiveMatcher(pattern, "/root");
