@@ -25,8 +25,11 @@ Deno.test("kagent-run call prints the ToolResult JSON and exits 0 on success", a
     "artifacts",
     "error",
     "duration_ms",
+    "display",
   ]);
   assert.equal(result.ok, true);
+  assert.equal(result.display[0]?.type, "brief");
+  assert.equal(result.display[1]?.type, "file_excerpt");
   assert.equal(result.error, null);
   assert.match(result.output, /A small project/);
   const runDir = await onlyRunDir(project);
