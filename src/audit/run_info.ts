@@ -57,8 +57,8 @@ export interface RunInfo {
  * @example
  * ```ts
  * import { modelInfo } from "./run_info.ts";
- * const info = modelInfo({ provider: "openai", model: "gpt-4.1", temperature: 0 });
- * console.assert(info?.model === "gpt-4.1" && info.parameters.temperature === 0);
+ * const info = modelInfo({ provider: "openai", model: "gpt-5.5", temperature: 0 });
+ * console.assert(info?.model === "gpt-5.5" && info.parameters.temperature === 0);
  * ```
  */
 export function modelInfo(

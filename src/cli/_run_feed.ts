@@ -112,7 +112,7 @@ export class RunFeed {
     this.#stdout(formatStreamLine(runEndedLine(report), this.#options.redactor));
   }
 
-  /** `  turn 2 gpt-4.1-mini: 1200 in + 85 out tokens, 0.84 s, 1 tool call` */
+  /** `  turn 2 gpt-5.4-mini: 1200 in + 85 out tokens, 0.84 s, 1 tool call` */
   #turnLine(line: Record<string, unknown>): string {
     const usage = line.usage as { input_tokens: number; output_tokens: number } | null;
     const calls = (line.tool_calls as unknown[]).length;

@@ -61,7 +61,7 @@ export interface ChildView {
 export interface ReportModel {
   run_id: string;
   task: string | null;
-  /** `provider` or `provider model`, e.g. `openai gpt-4.1`; null without a model. */
+  /** `provider` or `provider model`, e.g. `openai gpt-5.5`; null without a model. */
   model: string | null;
   /** ISO timestamp of the run's start, or null. */
   started_at: string | null;
