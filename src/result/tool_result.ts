@@ -114,8 +114,9 @@ export interface ToolResult {
   duration_ms: number;
   /**
    * What the call shows a person (`display_blocks.ts`), apart from `output`, which is for the model:
-   * the runtime always sets it (a `brief` first); absent on results made outside the runtime
-   * (a skipped call) and in runs recorded before display blocks, where renderers use `summary`.
+   * the runtime always sets it (a `brief` first), a call that never ran has its brief only; absent
+   * in runs recorded before display blocks (and on results made by hand), where renderers use
+   * `summary`.
    */
   display?: DisplayBlock[];
 }

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { Redactor } from "../audit/mod.ts";
 import { failure, success, type ToolOutcome } from "../result/mod.ts";
 import { displayFor } from "./display_for.ts";
+import { unrunResult } from "./scheduler.ts";
 
 const SECRET = "kagent-display-for-secret-91ab7c";
 const redactor = new Redactor({ secrets: [SECRET] });
@@ -80,4 +81,18 @@ Deno.test("displayFor shows a failure as its brief, with a command's shell block
     stdout_excerpt: "",
     stderr_excerpt: "boom",
   });
+});
+
+Deno.test("a call that never ran shows its brief only", () => {
+  const result = unrunResult(
+    { id: "c9", name: "fs.read_file", arguments: "{}" },
+    failure(
+      "skipped",
+      'Cannot run tool "fs.read_file": skipped\nbecause an earlier call was denied',
+    ),
+  );
+  assert.deepEqual(result.display, [{
+    type: "brief",
+    text: 'Cannot run tool "fs.read_file": skipped because an earlier call was denied',
+  }]);
 });

@@ -8,7 +8,7 @@
 
 import type { AuditRecorder } from "../audit/mod.ts";
 import { DEFAULT_MAX_PARALLEL_TOOLS } from "../config/mod.ts";
-import { failure, type ToolResult } from "../result/mod.ts";
+import { failure, readDisplayBlocks, type ToolResult } from "../result/mod.ts";
 import { eventTypeOf, recordNotRun } from "./record.ts";
 import type { ToolCall } from "./tool_call.ts";
 import type { ToolRuntime } from "./tool_runtime.ts";
@@ -187,11 +187,7 @@ function groupCalls(
 ): Group[] {
   const groups: Group[] = [];
   calls.forEach((call, index) => {
-    const kind = startsChild(call.name)
-      ? "child"
-      : isReadonly(call.name)
-      ? "readonly"
-      : "alone";
+    const kind = startsChild(call.name) ? "child" : isReadonly(call.name) ? "readonly" : "alone";
     const last = groups.at(-1);
     if (kind !== "alone" && last?.kind === kind) last.calls.push(call);
     else groups.push({ kind, start: index, calls: [call] });
@@ -201,7 +197,7 @@ function groupCalls(
 
 /**
  * The result of a call that never ran (skipped, aborted before it started, cut off with its turn):
- * the outcome's failure, no data, no artifacts, 0 ms.
+ * the outcome's failure, no data, no artifacts, 0 ms, and its brief as the only display block.
  *
  * @example
  * ```ts
@@ -225,6 +221,7 @@ export function unrunResult(call: ToolCall, outcome: ReturnType<typeof failure>)
     artifacts: [],
     error: outcome.error,
     duration_ms: 0,
+    display: readDisplayBlocks([{ type: "brief", text: outcome.summary }]),
   };
 }
 
