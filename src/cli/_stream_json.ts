@@ -48,8 +48,17 @@ export interface StreamJsonModelTurn {
   provider: string;
   /** The model's name; null for the script provider. */
   model: string | null;
-  /** Token counts the provider reported for the turn, or null. */
-  usage: { input_tokens: number; output_tokens: number } | null;
+  /**
+   * Token counts the provider reported for the turn, or null; the cache and reasoning counts only
+   * when the provider sent them (as the `model.responded` event's).
+   */
+  usage: {
+    input_tokens: number;
+    output_tokens: number;
+    cache_read_input_tokens?: number;
+    cache_creation_input_tokens?: number;
+    reasoning_tokens?: number;
+  } | null;
   /** Milliseconds the model took to answer, or null when not measured. */
   duration_ms: number | null;
   /** A streamed answer: milliseconds from the request to its first token; absent otherwise. */
