@@ -124,7 +124,8 @@ function toolBlocks(input: DisplayInput): KnownDisplayBlock[] {
         type: "file_excerpt",
         path: text(data.path),
         start_line: count(data.start_line) || 1,
-        text: firstLines(outcome.output.split("\n").map((line) => line.replace(/^ *\d+\t/, ""))),
+        // The numbers the model reads, taken off every line in one pass.
+        text: firstLines(outcome.output.replace(/^ *\d+\t/gm, "").split("\n")),
         total_lines: typeof data.total_lines === "number" ? data.total_lines : null,
       }];
     case "fs.edit_file":

@@ -15,6 +15,12 @@ export { type CommandResolutionContext, decide, type DecisionOutcome } from "./d
 export { approve } from "./approve.ts";
 export { shape, type ShapedOutcome } from "./shape.ts";
 export {
+  DISPLAY_EXCERPT_LINES,
+  DISPLAY_TABLE_ROWS,
+  DISPLAY_TEXT_LINES,
+  displayFor,
+} from "./display_for.ts";
+export {
   type CallRecord,
   eventTypeOf,
   INLINE_RECORD_BYTES,
