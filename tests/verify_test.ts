@@ -187,6 +187,62 @@ Deno.test("kagent-run verify reports an artifact sha256 mismatch when an artifac
   assert.equal((await verifyRun(fixtureDir)).verdict, "verified");
 });
 
+Deno.test("kagent-run verify never follows a link or reads a FIFO in the run folder, and never reads an artifact a record names out of artifacts/", async () => {
+  const dir = await copyOfRun();
+  const [artifact] = await Array.fromAsync(Deno.readDir(nodePath.join(dir, "artifacts")));
+  assert.ok(artifact);
+  const artifactPath = nodePath.join(dir, "artifacts", artifact.name);
+  // A link to an outside file with the very same bytes: still not the artifact the run wrote.
+  const outside = nodePath.join(nodePath.dirname(dir), "same-bytes");
+  await Deno.copyFile(artifactPath, outside);
+  await Deno.remove(artifactPath);
+  await Deno.symlink(outside, artifactPath);
+  // A link to /dev/zero and a FIFO: reading either would never end.
+  await Deno.symlink("/dev/zero", nodePath.join(dir, "deliverables/report.md.tmp"));
+  await Deno.remove(nodePath.join(dir, "deliverables/report.md"));
+  const made = await new Deno.Command("mkfifo", {
+    args: [nodePath.join(dir, "deliverables/report.md")],
+  })
+    .output();
+  assert.equal(made.code, 0);
+  await Deno.remove(nodePath.join(dir, "run.json"));
+  await Deno.symlink("/dev/zero", nodePath.join(dir, "run.json"));
+  const report = await verifyRun(dir);
+  assert.equal(report.verdict, "tampered");
+  const files = report.problems.map((problem) => `${problem.kind} ${problem.file}`);
+  assert.ok(files.includes(`artifact_mismatch artifacts/${artifact.name}`), files.join("\n"));
+  assert.ok(files.includes("file_mismatch deliverables/report.md"), files.join("\n"));
+  assert.ok(files.includes("file_added deliverables/report.md.tmp"), files.join("\n"));
+  assert.ok(files.includes("file_mismatch run.json"), files.join("\n"));
+
+  // A record naming artifacts/../../<a FIFO outside the folder>: refused by its name, not opened.
+  const named = await copyOfRun();
+  const fifo = nodePath.join(nodePath.dirname(named), "outside-fifo");
+  assert.equal((await new Deno.Command("mkfifo", { args: [fifo] }).output()).code, 0);
+  const toolsPath = nodePath.join(named, "logs/tools.jsonl");
+  const lines = await readLines(toolsPath);
+  const index = lines.findIndex((line) => line.includes(`artifacts/${artifact.name}`));
+  assert.ok(index >= 0);
+  lines[index] = (lines[index] as string).replaceAll(
+    `artifacts/${artifact.name}`,
+    "artifacts/../../outside-fifo",
+  );
+  await writeLines(toolsPath, lines);
+  const crossed = await verifyRun(named);
+  assert.equal(crossed.verdict, "tampered");
+  assert.ok(
+    crossed.problems.some((problem) =>
+      problem.kind === "cross_reference" && problem.line === index + 1 &&
+      problem.message.includes(
+        '"artifacts/../../outside-fifo", which is not a path inside artifacts/',
+      )
+    ),
+    JSON.stringify(crossed.problems),
+  );
+  // Near miss: the untouched run, whose artifact is a regular file, verifies.
+  assert.equal((await verifyRun(fixtureDir)).verdict, "verified");
+});
+
 /** The processes running `sleep <marker>` (by name or path, not bwrap's line), with their pids. */
 async function sleeping(marker: string): Promise<{ pid: number; args: string }[]> {
   const { stdout } = await new Deno.Command("ps", { args: ["-eo", "pid=,args="], stdout: "piped" })
@@ -333,10 +389,21 @@ Deno.test("kagent-run verify exits 2 when the folder is not a run folder", async
   assert.match(result.stderr, /Cannot verify ".*": it is not a run folder \(no events\.jsonl\)/);
 });
 
-Deno.test("kagent-run verify checks each child agent's run folder and fails the parent when a child was edited", async () => {
-  // The example of the README's "Sub-agents and tasks": workers, a sub-agent and a fork.
+let agentsRunDir: Promise<string> | null = null;
+
+/**
+ * The run folder of the README's "Sub-agents and tasks" example (workers, a sub-agent and a fork),
+ * made once; the tests that tamper with it work on copies, except the last one.
+ */
+function agentsRun(): Promise<string> {
+  agentsRunDir ??= makeAgentsRun();
+  return agentsRunDir;
+}
+
+async function makeAgentsRun(): Promise<string> {
   const example = nodePath.join(repository, "examples", "agents");
-  await using project = await createProject();
+  const project = await createProject();
+  agentsProject = project;
   await Deno.mkdir(nodePath.join(project.configDir, "plans"));
   for await (const entry of Deno.readDir(nodePath.join(example, "plans"))) {
     await Deno.copyFile(
@@ -357,7 +424,61 @@ Deno.test("kagent-run verify checks each child agent's run folder and fails the 
     "--non-interactive",
   ]);
   assert.equal(run.code, EXIT.ok, run.stderr);
-  const dir = await onlyRunDir(project);
+  return await onlyRunDir(project);
+}
+
+let agentsProject: Project | null = null;
+Deno.test.afterAll?.(async () => await agentsProject?.[Symbol.asyncDispose]());
+
+/** A copy of a run folder, with the same name, in a fresh folder of the fixture's sandbox. */
+async function copyOf(dir: string): Promise<string> {
+  const parent = nodePath.join(fixture.project.sandbox.root, `copy-${copies++}`);
+  await Deno.mkdir(parent);
+  const target = nodePath.join(parent, nodePath.basename(dir));
+  const copied = await new Deno.Command("cp", { args: ["-a", dir, target] }).output();
+  assert.equal(copied.code, 0);
+  return target;
+}
+
+Deno.test("kagent-run verify fails the parent when a child run named by agent.started is emptied, removed or swapped for a link", async () => {
+  const original = await agentsRun();
+  const childName = (await verifyRun(original)).children[0]?.run_dir.split("/").at(-1) as string;
+  const events = `agents/${childName}/events.jsonl`;
+  // Emptied: everything but the manifest the parent's seal names, so no sealed file changed.
+  const emptied = await copyOf(original);
+  for (const name of ["events.jsonl", "logs"]) {
+    await Deno.remove(nodePath.join(emptied, "agents", childName, name), { recursive: true });
+  }
+  // Removed: the whole folder.
+  const removed = await copyOf(original);
+  await Deno.remove(nodePath.join(removed, "agents", childName), { recursive: true });
+  // Swapped: the folder is a link to an intact copy elsewhere.
+  const swapped = await copyOf(original);
+  const elsewhere = await copyOf(nodePath.join(original, "agents", childName));
+  await Deno.remove(nodePath.join(swapped, "agents", childName), { recursive: true });
+  await Deno.symlink(elsewhere, nodePath.join(swapped, "agents", childName));
+  for (const dir of [emptied, removed, swapped]) {
+    const report = await verifyRun(dir);
+    assert.equal(report.verdict, "tampered", dir);
+    const missing = problemsOf(report, "file_missing").find((problem) => problem.file === events);
+    assert.ok(missing, JSON.stringify(report.problems));
+    assert.match(
+      missing.message,
+      /^child run missing: .*\(named by events\.jsonl line \d+, agent\.started\)$/,
+    );
+    assert.ok(!report.children.some((child) => child.run_dir.endsWith(childName)));
+  }
+  const result = await runCli(["verify", emptied]);
+  assert.equal(result.code, EXIT.tampered, result.stdout);
+  assert.match(result.stdout, /child run missing: agents\/\S+: its events\.jsonl is missing/);
+  // Near miss: an untouched copy, its children included, verifies.
+  const intact = await verifyRun(await copyOf(original));
+  assert.equal(intact.verdict, "verified", JSON.stringify(intact.problems));
+  assert.ok(intact.children.length >= 2);
+});
+
+Deno.test("kagent-run verify checks each child agent's run folder and fails the parent when a child was edited", async () => {
+  const dir = await agentsRun();
   const report = await verifyRun(dir);
   assert.equal(report.verdict, "verified", JSON.stringify(report.problems));
   assert.ok(report.children.length >= 2);

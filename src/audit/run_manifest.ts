@@ -164,11 +164,8 @@ export async function sealedFileHashes(runDir: string): Promise<Record<string, s
   }
   for (const folder of SEALED_FOLDERS) {
     for (const path of await listFiles(runDir, folder)) {
-      const full = join(runDir, path);
-      const info = await Deno.lstat(full);
-      files[path] = info.isSymlink
-        ? `symlink:${await Deno.readLink(full)}`
-        : await sha256OfFile(full);
+      const hash = await hashIfFile(join(runDir, path));
+      if (hash !== null) files[path] = hash;
     }
   }
   for (const child of await childRuns(runDir)) {
@@ -251,18 +248,37 @@ export async function writeManifest(runDir: string, manifest: RunManifest): Prom
   }
 }
 
-/** sha256 (hex) of a file's bytes; null when it does not exist. */
+/**
+ * sha256 (hex) of a regular file's bytes; null when nothing is at `path`. A link is never followed
+ * and nothing but a regular file is read (a link to `/dev/zero` or a FIFO would never end): a
+ * symbolic link hashes as `symlink:<its target>`, anything else as `not_a_file:<kind>`, so that
+ * swapping a file for either changes the seal.
+ */
 export async function hashIfFile(path: string): Promise<string | null> {
+  let info: Deno.FileInfo;
   try {
-    return await sha256OfFile(path);
+    info = await Deno.lstat(path);
   } catch (error: unknown) {
     if (error instanceof Deno.errors.NotFound) return null;
     throw error;
   }
-}
-
-async function sha256OfFile(path: string): Promise<string> {
-  return createHash("sha256").update(await Deno.readFile(path)).digest("hex");
+  if (info.isSymlink) return `symlink:${await Deno.readLink(path)}`;
+  if (!info.isFile) return `not_a_file:${info.isDirectory ? "directory" : "special"}`;
+  try {
+    using file = await Deno.open(path, { read: true });
+    // Opened, then checked again: the path may have been swapped since the lstat.
+    if (!(await file.stat()).isFile) return "not_a_file:special";
+    const hash = createHash("sha256");
+    const buffer = new Uint8Array(1 << 16);
+    for (;;) {
+      const read = await file.read(buffer);
+      if (read === null) return hash.digest("hex");
+      hash.update(buffer.subarray(0, read));
+    }
+  } catch (error: unknown) {
+    if (error instanceof Deno.errors.NotFound) return null;
+    throw error;
+  }
 }
 
 async function writeWhole(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {

@@ -19,6 +19,7 @@ import {
   sealedFileHashes,
 } from "../audit/mod.ts";
 import type { ChainReading } from "./_read_chain.ts";
+import { NotRegularFileError, readRegularFile } from "./_regular_file.ts";
 import type { SignatureStatus, VerifyProblem } from "./verify_report.ts";
 
 /** What {@linkcode checkSeal} found. */
@@ -69,11 +70,15 @@ export async function checkSeal(
   } else {
     problems.push(...checkCompletedChains(completed.record, completed.line, chains));
   }
-  let text: string;
+  let bytes: Uint8Array | null;
   try {
-    text = await Deno.readTextFile(join(runDir, MANIFEST_FILE));
+    bytes = await readRegularFile(join(runDir, MANIFEST_FILE));
   } catch (error: unknown) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    if (!(error instanceof NotRegularFileError)) throw error;
+    problems.push(invalid("manifest.json is a link, folder or special file, not the seal"));
+    return result;
+  }
+  if (bytes === null) {
     if (completed !== undefined) {
       problems.push({
         kind: "not_sealed",
@@ -86,6 +91,7 @@ export async function checkSeal(
     }
     return result;
   }
+  const text = new TextDecoder().decode(bytes);
   const manifest = parseManifest(text, runId);
   if (typeof manifest === "string") {
     problems.push(invalid(manifest));
@@ -113,7 +119,9 @@ export async function checkSeal(
 
 /**
  * Checks that every artifact under `artifacts/` hashes to its name, and that every artifact a
- * tools record names exists with the sha256 it names.
+ * tools record names exists with the sha256 it names. Links are never followed and only regular
+ * files are read (see `hashIfFile`): a link or a FIFO in `artifacts/` does not hash to its name, and
+ * a record naming a path out of `artifacts/` (`..`) is a broken cross-reference, never read.
  */
 export async function checkArtifacts(
   runDir: string,
@@ -135,6 +143,18 @@ export async function checkArtifacts(
   }
   for (const entry of tools.records) {
     for (const artifact of referencedArtifacts(entry.record)) {
+      if (artifact.ref.split("/").some((segment) => ["", ".", ".."].includes(segment))) {
+        problems.push({
+          kind: "cross_reference",
+          severity: "tampered",
+          file: "logs/tools.jsonl",
+          line: entry.line,
+          message: `broken cross-reference: the record names artifact ${
+            JSON.stringify(artifact.ref)
+          }, which is not a path inside artifacts/`,
+        });
+        continue;
+      }
       const hash = await hashOf(artifact.ref);
       if (hash === null) {
         problems.push({

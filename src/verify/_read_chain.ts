@@ -8,6 +8,7 @@
 import { join } from "node:path";
 import { type ChainedLog, type ChainLink, lineHash } from "../audit/mod.ts";
 import type { VerifyProblem, VerifyProblemKind } from "./verify_report.ts";
+import { NotRegularFileError, readRegularFile } from "./_regular_file.ts";
 
 /** One whole line of a chained log. */
 export interface ChainRecord {
@@ -57,11 +58,15 @@ export async function readChain(
     bySeq: new Map(),
     problems,
   };
-  let bytes: Uint8Array;
+  let bytes: Uint8Array | null;
   try {
-    bytes = await Deno.readFile(join(runDir, file));
+    bytes = await readRegularFile(join(runDir, file));
   } catch (error: unknown) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    if (!(error instanceof NotRegularFileError)) throw error;
+    problem("file_missing", null, `log missing: ${file} is a link, folder or special file`);
+    return reading;
+  }
+  if (bytes === null) {
     problem("file_missing", null, `log missing: ${file} is not in the run folder`);
     return reading;
   }

@@ -16,6 +16,7 @@ import {
 import { checkCalls } from "./_check_calls.ts";
 import { checkArtifacts, checkSeal } from "./_check_seal.ts";
 import { type ChainReading, readChain } from "./_read_chain.ts";
+import { readRegularText } from "./_regular_file.ts";
 import {
   INCOMPLETE_KINDS,
   type VerifyProblem,
@@ -94,11 +95,9 @@ export async function verifyRun(
       : problem
   );
   const children: VerifyReport[] = [];
-  for (const child of await childRuns(dir)) {
-    const childDir = join(dir, "agents", child);
-    if (await isFile(join(childDir, "events.jsonl"))) {
-      children.push(await verifyRun(childDir, options));
-    }
+  for (const child of await childFolders(dir, events)) {
+    if (child.problem !== null) problems.push(child.problem);
+    else children.push(await verifyRun(join(dir, "agents", child.name), options));
   }
   return {
     run_dir: dir,
@@ -119,6 +118,69 @@ export async function verifyRun(
     problems,
     children,
   };
+}
+
+/** A child run to verify, or why it cannot be (then it is missing or not a run folder). */
+interface ChildFolder {
+  name: string;
+  problem: VerifyProblem | null;
+}
+
+/** Run ids as the run folder writes them: letters, digits, `.`, `_`, `-`, not starting with `.`. */
+const CHILD_RUN_ID = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}$/;
+
+/**
+ * The child runs of a run: every folder under `agents/` and every `child_run_id` an
+ * `agent.started` event names. Each must be a real folder (not a link) holding `events.jsonl`
+ * (every run folder is created with it), so that a child removed, emptied or swapped for a link
+ * fails the parent instead of being skipped.
+ */
+async function childFolders(dir: string, events: ChainReading): Promise<ChildFolder[]> {
+  const named = new Map<string, number>();
+  const problems: ChildFolder[] = [];
+  for (const entry of events.records) {
+    if (entry.record.type !== "agent.started") continue;
+    const id = entry.record.child_run_id;
+    if (typeof id === "string" && CHILD_RUN_ID.test(id)) {
+      if (!named.has(id)) named.set(id, entry.line);
+      continue;
+    }
+    problems.push({
+      name: String(id),
+      problem: {
+        kind: "cross_reference",
+        severity: "tampered",
+        file: "events.jsonl",
+        line: entry.line,
+        message: `broken cross-reference: agent.started names child run ${
+          JSON.stringify(id)
+        }, which is not a run id`,
+      },
+    });
+  }
+  const names = [...new Set([...await childRuns(dir), ...named.keys()])].sort();
+  const folders: ChildFolder[] = [];
+  for (const name of names) {
+    const events = `agents/${name}/events.jsonl`;
+    const line = named.get(name) ?? null;
+    const why = !(await isRealFolder(join(dir, "agents", name)))
+      ? "its folder is missing or is not a folder"
+      : !(await isRealFile(join(dir, events)))
+      ? "its events.jsonl is missing or is not a file"
+      : null;
+    folders.push({
+      name,
+      problem: why === null ? null : {
+        kind: "file_missing",
+        severity: "tampered",
+        file: events,
+        line: null,
+        message: `child run missing: agents/${name}: ${why}` +
+          (line === null ? "" : ` (named by events.jsonl line ${line}, agent.started)`),
+      },
+    });
+  }
+  return [...problems, ...folders];
 }
 
 function verdictOf(problems: VerifyProblem[], children: VerifyReport[]): VerifyVerdict {
@@ -144,7 +206,7 @@ async function readRunId(dir: string): Promise<string> {
   const info = await readJson(join(dir, RUN_INFO_FILE)) as { run_id?: unknown } | null;
   if (typeof info?.run_id === "string") return info.run_id;
   try {
-    const text = await Deno.readTextFile(join(dir, "events.jsonl"));
+    const text = await readRegularText(join(dir, "events.jsonl")) ?? "";
     const first = JSON.parse(text.slice(0, text.indexOf("\n"))) as { run_id?: unknown };
     if (typeof first.run_id === "string") return first.run_id;
   } catch {
@@ -161,9 +223,28 @@ async function readPolicyHash(dir: string): Promise<string | null> {
 
 async function readJson(path: string): Promise<unknown> {
   try {
-    return JSON.parse(await Deno.readTextFile(path));
+    const text = await readRegularText(path);
+    return text === null ? null : JSON.parse(text);
   } catch {
     return null;
+  }
+}
+
+/** Whether `path` itself (not a link to one) is a folder. */
+async function isRealFolder(path: string): Promise<boolean> {
+  try {
+    return (await Deno.lstat(path)).isDirectory;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `path` itself (not a link to one) is a regular file. */
+async function isRealFile(path: string): Promise<boolean> {
+  try {
+    return (await Deno.lstat(path)).isFile;
+  } catch {
+    return false;
   }
 }
 
