@@ -6,8 +6,9 @@
  *
  * Every request is checked before the SDK sees it, in this order: the path (`/mcp`, else 404),
  * the Host and Origin headers against DNS rebinding (403), the bearer token (401 with
- * `WWW-Authenticate: Bearer`). A refused request never reaches the run: nothing is called,
- * nothing recorded.
+ * `WWW-Authenticate: Bearer`), and for a new session the number open (503 past `maxSessions`). A
+ * refused request never reaches the run: nothing is called, nothing recorded. Request bodies are
+ * bounded by the SDK transport before they are parsed (4 MiB, 413 past it).
  *
  * @module
  */
@@ -29,7 +30,16 @@ export interface McpHttpServerOptions {
   runServer: McpRunServer;
   /** Told about requests refused and transport faults (never with the token). @default none */
   onRefused?: (message: string) => void;
+  /**
+   * Most MCP sessions open at once (initialised and not yet deleted, or initialising); an
+   * `initialize` past it is answered 503 and opens nothing, so a client that never deletes its
+   * sessions cannot grow the process without bound. @default {@linkcode MAX_SESSIONS}
+   */
+  maxSessions?: number;
 }
+
+/** Default of {@linkcode McpHttpServerOptions.maxSessions}. */
+export const MAX_SESSIONS = 64;
 
 /**
  * An HTTP listener serving one {@linkcode McpRunServer}.
@@ -53,6 +63,8 @@ export class McpHttpServer {
   readonly #server: Deno.HttpServer<Deno.NetAddr>;
   readonly #options: McpHttpServerOptions;
   readonly #sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  /** Sessions whose `initialize` is being answered. */
+  #opening = 0;
 
   private constructor(options: McpHttpServerOptions) {
     this.#options = options;
@@ -115,7 +127,23 @@ export class McpHttpServer {
     if (request.method !== "POST") {
       return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
     }
-    return await this.#newSession(request);
+    const maxSessions = this.#options.maxSessions ?? MAX_SESSIONS;
+    if (this.#sessions.size + this.#opening >= maxSessions) {
+      this.#options.onRefused?.(`Refused an MCP session: ${maxSessions} sessions are open`);
+      await request.body?.cancel();
+      return jsonRpcError(
+        503,
+        -32000,
+        `Service Unavailable: ${maxSessions} MCP sessions are open, the most this server keeps; ` +
+          "end one (DELETE with its Mcp-Session-Id) before starting another",
+      );
+    }
+    this.#opening += 1;
+    try {
+      return await this.#newSession(request);
+    } finally {
+      this.#opening -= 1;
+    }
   }
 
   /** A POST without a session: a new session when it is an `initialize`, else the SDK's 400. */
