@@ -52,7 +52,8 @@ export const NetFetchInput = z.strictObject({
   method: z.enum(["GET", "POST", "HEAD"]).optional().describe("Default: GET"),
   headers: z.array(z.strictObject({
     name: z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/).max(256),
-    value: z.string().max(8192),
+    // No CR, LF or NUL: a header value never starts another header or request (RFC 9110 §5.5).
+    value: z.string().max(8192).regex(/^[^\r\n\0]*$/, "a header value holds no CR, LF or NUL"),
   })).max(50).optional().describe("Request headers (not Host, Content-Length or connection ones)"),
   body: z.string().max(1_048_576).optional().describe("Request body (POST only), sent as UTF-8"),
 });
