@@ -153,3 +153,53 @@ Deno.test("a sub-agent starts fresh while a fork sees its parent's calls (same s
   assert.equal(result("forked").ok, true);
   assert.match(String(result("forked").output), /I see: /);
 });
+
+Deno.test("dispatch_worker calls started together cannot pass agent.max_children_per_run (the limit is taken before the task is read)", async () => {
+  await using project = await createProject({
+    config: {
+      agent: { max_children_per_run: 1 },
+      agents: {
+        worker: {
+          description: "Works",
+          agent_type: "worker",
+          model: { provider: "script", script: "worker.jsonl" },
+        },
+      },
+    },
+    plan: [
+      JSON.stringify({
+        tool_calls: [{
+          id: "create",
+          name: "agent.task_create",
+          arguments: { title: "One step", steps: [{ id: "s", title: "Step" }] },
+        }],
+      }),
+      JSON.stringify({
+        tool_calls: ["w1", "w2", "w3"].map((id) => ({
+          id,
+          name: "agent.dispatch_worker",
+          arguments: { agent_id: "worker", task_id: "{{create.data.task.id}}" },
+        })),
+      }),
+      JSON.stringify({ content: "done" }),
+    ],
+  });
+  await Deno.writeTextFile(
+    nodePath.join(project.configDir, "worker.jsonl"),
+    JSON.stringify({ content: "nothing to do" }) + "\n",
+  );
+  const { code, stderr } = await runCli(["run", "--config", project.configPath]);
+  assert.equal(code, 0, stderr);
+  const runDir = await onlyRunDir(project);
+  const tools = await readJsonl(nodePath.join(runDir, "logs", "tools.jsonl"));
+  const outcomes = ["w1", "w2", "w3"].map((id) => {
+    const result = tools.find((line) => line.tool_call_id === id)?.result as
+      | Record<string, unknown>
+      | undefined;
+    return result?.ok === true ? "ok" : String(result?.error_type);
+  });
+  // Near miss: one worker (the limit) still starts.
+  assert.deepEqual(outcomes.sort(), ["agent_limit", "agent_limit", "ok"]);
+  const children = await Array.fromAsync(Deno.readDir(nodePath.join(runDir, "agents")));
+  assert.equal(children.length, 1);
+});

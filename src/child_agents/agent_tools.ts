@@ -156,6 +156,21 @@ export class AgentTools implements MainThreadTools {
         { agent_id: id, agent_type: definition.agent_type },
       );
     }
+    if (definition.agent_type === "worker") {
+      try {
+        await this.tree.store.getTask(String(args.task_id));
+      } catch (error) {
+        return failure(
+          "not_found",
+          `Cannot dispatch worker "${id}": task "${String(args.task_id)}" cannot be read (${
+            error instanceof Error ? error.message : String(error)
+          })`,
+          { task_id: String(args.task_id) },
+        );
+      }
+    }
+    // From the limits' check to the count taken, nothing awaits: calls started together in one
+    // turn cannot all pass the check before one of them counts.
     const { max_depth: maxDepth, max_children_per_run: maxChildren } = this.tree.config.agent;
     if (this.self.depth + 1 > maxDepth) {
       return failure(
@@ -181,19 +196,6 @@ export class AgentTools implements MainThreadTools {
       allowed_tools: allowed,
       history: definition.agent_type === "fork" ? forkHistory(run.conversation()) : [],
     };
-    if (definition.agent_type === "worker") {
-      try {
-        await this.tree.store.getTask(String(args.task_id));
-      } catch (error) {
-        return failure(
-          "not_found",
-          `Cannot dispatch worker "${id}": task "${String(args.task_id)}" cannot be read (${
-            error instanceof Error ? error.message : String(error)
-          })`,
-          { task_id: String(args.task_id) },
-        );
-      }
-    }
     this.#started += 1;
     return await runChild(this, run, request, signal);
   }
