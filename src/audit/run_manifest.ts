@@ -56,7 +56,7 @@ export interface RunManifest {
    * sha256 (hex) of each sealed file by its `/`-separated path inside the run folder: the
    * {@linkcode SEALED_FILES} that exist, every file under the {@linkcode SEALED_FOLDERS}, and
    * `agents/<child>/manifest.json` of each sealed child run. A symbolic link is recorded as
-   * `symlink:<target>`.
+   * `symlink:<target>` (never followed), a FIFO, device or folder as `not_a_file:<kind>`.
    */
   files: Record<string, string>;
   /** Present when the run was sealed with a key. */
