@@ -153,7 +153,7 @@ Deno.test("net.fetch reaches a listed loopback host (text, POST, binary as an ar
   }
 });
 
-Deno.test("net.fetch refuses a redirect to an unlisted host before it is sent, and follows a listed one", async () => {
+Deno.test("net.fetch refuses a redirect to an unlisted host, or to a listed one the permissions do not allow outright, before it is sent, and follows a listed, allowed one", async () => {
   let bPort = 0;
   const a = serverA(() => bPort);
   const b = server(() => new Response("landed on B"));
@@ -176,9 +176,35 @@ Deno.test("net.fetch refuses a redirect to an unlisted host before it is sent, a
       assert.equal(looping.error?.type, "io_error");
       assert.match(looping.error?.message ?? "", /more than 5 redirects/);
     }
-    // Near miss: with B listed the redirect is followed, and the hop is recorded.
+    {
+      // B listed in network.hosts but not allowed by the permissions (it would ask): a call
+      // allowed for A is not carried to B by a redirect, nor a POST's body by a 307.
+      await using run = await openNetRun(
+        { hosts: [`127.0.0.1:${a.port}`, `127.0.0.1:${b.port}`] },
+        [{ tools: ["net.fetch"], hosts: [`127.0.0.1:${a.port}`], decision: "allow" }],
+      );
+      for (const [id, method] of [["r4", "GET"], ["r5", "POST"]] as const) {
+        const carried = await fetchCall(run.session, id, {
+          url: `http://127.0.0.1:${a.port}/to-b`,
+          method,
+          ...(method === "POST" ? { body: "secret body" } : {}),
+        });
+        assert.equal(carried.error?.type, "permission_denied", carried.output);
+        assert.match(
+          carried.error?.message ?? "",
+          /allowed for "127\.0\.0\.1:\d+" only, and the permissions do not allow "127\.0\.0\.1:\d+" outright \(default:write-ask/,
+        );
+        assert.equal(carried.error?.details.location, `http://127.0.0.1:${b.port}/landed`);
+      }
+      assert.deepEqual(b.seen, []);
+    }
+    // Near miss: with B listed and allowed the redirect is followed, and the hop is recorded.
     await using run = await openNetRun({ hosts: [`127.0.0.1:${a.port}`, `127.0.0.1:${b.port}`] }, [
-      { tools: ["net.fetch"], hosts: [`127.0.0.1:${a.port}`], decision: "allow" },
+      {
+        tools: ["net.fetch"],
+        hosts: [`127.0.0.1:${a.port}`, `127.0.0.1:${b.port}`],
+        decision: "allow",
+      },
     ]);
     const followed = await fetchCall(run.session, "r3", { url: `http://127.0.0.1:${a.port}/to-b` });
     assert.equal(followed.ok, true, followed.output);

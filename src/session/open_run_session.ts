@@ -18,13 +18,14 @@ import {
 import { ApprovalGate } from "../approval/mod.ts";
 import type { LoadedConfig } from "../config/mod.ts";
 import { sweepMarked } from "../exec/mod.ts";
+import type { PolicyDecision } from "../policy/mod.ts";
 import { HookRunner, prepareHooks } from "../hooks/mod.ts";
 import { ToolRuntime } from "../runtime/mod.ts";
 import { HostAllowlist } from "../config/mod.ts";
 import { NET_FETCH_TOOL, NetFetchTool } from "../toolsets/net/mod.ts";
 import { DEFAULT_HANDLER_TIMEOUT_MS, ToolWorker } from "../worker/mod.ts";
 import { discoverSkills } from "../skills/mod.ts";
-import type { ExecContext } from "../tools/mod.ts";
+import { describeTool, type ExecContext, type RegisteredTool } from "../tools/mod.ts";
 import { commandResolution, commandsRun, execContext } from "./command_wiring.ts";
 import { environmentReader } from "./environment.ts";
 import { checkGrants } from "./grant_check.ts";
@@ -207,6 +208,14 @@ async function wireStarting(
   const netFetch = prepared.registry.get(NET_FETCH_TOOL) === undefined ? null : new NetFetchTool({
     fetch: options.toolsFetch ?? null,
     admits: (hostname, port) => network.admits(hostname, port),
+    // A redirect to another host: followed only when the policy allows that host outright.
+    hostRefusal: (hostname: string, port: number): { rule: string; reason: string } | null => {
+      const decision: PolicyDecision = runtime.policy.decide(
+        describeTool((prepared.registry.get(NET_FETCH_TOOL) as RegisteredTool).definition),
+        { paths: [], hosts: [{ hostname, port, scope: `${hostname}:${port}` }] },
+      );
+      return decision.decision === "allow" ? null : decision;
+    },
     artifacts,
     timeoutMs: config.network.timeout_ms,
     maxRedirects: config.network.max_redirects,

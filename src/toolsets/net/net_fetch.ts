@@ -74,7 +74,8 @@ export function netFetchDefinition(hosts: readonly string[] = []): ToolDefinitio
     description: "Sends one HTTP request (GET, POST or HEAD) and returns the status, headers and " +
       "body: text inline, binary or large bodies as an artifact with its sha256. Only hosts the " +
       "config allows are reachable; redirects are followed up to the configured count, each hop " +
-      `checked the same way.${reachable}`,
+      "checked the same way (a redirect to another host only when the permissions allow that " +
+      `host outright; else call net.fetch on it).${reachable}`,
     parameters: NetFetchInput,
     permission: "write",
     tags: ["network", "dangerous"],
@@ -99,6 +100,14 @@ export interface NetFetchToolOptions {
   fetch: typeof fetch | null;
   /** Tells whether `network.hosts` admits a hostname on a port (checked again in the Worker). */
   admits: (hostname: string, port: number) => boolean;
+  /**
+   * Why the permissions do not allow a call to `hostname:port` outright (the rule and its
+   * decision, `ask` or `deny`), or null when they do. A redirect to another `hostname:port` than
+   * the one the call was decided and approved for is followed only when this says null: a grant,
+   * a session approval or an allow rule covers one host, and a deny names hosts, so a 3xx must not
+   * carry the request (a 307 keeps its body) past either.
+   */
+  hostRefusal: (hostname: string, port: number) => { rule: string; reason: string } | null;
   /** Stores binary bodies. */
   artifacts: { store(content: Uint8Array, mediaType: string): Promise<ArtifactRef> };
   /** `network.timeout_ms`: the whole call, redirects and body included. */
@@ -198,6 +207,10 @@ export class NetFetchTool {
   ): Promise<ToolOutcome> {
     const hops: Hop[] = [];
     let url = new URL(start);
+    /** The `hostname:port` the call was decided (and approved) for. */
+    const decided = `${url.hostname}:${
+      url.port === "" ? (url.protocol === "https:" ? 443 : 80) : url.port
+    }`;
     let method = startMethod;
     let body = startBody;
     for (;;) {
@@ -239,6 +252,19 @@ export class NetFetchTool {
           `Cannot follow the redirect from "${url.host}" to "${next.hostname}:${port}": ` +
             '"network.hosts" in the config does not admit it',
           { rule: "sandbox:network-allowlist", redirects: hops, location: next.href },
+        );
+      }
+      const refusal = `${next.hostname}:${port}` === decided
+        ? null
+        : this.#options.hostRefusal(next.hostname, port);
+      if (refusal !== null) {
+        return failure(
+          "permission_denied",
+          `Cannot follow the redirect from "${url.host}" to "${next.hostname}:${port}": the ` +
+            `call was allowed for "${decided}" only, and the permissions do not allow ` +
+            `"${next.hostname}:${port}" outright (${refusal.rule}: ${refusal.reason}); call ` +
+            `${NET_FETCH_TOOL} on ${JSON.stringify(next.href)} to have it decided`,
+          { rule: refusal.rule, redirects: hops, location: next.href },
         );
       }
       if (next.origin !== url.origin) {
