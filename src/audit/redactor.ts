@@ -90,9 +90,10 @@ export class Redactor {
   /**
    * Every stage's pattern as one alternation: it finds something in a text exactly when some stage
    * would (each stage masks only what an earlier one found), so a text it does not match is left
-   * as it is after one pass instead of one a stage.
+   * as it is after one pass instead of one a stage. Null when the engine refuses to compile the
+   * alternation (very long secrets make it "too large"): every text then goes through the stages.
    */
-  readonly #anyStage: RegExp;
+  readonly #anyStage: RegExp | null;
   /** Redacted forms of short texts seen before (names, ids, paths recur in every record). */
   readonly #texts = new Map<string, string>();
   /** {@linkcode isSecretKey} of the keys seen before. */
@@ -136,7 +137,7 @@ export class Redactor {
       BEARER_PATTERN.source,
       ...LATE_TOKEN_PATTERNS.map(({ pattern }) => pattern.source),
     ];
-    this.#anyStage = new RegExp(sources.map((source) => `(?:${source})`).join("|"));
+    this.#anyStage = compiledOrNull(sources.map((source) => `(?:${source})`).join("|"));
   }
 
   /**
@@ -203,7 +204,8 @@ export class Redactor {
    * ```
    */
   spans(text: string): RedactionSpan[] {
-    if (text.length < MIN_REDACTED_TEXT_CHARS || !this.#anyStage.test(text)) return [];
+    if (text.length < MIN_REDACTED_TEXT_CHARS) return [];
+    if (this.#anyStage !== null && !this.#anyStage.test(text)) return [];
     const found: StageSpan[] = [];
     let masked = text;
     for (const [index, stage] of this.#stages.entries()) {
@@ -344,4 +346,18 @@ export function applySpans(
 
 function marker(kind: RedactionKind): string {
   return `[REDACTED:${kind}]`;
+}
+
+/**
+ * The pattern, compiled now (V8 compiles on first use: a pattern too large fails there), or null
+ * when the engine refuses it. The prefilter is only a shortcut, so null costs time, never safety.
+ */
+function compiledOrNull(source: string): RegExp | null {
+  try {
+    const pattern = new RegExp(source);
+    pattern.test("");
+    return pattern;
+  } catch {
+    return null;
+  }
 }

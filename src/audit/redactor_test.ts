@@ -230,3 +230,14 @@ Deno.test("Redactor.spans stays within the match cap when a token runs on for me
     assert.ok(redactor.maxMatchChars >= MAX_TOKEN_MATCH_CHARS);
   }
 });
+
+Deno.test("Redactor redacts a secret too long for the combined prefilter pattern, and near text stays", () => {
+  // 16,000 escaped characters make V8 refuse the one-alternation prefilter ("too large"): the
+  // stages must still run, not throw.
+  const secret = `long-${"q7".repeat(8_000)}`;
+  const redactor = new Redactor({ secrets: [secret] });
+  const text = `before ${secret} after`;
+  assert.ok(!redactor.redactText(text).includes(secret));
+  assert.ok(redactor.redactText(text).startsWith("before "));
+  assert.equal(redactor.redactText("plain text without it"), "plain text without it");
+});
