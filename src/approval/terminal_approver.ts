@@ -38,37 +38,71 @@ export function stdinLines(): TerminalStreams["readLine"] {
   };
 }
 
-/** Formats a request for a person, one fact a line. */
+/**
+ * Control characters (C0, DEL, C1: escape sequences, carriage returns, new lines) and the
+ * invisible direction marks and overrides (bidi "Trojan Source" characters).
+ */
+const UNSHOWN = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * `text` as a person can read it on a terminal: every control character and direction mark written
+ * as a `\u` escape, so a file name or reason can neither move the cursor, erase or add a line of
+ * the question, nor reorder what is shown.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { terminalSafe } from "./terminal_approver.ts";
+ * assert.equal(terminalSafe("a\u001b[2K\nb"), "a\\u001b[2K\\u000ab");
+ * assert.equal(terminalSafe("café notes.md"), "café notes.md");
+ * ```
+ */
+export function terminalSafe(text: string): string {
+  return text.replace(
+    UNSHOWN,
+    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
+/**
+ * Formats a request for a person, one fact a line. Every value from the call, the model or a tool
+ * is shown through {@linkcode terminalSafe}.
+ */
 export function describeRequest(request: ApprovalRequest): string {
+  const safe = terminalSafe;
   const lines = [
     "",
-    `kagent-run asks: allow ${request.tool} (${request.permission}, risk ${request.risk_level}${
+    `kagent-run asks: allow ${
+      safe(request.tool)
+    } (${request.permission}, risk ${request.risk_level}${
       request.dangerous ? ", dangerous" : ""
     })?`,
-    `  why:      ${request.reason} [${request.layer} ${request.rule}]`,
+    `  why:      ${safe(request.reason)} [${safe(request.layer)} ${safe(request.rule)}]`,
   ];
   for (const path of request.target_scope.paths) {
-    lines.push(`  path:     ${path.access} ${path.real}`);
+    lines.push(`  path:     ${safe(path.access)} ${safe(path.real)}`);
   }
   for (const command of request.target_scope.commands) {
     lines.push(
-      `  command:  ${command.path} ${
+      `  command:  ${safe(command.path)} ${
         command.argv.slice(1).map((argument) => JSON.stringify(argument)).join(" ")
       }`,
     );
-    lines.push(`  in:       ${command.cwd}`);
+    lines.push(`  in:       ${safe(command.cwd)}`);
   }
-  for (const host of request.target_scope.hosts) lines.push(`  host:     ${host}`);
+  for (const host of request.target_scope.hosts) lines.push(`  host:     ${safe(host)}`);
   if (request.hook_result !== null) {
+    const hook = request.hook_result;
     lines.push(
-      `  hook:     ${request.hook_result.hook} said ${request.hook_result.decision}: ${request.hook_result.reason}`,
+      `  hook:     ${safe(hook.hook)} said ${safe(hook.decision)}: ${safe(hook.reason)}`,
     );
   }
+  const agent = request.agent;
   lines.push(
-    `  agent:    ${request.agent.role} ${request.agent.agent_id}, run ${request.agent.run_id}` +
-      (request.agent.parent_agent_id === null
+    `  agent:    ${safe(agent.role)} ${safe(agent.agent_id)}, run ${safe(agent.run_id)}` +
+      (agent.parent_agent_id === null
         ? ""
-        : `, started by ${request.agent.parent_agent_id} (run ${request.agent.parent_run_id})`),
+        : `, started by ${safe(agent.parent_agent_id)} (run ${safe(agent.parent_run_id ?? "")})`),
   );
   lines.push(`  suggested: ${request.suggested_decision}`);
   lines.push(
