@@ -31,5 +31,6 @@ export {
   describeRequest,
   stdinLines,
   TerminalApprover,
+  terminalSafe,
   type TerminalStreams,
 } from "./terminal_approver.ts";

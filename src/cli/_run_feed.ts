@@ -8,6 +8,7 @@
  */
 
 import type { ModelProvider } from "../agent/mod.ts";
+import { terminalSafe } from "../approval/mod.ts";
 import type { AuditRecorder, Redactor } from "../audit/mod.ts";
 import type { RunReport } from "./_ci_output.ts";
 import type { CommandIo } from "./_common.ts";
@@ -176,7 +177,8 @@ async function runStartedRecord(path: string): Promise<Record<string, unknown> |
 
 /**
  * One stderr line per call: status, tool, duration, and the brief of its display blocks (the
- * summary for a result without them); the status coloured by `paint`.
+ * summary for a result without them); the status coloured by `paint`, control characters of the
+ * tool's name and brief written as `\u` escapes (`terminalSafe`).
  */
 export function progressLine(result: ToolResult, paint: Paint = (_tone, text) => text): string {
   const kind = eventTypeOf(result);
@@ -186,7 +188,9 @@ export function progressLine(result: ToolResult, paint: Paint = (_tone, text) =>
     ? ["denied", "denied"]
     : ["failed", "failed"];
   const type = result.error === null ? "" : ` [${result.error.type}]`;
-  return `  ${paint(tone, status)} ${result.tool} ${
+  // The tool's name and brief come from tools and the model: shown as text, never as escapes.
+  const brief = terminalSafe((briefOf(result.display) ?? result.summary).split("\n")[0] ?? "");
+  return `  ${paint(tone, status)} ${terminalSafe(result.tool)} ${
     paint("dim", `(${result.duration_ms} ms)`)
-  }${type} ${(briefOf(result.display) ?? result.summary).split("\n")[0]}\n`;
+  }${type} ${brief}\n`;
 }
