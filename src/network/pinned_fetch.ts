@@ -12,8 +12,8 @@
  *
  * An address is acceptable when it is global unicast (ipaddr.js's `unicast` range; an IPv4-mapped
  * IPv6 address is judged as its IPv4 address) or when an exact allowlist entry names it: loopback,
- * private, link-local, unique-local, carrier-grade NAT, multicast, reserved and the other special
- * ranges are refused otherwise. Every address a name resolves to must be acceptable.
+ * private, link-local, unique-local, carrier-grade NAT, multicast, reserved, IPv4-compatible IPv6
+ * (`::/96`) and the other special ranges are refused otherwise. Every address a name resolves to must be acceptable.
  *
  * @module
  */
@@ -64,11 +64,16 @@ const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
  * console.assert(specialRange("8.8.8.8") === null);
  * console.assert(specialRange("::ffff:127.0.0.1") === "loopback");
  * console.assert(specialRange("169.254.169.254") === "linkLocal");
+ * console.assert(specialRange("::7f00:1") === "ipv4Compatible");
  * ```
  */
 export function specialRange(address: string): string | null {
   if (!ipaddr.isValid(address)) throw new TypeError(`"${address}" is not an IP address`);
-  const range = ipaddr.process(address).range();
+  const parsed = ipaddr.process(address);
+  // ::/96, the deprecated IPv4-compatible form (`::127.0.0.1`, RFC 4291 §2.5.5.1), which
+  // ipaddr.js calls unicast: a host that still routes it (a `sit` tunnel) carries it to IPv4.
+  if (parsed.kind() === "ipv6" && parsed.match(ipaddr.parseCIDR("::/96"))) return "ipv4Compatible";
+  const range = parsed.range();
   return range === "unicast" ? null : range;
 }
 

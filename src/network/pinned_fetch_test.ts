@@ -60,6 +60,15 @@ Deno.test("pinnedFetch refuses a name that resolves to a loopback address the al
       pinnedFetch({ allowlist, resolve: mixed })(`http://rebind.test:${server.port}/`),
       /169\.254\.169\.254, a linkLocal address/,
     );
+    // The deprecated IPv4-compatible form of loopback and private addresses, which ipaddr.js
+    // alone calls unicast.
+    for (const address of ["::7f00:1", "::a00:1", "::a9fe:a9fe"]) {
+      const compatible: ResolveHost = () => Promise.resolve([{ address, family: 6 }]);
+      await assert.rejects(
+        pinnedFetch({ allowlist, resolve: compatible })(`http://rebind.test:${server.port}/`),
+        new RegExp(`${address}, a ipv4Compatible address`),
+      );
+    }
     assert.deepEqual(server.seen, []);
   } finally {
     await server.close();
