@@ -41,6 +41,26 @@ function serverA(bPort: () => number) {
         return Response.redirect(`http://127.0.0.1:${bPort()}/landed`, 302);
       case "/loop":
         return Response.redirect(`http://127.0.0.1:${url.port}/loop`, 307);
+      case "/drip":
+        // Headers at once, then a byte at a time until the client goes away (slowloris).
+        return new Response(
+          new ReadableStream<Uint8Array>({
+            async pull(controller) {
+              await new Promise((resolve) => setTimeout(resolve, 50));
+              if (!request.signal.aborted) controller.enqueue(new Uint8Array([120]));
+            },
+          }),
+        );
+      case "/gzip-bomb":
+        // 500 KB of zeros, gzip-compressed to about 500 bytes: the cap counts the bytes received.
+        return new Response(
+          await new Response(
+            new Blob([new Uint8Array(500_000)]).stream().pipeThrough(
+              new CompressionStream("gzip"),
+            ),
+          ).arrayBuffer(),
+          { headers: { "content-encoding": "gzip", "content-type": "text/plain" } },
+        );
       case "/slow":
         // Answers only when the client goes away.
         await new Promise((resolve) => request.signal.addEventListener("abort", resolve));
@@ -291,6 +311,20 @@ Deno.test("net.fetch fails a body over network.max_response_bytes and a call ove
     assert.match(big.error?.message ?? "", /larger than 1000 bytes/);
     const slow = await fetchCall(run.session, "c2", { url: `http://127.0.0.1:${a.port}/slow` });
     assert.equal(slow.error?.type, "timeout", slow.output);
+    // A body that never ends, under the byte cap: network.timeout_ms covers the body too.
+    const drip = await fetchCall(run.session, "c4", { url: `http://127.0.0.1:${a.port}/drip` });
+    assert.equal(drip.error?.type, "timeout", drip.output);
+    // A compressed body is never decoded: what comes back is the bytes sent, not 500 KB.
+    const bomb = await fetchCall(run.session, "c5", {
+      url: `http://127.0.0.1:${a.port}/gzip-bomb`,
+      headers: [{ name: "Accept-Encoding", value: "gzip" }],
+    });
+    assert.equal(bomb.ok, true, bomb.output);
+    const data = bomb.data as { bytes: number; headers: [string, string][] };
+    assert.ok(data.bytes < 1000, String(data.bytes));
+    assert.ok(
+      data.headers.some(([name, value]) => name === "content-encoding" && value === "gzip"),
+    );
     // Near miss: a body within the cap reads.
     const text = await fetchCall(run.session, "c3", { url: `http://127.0.0.1:${a.port}/text` });
     assert.equal(text.ok, true, text.output);
