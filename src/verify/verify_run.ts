@@ -95,7 +95,7 @@ export async function verifyRun(
       : problem
   );
   const children: VerifyReport[] = [];
-  for (const child of await childFolders(dir, events)) {
+  for (const child of await childFolders(dir, events, seal.sealed)) {
     if (child.problem !== null) problems.push(child.problem);
     else children.push(await verifyRun(join(dir, "agents", child.name), options));
   }
@@ -133,9 +133,14 @@ const CHILD_RUN_ID = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}$/;
  * The child runs of a run: every folder under `agents/` and every `child_run_id` an
  * `agent.started` event names. Each must be a real folder (not a link) holding `events.jsonl`
  * (every run folder is created with it), so that a child removed, emptied or swapped for a link
- * fails the parent instead of being skipped.
+ * fails the parent instead of being skipped (incomplete only for a folder no event names in an
+ * unsealed run: one a kill cut short while it was being made).
  */
-async function childFolders(dir: string, events: ChainReading): Promise<ChildFolder[]> {
+async function childFolders(
+  dir: string,
+  events: ChainReading,
+  sealed: boolean,
+): Promise<ChildFolder[]> {
   const named = new Map<string, number>();
   const problems: ChildFolder[] = [];
   for (const entry of events.records) {
@@ -172,7 +177,8 @@ async function childFolders(dir: string, events: ChainReading): Promise<ChildFol
       name,
       problem: why === null ? null : {
         kind: "file_missing",
-        severity: "tampered",
+        // A folder no event names, in a run killed before sealing: killed while it was made.
+        severity: line === null && !sealed ? "incomplete" : "tampered",
         file: events,
         line: null,
         message: `child run missing: agents/${name}: ${why}` +
