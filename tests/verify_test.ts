@@ -207,6 +207,15 @@ Deno.test("kagent-run verify never follows a link or reads a FIFO in the run fol
   assert.equal(made.code, 0);
   await Deno.remove(nodePath.join(dir, "run.json"));
   await Deno.symlink("/dev/zero", nodePath.join(dir, "run.json"));
+  // A name that would erase the terminal's line: printed as text.
+  await Deno.writeTextFile(nodePath.join(dir, "deliverables", "x\u001b[2K\rverified"), "x");
+  const printed = await runCli(["verify", dir]);
+  assert.equal(printed.code, EXIT.tampered);
+  assert.ok(!printed.stdout.includes("\u001b"), printed.stdout);
+  assert.match(
+    printed.stdout,
+    /deliverables\/x\\u001b\[2K\\u000dverified: file added after the seal/,
+  );
   const report = await verifyRun(dir);
   assert.equal(report.verdict, "tampered");
   const files = report.problems.map((problem) => `${problem.kind} ${problem.file}`);

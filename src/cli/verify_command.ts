@@ -7,6 +7,7 @@
 
 import { type VerifyReport, verifyRun } from "../verify/mod.ts";
 import { type CommandIo, EXIT, guarded, parseOptions, UsageError } from "./_common.ts";
+import { terminalSafe } from "../approval/mod.ts";
 
 /** Help text of the verify command. */
 export const VERIFY_HELP = `Usage: kagent-run verify RUN_FOLDER [--json] [--key-env NAME]
@@ -82,8 +83,9 @@ export function exitCodeOf(report: VerifyReport): number {
 function describe(report: VerifyReport, keyEnv: string | boolean | undefined, depth = 0): string {
   const indent = "  ".repeat(depth);
   const { counts } = report;
+  // Run ids, file names and messages come from the folder, which may be hostile: shown as text.
   const lines = [
-    `${indent}${report.verdict}: run ${report.run_id} (${counts.events} events, ` +
+    `${indent}${report.verdict}: run ${terminalSafe(report.run_id)} (${counts.events} events, ` +
     `${counts.tool_records} tool records, ${counts.error_records} error records, ` +
     `${counts.calls} calls, ${counts.artifacts} artifacts, ${counts.deliverables} deliverables, ` +
     `${counts.sealed_files} sealed files)`,
@@ -92,7 +94,7 @@ function describe(report: VerifyReport, keyEnv: string | boolean | undefined, de
   if (signature !== null) lines.push(`${indent}${signature}`);
   for (const problem of report.problems) {
     const where = problem.line === null ? problem.file : `${problem.file}:${problem.line}`;
-    lines.push(`${indent}  ${where}: ${problem.message}`);
+    lines.push(`${indent}  ${terminalSafe(where)}: ${terminalSafe(problem.message)}`);
   }
   const children = report.children.map((child) => describe(child, keyEnv, depth + 1));
   return `${lines.join("\n")}\n${children.join("")}`;
