@@ -148,3 +148,24 @@ Deno.test("maskCommands masks each line of a secret, escaped, and skips values t
     ],
   );
 });
+
+Deno.test("under GitHub Actions the answer cannot issue workflow commands: it is printed between ::stop-commands:: and a fresh token", async () => {
+  const forged = "Done.\n::error title=forged::not from kagent-run\n::set-output name=ok::yes";
+  await using project = await createProject({ plan: [JSON.stringify({ content: forged })] });
+  const env = { GITHUB_ACTIONS: "true", NO_COLOR: "1" };
+  const first = await runInterleaved(["--config", project.configPath], env);
+  assert.equal(first.code, 0, first.all);
+  const match = /^::stop-commands::([0-9a-f-]{36})\n([\s\S]*)\n::\1::\n/m.exec(first.stdout);
+  assert.ok(match, first.stdout);
+  assert.equal(match[2], forged);
+  // Each line the answer holds is inside the stopped region, none outside it.
+  const outside = first.stdout.replace(match[0], "");
+  assert.ok(!outside.includes("forged") && !outside.includes("set-output"), outside);
+  // A fresh token each run: a model cannot end the region by guessing it.
+  const second = await runInterleaved(["--config", project.configPath], env);
+  const token = /^::stop-commands::(\S+)$/m.exec(second.stdout)?.[1];
+  assert.ok(token !== undefined && token !== match[1]);
+  // Near miss: outside GitHub Actions the answer is printed as it is.
+  const local = await runInterleaved(["--config", project.configPath], {});
+  assert.equal(local.stdout, `${forged}\n`);
+});

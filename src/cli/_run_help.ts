@@ -31,7 +31,8 @@ ${APPROVAL_HELP}
 ${EXIT_HELP}
 Under GitHub Actions (GITHUB_ACTIONS=true) the values of the "audit.secret_env" variables are
 masked first (::add-mask::, on stdout; on stderr with --output json or stream-json), progress
-lines are grouped (::group::), failed or denied calls become annotations, and GITHUB_OUTPUT gets
+lines are grouped (::group::), the answer is printed between ::stop-commands:: and a fresh token
+(a line of it is never a workflow command), failed or denied calls become annotations, and GITHUB_OUTPUT gets
 run_id, run_dir, end_reason, calls, denied and approval_required. Every output is redacted.
 The run folder (runs/<run-id>/) holds events.jsonl, logs/, artifacts/, deliverables/ and policy.json.
 `;

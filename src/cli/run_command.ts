@@ -295,7 +295,13 @@ async function runWithNetwork(
     if (output === "json") io.stdout(`${reportJson(report)}\n`);
     else if (output === "stream-json") feed.end(report);
     else if (outcome.final_text !== null) {
-      io.stdout(`${redactor.redactText(outcome.final_text)}\n`);
+      const answer = redactor.redactText(outcome.final_text);
+      if (io.env("GITHUB_ACTIONS") === "true") {
+        // The model's text is not workflow commands: a line of it such as `::error::` or
+        // `::set-output` is printed between ::stop-commands:: and a token it cannot know.
+        const token = crypto.randomUUID();
+        io.stdout(`::stop-commands::${token}\n${answer}\n::${token}::\n`);
+      } else io.stdout(`${answer}\n`);
     }
     // Under GitHub Actions: annotations (workflow commands are read from stdout, so not with
     // --output json, whose stdout must be the one JSON object) and the step summary.
