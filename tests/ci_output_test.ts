@@ -169,3 +169,26 @@ Deno.test("under GitHub Actions the answer cannot issue workflow commands: it is
   const local = await runInterleaved(["--config", project.configPath], {});
   assert.equal(local.stdout, `${forged}\n`);
 });
+
+Deno.test("under GitHub Actions an annotation's title escapes the model's tool name, so a name holding a new line or :: starts no workflow command", async () => {
+  const name = "evil\n::set-output name=ok::yes,x";
+  await using project = await createProject({
+    plan: [
+      JSON.stringify({ tool_calls: [{ id: "e", name, arguments: {} }] }),
+      JSON.stringify({ content: "done" }),
+    ],
+  });
+  const text = await runInterleaved(["--config", project.configPath], {
+    GITHUB_ACTIONS: "true",
+    NO_COLOR: "1",
+  });
+  const annotation = text.stdout.split("\n").find((line) => line.startsWith("::warning title="));
+  assert.ok(annotation, JSON.stringify(text.all));
+  assert.ok(
+    annotation.startsWith(
+      "::warning title=kagent-run evil%0A%3A%3Aset-output name=ok%3A%3Ayes%2Cx::",
+    ),
+    annotation,
+  );
+  assert.ok(!text.stdout.split("\n").some((line) => line.startsWith("::set-output")), text.stdout);
+});

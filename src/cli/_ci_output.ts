@@ -61,6 +61,11 @@ function escapeData(text: string): string {
   return text.replaceAll("%", "%25").replaceAll("\r", "%0D").replaceAll("\n", "%0A");
 }
 
+/** A workflow command property value, escaped as the runner reads it (`:` and `,` too). */
+function escapeProperty(text: string): string {
+  return escapeData(text).replaceAll(":", "%3A").replaceAll(",", "%2C");
+}
+
 /**
  * `::add-mask::<value>` workflow commands for secret values, so that the GitHub Actions runner
  * hides them in every later log line. Values shorter than {@linkcode MIN_SECRET_LENGTH} are left
@@ -94,7 +99,8 @@ export function annotations(report: RunReport): string[] {
     if (kind === "tool.completed") return [];
     const level = kind === "tool.denied" ? "warning" : "error";
     const summary = escapeData(report.redactor.redactText(result.summary));
-    return [`::${level} title=kagent-run ${result.tool}::${summary}`];
+    // The tool's name is the model's (an unknown tool's too): escaped as a property value.
+    return [`::${level} title=${escapeProperty(`kagent-run ${result.tool}`)}::${summary}`];
   });
 }
 
