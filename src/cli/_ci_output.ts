@@ -14,7 +14,7 @@ import { MIN_SECRET_LENGTH, type Redactor } from "../audit/mod.ts";
 import { approveArgument } from "../approval/mod.ts";
 import { eventTypeOf } from "../runtime/mod.ts";
 import { briefOf, type ToolResult } from "../result/mod.ts";
-import { displayMarkdown, escapeHtml } from "../report/mod.ts";
+import { codeBlock, displayMarkdown, escapeHtml, escapeMarkdown } from "../report/mod.ts";
 import * as nodePath from "node:path";
 
 /** The facts of a finished run that CI output is made of. */
@@ -106,9 +106,15 @@ export function annotations(report: RunReport): string[] {
 
 /** The Markdown step summary: task, end reason, a table of calls, denials with grants, deliverables. */
 export function stepSummary(report: RunReport): string {
-  // Redacted before it is cut: a cut secret would no longer be recognised.
-  const cell = (text: string) =>
-    report.redactor.redactText(text).replaceAll("|", "\\|").replaceAll("\n", " ").slice(0, 160);
+  // Redacted before it is cut: a cut secret would no longer be recognised. Cut before it is
+  // escaped (a cut escape would escape the cell's end). The task, the model's tool names, paths
+  // and summaries are text: escaped Markdown (no image or link, no HTML, no code span ended), so a
+  // summary cannot show an image whose address carries what the model read.
+  const cell = (text: string) => escapeMarkdown(report.redactor.redactText(text).slice(0, 160));
+  const code = (text: string) => {
+    const flat = text.replaceAll(/\r\n|\r|\n/g, " ");
+    return /[`|]/.test(flat) ? escapeMarkdown(flat) : `\`${flat}\``;
+  };
   const lines = [
     `## kagent-run ${report.run_id}`,
     "",
@@ -123,7 +129,7 @@ export function stepSummary(report: RunReport): string {
     "| # | tool | result | summary |",
     "| --- | --- | --- | --- |",
     ...report.outcome.results.map((result, index) =>
-      `| ${index + 1} | \`${result.tool}\` | ${
+      `| ${index + 1} | ${code(result.tool)} | ${
         result.ok ? "ok" : result.error?.type ?? "failed"
       } | ${cell(briefOf(result.display) ?? result.summary)} |`
     ),
@@ -131,13 +137,18 @@ export function stepSummary(report: RunReport): string {
   ];
   if (report.pending.length > 0) {
     lines.push("", "**Approvals needed** (re-run with these to allow exactly these calls):", "");
-    for (const entry of report.pending) lines.push(`- \`${approveArgument(entry.grant)}\``);
+    for (const entry of report.pending) lines.push(`- ${code(approveArgument(entry.grant))}`);
     if (report.replay !== null) {
-      lines.push("", "The whole command, with every grant:", "", "```sh", report.replay, "```");
+      lines.push("", "The whole command, with every grant:", "", codeBlock(report.replay, "sh"));
     }
   }
   if (report.deliverables.length > 0) {
-    lines.push("", "**Deliverables:**", "", ...report.deliverables.map((path) => `- \`${path}\``));
+    lines.push(
+      "",
+      "**Deliverables:**",
+      "",
+      ...report.deliverables.map((path) => `- ${code(path)}`),
+    );
   }
   if (report.report_files) {
     // A file on the runner: named, to be uploaded as a workflow artifact with the run folder.

@@ -91,7 +91,7 @@ Deno.test("the step summary renders the calls' blocks in details, escaped and re
   });
   const summary = stepSummary(report([edit, command]));
   // The table's summary cells are the briefs.
-  assert.match(summary, /\| 1 \| `fs\.edit_file` \| ok \| Edited a\.ts \|/);
+  assert.match(summary, /\| 1 \| `fs\.edit_file` \| ok \| Edited a\\\.ts \|/);
   assert.match(summary, /\| 2 \| `exec\.run_command` \| ok \| Ran ls \|/);
   assert.ok(summary.includes("<details><summary>#1 fs.edit_file</summary>"));
   // The diff sits in a fence, verbatim (GitHub shows it as text), with the secret redacted.

