@@ -9,7 +9,7 @@
  */
 
 import type { RunReport } from "./_ci_output.ts";
-import { UsageError } from "./_common.ts";
+import { appendRunnerFile, checkRunnerFile } from "./_runner_file.ts";
 
 /** The variable GitHub Actions sets to the step's output file. */
 export const GITHUB_OUTPUT_VARIABLE = "GITHUB_OUTPUT";
@@ -100,18 +100,7 @@ export function formatGithubOutput(
 export async function checkGithubOutput(
   env: (name: string) => string | undefined,
 ): Promise<string | null> {
-  const path = env(GITHUB_OUTPUT_VARIABLE);
-  if (path === undefined || path === "") return null;
-  try {
-    const file = await Deno.open(path, { append: true, create: true });
-    file.close();
-  } catch (error: unknown) {
-    throw new UsageError(
-      `Cannot use ${GITHUB_OUTPUT_VARIABLE} "${path}": ${reasonOf(error)}; point the variable at ` +
-        "a file this process can append to, or unset it",
-    );
-  }
-  return path;
+  return await checkRunnerFile(GITHUB_OUTPUT_VARIABLE, env);
 }
 
 /**
@@ -127,17 +116,11 @@ export async function appendGithubOutput(
   report: RunReport,
   warn: (line: string) => void,
 ): Promise<void> {
-  try {
-    await Deno.writeTextFile(path, formatGithubOutput(githubOutputs(report)), { append: true });
-  } catch (error: unknown) {
-    warn(
-      `kagent-run: Cannot append the step outputs to ${GITHUB_OUTPUT_VARIABLE} "${path}": ` +
-        `${reasonOf(error)}; the run folder holds the result`,
-    );
-  }
-}
-
-function reasonOf(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.charAt(0).toLowerCase() + text.slice(1);
+  await appendRunnerFile(
+    GITHUB_OUTPUT_VARIABLE,
+    path,
+    formatGithubOutput(githubOutputs(report)),
+    "the step outputs",
+    warn,
+  );
 }

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { UsageError } from "./_common.ts";
+import { appendRunnerFile, checkRunnerFile } from "./_runner_file.ts";
 
 /** The variable GitHub Actions sets to the step summary file. */
 export const STEP_SUMMARY_VARIABLE = "GITHUB_STEP_SUMMARY";
@@ -27,18 +27,7 @@ export const STEP_SUMMARY_VARIABLE = "GITHUB_STEP_SUMMARY";
 export async function checkStepSummary(
   env: (name: string) => string | undefined,
 ): Promise<string | null> {
-  const path = env(STEP_SUMMARY_VARIABLE);
-  if (path === undefined || path === "") return null;
-  try {
-    const file = await Deno.open(path, { append: true, create: true });
-    file.close();
-  } catch (error: unknown) {
-    throw new UsageError(
-      `Cannot use ${STEP_SUMMARY_VARIABLE} "${path}": ${reasonOf(error)}; point the variable at ` +
-        "a file this process can append to, or unset it",
-    );
-  }
-  return path;
+  return await checkRunnerFile(STEP_SUMMARY_VARIABLE, env);
 }
 
 /**
@@ -54,17 +43,5 @@ export async function appendStepSummary(
   text: string,
   warn: (line: string) => void,
 ): Promise<void> {
-  try {
-    await Deno.writeTextFile(path, text, { append: true });
-  } catch (error: unknown) {
-    warn(
-      `kagent-run: Cannot append the step summary to ${STEP_SUMMARY_VARIABLE} "${path}": ` +
-        `${reasonOf(error)}; the run folder holds the result`,
-    );
-  }
-}
-
-function reasonOf(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.charAt(0).toLowerCase() + text.slice(1);
+  await appendRunnerFile(STEP_SUMMARY_VARIABLE, path, text, "the step summary", warn);
 }
