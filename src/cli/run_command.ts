@@ -5,11 +5,10 @@
  * @module
  */
 
-import { buildSystemPrompt, countResults, runAgent } from "../agent/mod.ts";
-import type { RunContext, SystemPrompt } from "../agent/mod.ts";
-import * as nodePath from "node:path";
-import { createHash } from "node:crypto";
-import { openRunSession, recordStartFailure, type RunSession } from "../session/mod.ts";
+import { countResults, runAgent } from "../agent/mod.ts";
+import type { RunContext } from "../agent/mod.ts";
+import { recordSystemPrompt } from "../child_agents/mod.ts";
+import { openRunSession, recordStartFailure } from "../session/mod.ts";
 import { displayRunDir } from "./display_run_dir.ts";
 import {
   annotations,
@@ -25,7 +24,6 @@ import { providerFor } from "./_provider_for.ts";
 import { runTracing } from "./_run_tracing.ts";
 import { checkTelemetryHosts } from "./_telemetry_check.ts";
 import { painter, type Tone } from "./_colour.ts";
-import { discoverSkills } from "../skills/mod.ts";
 import { describeTool } from "../tools/mod.ts";
 import type { ToolResult } from "../result/mod.ts";
 import { Redactor } from "../audit/mod.ts";
@@ -191,9 +189,11 @@ async function runWithNetwork(
         .filter((tool) => session.runtime.policy.isAvailable(tool.name));
     const tools = currentTools();
     // A run folder that refuses the start-up records is a config error naming runs_dir (exit 2).
-    const systemPrompt = await recordSystemPrompt(session, run, config).catch(async (error) => {
-      throw await recordStartFailure(session.folder, config, error, io.env);
-    });
+    const systemPrompt = await recordSystemPrompt(session, run, config.agent.instructions).catch(
+      async (error) => {
+        throw await recordStartFailure(session.folder, config, error, io.env);
+      },
+    );
     // memory_context (memories recalled for the task) and instruction files as they are read.
     const dynamicSystem = await dynamicSystemFor(session, config, task, io.env, gateway).catch(
       async (error) => {
@@ -336,42 +336,4 @@ async function runWithNetwork(
       );
     }
   }
-}
-
-/**
- * Builds the system prompt from the session (roots, approvals, programs, skills) and the config's
- * instructions, writes it to `system_prompt.md` and records a `system_prompt.recorded` event with
- * its sections, size (bytes) and sha256.
- */
-async function recordSystemPrompt(
-  session: RunSession,
-  run: RunContext,
-  config: LoadedConfig,
-): Promise<SystemPrompt> {
-  const skills = (await discoverSkills(session.skillDirs)).skills;
-  const available = session.policy.tools.filter((tool) => tool.available);
-  const prompt = buildSystemPrompt({
-    run,
-    readRoots: session.guard.readRoots,
-    writeRoots: session.guard.writeRoots.filter((root) =>
-      !session.guard.writableExceptions.includes(root)
-    ),
-    approvalTools: available.filter((tool) => tool.decision === "ask").map((tool) => tool.tool),
-    programs: available.some((tool) => tool.tool === "exec.run_command")
-      ? session.commands?.programs.map((program) => program.name) ?? []
-      : [],
-    skills,
-    instructions: config.agent.instructions,
-  });
-  await session.recorder.writeSystemPrompt(prompt.text);
-  const bytes = new TextEncoder().encode(prompt.text);
-  await session.recorder.event("system_prompt.recorded", {
-    path: nodePath.basename(session.folder.paths.systemPrompt),
-    sections: prompt.sections,
-    bytes: bytes.byteLength,
-    sha256: createHash("sha256").update(bytes).digest("hex"),
-    skills: skills.map((skill) => skill.name),
-    instructions: config.agent.instructions?.path ?? null,
-  });
-  return prompt;
 }
