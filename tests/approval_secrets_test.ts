@@ -93,7 +93,8 @@ Deno.test("an approval for an argv that holds a secret never shows it, and its p
   const summaryText = await Deno.readTextFile(summary);
   assert.ok(!summaryText.includes(SECRET), "the step summary holds the secret");
   assert.match(summaryText, /--approve '\{"tool":"exec\.run_command","scope":\["command:/);
-  assert.match(summaryText, /\*\*Task:\*\* Print \[REDACTED:secret_env\] twice/);
+  // The task is Markdown-escaped in the summary (its characters cannot become markup).
+  assert.match(summaryText, /\*\*Task:\*\* Print \\\[REDACTED\\:secret\\_env\\\] twice/);
   await assertNoSecretIn(runDir);
   const pending = await readJsonl(nodePath.join(runDir, "approvals/pending.jsonl"));
   assert.equal(pending.length, 2);

@@ -262,6 +262,13 @@ for (
     const { code: status, stderr } = await child.output();
     assert.equal(status, code, new TextDecoder().decode(stderr));
     assert.match(new TextDecoder().decode(stderr), /run aborted_tools in /);
+    // bubblewrap's PID namespace dies with its parent (--die-with-parent): the kernel tears it
+    // down asynchronously, so a loaded machine may still list it for a moment after the exit.
+    // Anything left after 3 s (the command sleeps 30 s) survived the run.
+    const gone = Date.now() + 3_000;
+    while ((await sleepProcesses(marker)).length > 0 && Date.now() < gone) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     assert.deepEqual(await sleepProcesses(marker), []);
     const [runDir] = await Array.fromAsync(Deno.readDir(project.runsDir));
     assert.ok(runDir);
