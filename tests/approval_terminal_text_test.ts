@@ -40,6 +40,7 @@ Deno.test("the terminal approval question writes control characters and bidi ove
   // The raw name reaches the approver: only the terminal text is made safe.
   assert.ok(asked[0]?.target_scope.paths[0]?.real.endsWith(forged));
   const question = describeRequest(asked[0] as ApprovalRequest);
+  // deno-lint-ignore no-control-regex -- control characters are what this matches
   assert.doesNotMatch(question, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
   assert.equal(question.split("\n").filter((line) => line.startsWith("  path:")).length, 1);
   assert.ok(

@@ -42,6 +42,7 @@ export function stdinLines(): TerminalStreams["readLine"] {
  * Control characters (C0, DEL, C1: escape sequences, carriage returns, new lines) and the
  * invisible direction marks and overrides (bidi "Trojan Source" characters).
  */
+// deno-lint-ignore no-control-regex -- control characters are what this matches
 const UNSHOWN = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /**
