@@ -328,6 +328,12 @@ Deno.test("exec.run_command children get only the base environment, HOME and TMP
       for (const name of env.keys()) {
         // bubblewrap sets PWD to the working folder (--chdir), which the call named anyway.
         if (name === "PWD") continue;
+        // The call's marker (`<run id>/<call id>`, nothing secret): the run's end finds by it
+        // whatever of the command outlived the run.
+        if (name === "KAGENT_RUN_CALL") {
+          assert.equal(env.get(name), `${run.session.folder.id}/${result.tool_call_id}`);
+          continue;
+        }
         assert.ok(BASE_NAMES.includes(name), `the child got "${name}", outside the allowlist`);
       }
       const runDir = run.session.folder.dir;

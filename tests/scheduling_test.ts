@@ -286,3 +286,33 @@ for (
     );
   });
 }
+
+Deno.test("a run under bubblewrap kills at its end whatever still carries its call marker, and nothing of another run", async () => {
+  // An abort can cut a command's kill short (the tool Worker is replaced after its grace); the
+  // run's end is the backstop. Stand-ins: processes carrying this run's marker and another's.
+  const run = await openTestRun({
+    config: { commands: ["sleep"], sandbox: { command_isolation: "bwrap" } },
+  });
+  const ours = new Deno.Command("sleep", {
+    args: ["30.4824"],
+    env: { KAGENT_RUN_CALL: `${run.session.folder.id}/lost-call` },
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  const theirs = new Deno.Command("sleep", {
+    args: ["30.4825"],
+    env: { KAGENT_RUN_CALL: "20000101T000000Z-000000/other" },
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  try {
+    await run[Symbol.asyncDispose]();
+    await ours.status;
+    assert.deepEqual(await sleepProcesses("30.4824"), []);
+    // Near miss: another run's process is left alone.
+    assert.equal((await sleepProcesses("30.4825")).length, 1);
+  } finally {
+    theirs.kill("SIGKILL");
+    await theirs.status;
+  }
+});

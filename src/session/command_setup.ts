@@ -35,7 +35,8 @@ export interface CommandSetup {
   prlimitPath: string | null;
   /**
    * `ps` (procps): under isolation none the main thread lists processes with it to kill what a
-   * command left behind; null when missing (then isolation none refuses to start).
+   * command left behind, after each call and at the run's end; under bubblewrap only at the run's
+   * end, as a backstop. Null when missing (then isolation none refuses to start).
    */
   psPath: string | null;
   /**
@@ -172,12 +173,14 @@ export async function prepareCommands(
     }
   };
   const prlimitPath = await optional("prlimit");
+  // Under bubblewrap `ps` is only the run's backstop at its end (a PID namespace whose parent was
+  // lost in an abort is still found by its marker): best effort, as under none it is required.
   const psPath = isolation.effective === "none"
     ? await infrastructure(
       "ps",
       "under isolation none it finds the processes a command left behind (Debian: procps)",
     )
-    : null;
+    : await optional("ps");
 
   for (const tool of declarativeTools) {
     const program = tool.command_type === "shell" ? "sh" : tool.command;

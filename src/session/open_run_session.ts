@@ -266,8 +266,12 @@ async function wireStarting(
       closed = true;
       worker.terminate();
       await mcp?.close();
-      // Whatever a command of this run left running (isolation none) ends with the run.
-      if (psPath !== null) await sweepMarked(`${folder.id}/`, { psPath, prefix: true });
+      // Whatever a command of this run left running ends with the run: under none what left the
+      // call's group; under bubblewrap a namespace whose kill was cut short by an abort.
+      const runPsPath = prepared.commands?.psPath ?? null;
+      if (runPsPath !== null) {
+        await sweepMarked(`${folder.id}/`, { psPath: runPsPath, prefix: true });
+      }
       await approvals.close();
       await recorder.close();
     },

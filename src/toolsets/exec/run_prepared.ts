@@ -81,11 +81,10 @@ export async function runPrepared(
       ...(gitSafe ? gitSafeEnvironment() : {}),
       // Never a folder the agent can write: a planted bin/gzip cannot shadow the real one.
       PATH: exec.search_path,
-      // Isolation none: inherited by every descendant, so the main thread finds and kills those
-      // that left the call's process group (under bubblewrap the PID namespace does it).
-      ...(exec.isolation === "none"
-        ? { [CALL_MARKER_ENV]: callMarker(context.run.run_id, context.tool_call_id) }
-        : {}),
+      // Inherited by every descendant, so the main thread finds and kills those that left the
+      // call's process group (isolation none, after each call) and, at the run's end, whatever
+      // outlived it (under bubblewrap: a namespace whose kill an abort cut short).
+      [CALL_MARKER_ENV]: callMarker(context.run.run_id, context.tool_call_id),
     },
   });
   await Deno.mkdir(exec.home, { recursive: true }).catch(() => {});
