@@ -11,7 +11,7 @@
 
 import { ModelError } from "../model_provider.ts";
 import type { Attempt } from "./_http.ts";
-import { eventData, readServerSentEvents } from "./_server_sent_events.ts";
+import { eventData, readServerSentEvents, streamStoppedError } from "./_server_sent_events.ts";
 
 /** A streamed answer rebuilt as a Chat Completions response, with its first-token time. */
 export interface AssembledCompletion {
@@ -109,23 +109,14 @@ export async function assembleOpenAiStream(
       name: call.name,
       arguments_characters: call.arguments.length,
     }));
-    const calling = incomplete.length === 0
-      ? ""
-      : `; ${incomplete.length === 1 ? "its tool call" : `its ${incomplete.length} tool calls`} (${
-        incomplete.map((call) => `${call.id ?? `#${call.index}`} ${call.name}`).join(", ")
-      }) never ran`;
-    throw new ModelError(
-      "provider_failed",
-      `Cannot use the streamed answer of "${model}": the stream stopped before the answer ended (${
-        cause ?? "the server closed it without a finish_reason"
-      }, after ${events} events)${calling}`,
-      {
-        status: response.status,
-        attempts: attempt.attempts,
-        stream_events: events,
-        cause: cause ?? "closed",
-        incomplete_tool_calls: incomplete,
-      },
+    throw streamStoppedError(
+      model,
+      cause,
+      "the server closed it without a finish_reason",
+      events,
+      response.status,
+      attempt,
+      incomplete,
     );
   }
   const toolCalls = [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => ({

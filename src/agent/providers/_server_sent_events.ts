@@ -74,3 +74,44 @@ export function eventData(event: EventSourceMessage): Record<string, unknown> | 
     return null;
   }
 }
+
+/** A tool call of a stream that stopped before it was whole (`index`, `id`, `name`, sizes). */
+export interface IncompleteToolCall {
+  index: number;
+  id: string | null;
+  name: string;
+  [size: string]: unknown;
+}
+
+/**
+ * The error of a stream that stopped before the answer ended: names the cause (or `closedCause`
+ * when the server just closed it), the events read and the tool calls that never ran.
+ */
+export function streamStoppedError(
+  model: string,
+  cause: string | null,
+  closedCause: string,
+  events: number,
+  status: number,
+  attempt: Attempt,
+  incomplete: readonly IncompleteToolCall[],
+): ModelError {
+  const calling = incomplete.length === 0
+    ? ""
+    : `; ${incomplete.length === 1 ? "its tool call" : `its ${incomplete.length} tool calls`} (${
+      incomplete.map((call) => `${call.id ?? `#${call.index}`} ${call.name}`).join(", ")
+    }) never ran`;
+  return new ModelError(
+    "provider_failed",
+    `Cannot use the streamed answer of "${model}": the stream stopped before the answer ended (${
+      cause ?? closedCause
+    }, after ${events} events)${calling}`,
+    {
+      status,
+      attempts: attempt.attempts,
+      stream_events: events,
+      cause: cause ?? "closed",
+      incomplete_tool_calls: incomplete,
+    },
+  );
+}
