@@ -7,14 +7,13 @@
  */
 
 import type { AuditRecorder } from "../audit/mod.ts";
-import { DEFAULT_CHILD_AGENTS, DEFAULT_MAX_PARALLEL_TOOLS } from "../config/mod.ts";
+import { DEFAULT_CHILD_AGENTS, DEFAULT_MAX_PARALLEL_TOOLS } from "../config/base/mod.ts";
 import { CHILD_STARTING_TOOLS } from "../policy/mod.ts";
 import type { ToolRuntime } from "../runtime/mod.ts";
 import { runTurn } from "../runtime/mod.ts";
 import { changesTaskStore } from "../tasks/mod.ts";
 import type { Permission, ToolDescriptor } from "../tools/mod.ts";
 import type { ToolResult } from "../result/mod.ts";
-import { eventTypeOf } from "../runtime/mod.ts";
 import type { ToolCall } from "../runtime/mod.ts";
 import {
   ModelError,
@@ -346,39 +345,4 @@ function checkTools(provider: ModelProvider, tools: readonly ToolDescriptor[]): 
     const reason = error instanceof Error ? error.message : String(error);
     return [`Cannot check the tools for ${provider.name}: ${reason}`];
   }
-}
-
-/** How many calls of a run ended which way; see {@linkcode countResults}. */
-export interface ResultCounts {
-  /** Every call answered, whatever its result. */
-  calls: number;
-  /** Refused: unknown tool, policy, approval, hook, path (`tool.denied`). */
-  denied: number;
-  /** Ran (or was about to) and failed: every other error except `skipped`. */
-  failed: number;
-  /** Never run because an earlier call of its turn was denied or failed (`error.type` `skipped`). */
-  skipped: number;
-}
-
-/**
- * Counts an outcome's results, for summaries and `run.completed`. Each result counts in `calls`
- * and in at most one of `denied`, `failed` and `skipped`; the rest succeeded.
- *
- * @example
- * ```ts
- * import { countResults } from "./agent_loop.ts";
- * console.assert(countResults([]).skipped === 0);
- * ```
- */
-export function countResults(results: readonly ToolResult[]): ResultCounts {
-  let denied = 0;
-  let failed = 0;
-  let skipped = 0;
-  for (const result of results) {
-    const type = eventTypeOf(result);
-    if (type === "tool.denied") denied += 1;
-    else if (result.error?.type === "skipped") skipped += 1;
-    else if (type === "tool.failed") failed += 1;
-  }
-  return { calls: results.length, denied, failed, skipped };
 }

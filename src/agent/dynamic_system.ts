@@ -18,7 +18,7 @@
 import * as nodePath from "node:path";
 import { createHash } from "node:crypto";
 import type { AuditRecorder } from "../audit/mod.ts";
-import { DEFAULT_SYSTEM_BLOCKS } from "../config/mod.ts";
+import { DEFAULT_SYSTEM_BLOCKS } from "../config/base/mod.ts";
 import type { MemoryRecord } from "../memory/mod.ts";
 import type { ToolResult } from "../result/mod.ts";
 import {

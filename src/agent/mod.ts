@@ -15,14 +15,8 @@ export {
   type TurnStop,
   type TurnStopReason,
 } from "./model_provider.ts";
-export {
-  type AgentOptions,
-  type AgentOutcome,
-  countResults,
-  type EndReason,
-  type ResultCounts,
-  runAgent,
-} from "./agent_loop.ts";
+export { type AgentOptions, type AgentOutcome, type EndReason, runAgent } from "./agent_loop.ts";
+export { countResults, type ResultCounts } from "../runtime/mod.ts";
 export {
   DEFAULT_INSTRUCTION_FILES,
   type DynamicSystem,

@@ -13,7 +13,7 @@
  * @module
  */
 
-import { createHash } from "node:crypto";
+import { sha256Hex } from "./sha256.ts";
 
 /** The chain format's name, part of every anchor. */
 export const CHAIN_FORMAT = "kagent-run/audit-chain@1";
@@ -66,7 +66,7 @@ export function chainAnchor(runId: string, policyHash: string | null, file: stri
  * ```
  */
 export function lineHash(line: string | Uint8Array): string {
-  return createHash("sha256").update(line).digest("hex");
+  return sha256Hex(line);
 }
 
 /**
@@ -88,8 +88,4 @@ export function chainLine(serialised: string, seq: number, prev: string): string
   }
   const members = `"seq":${seq},"prev":"${prev}"`;
   return serialised === "{}" ? `{${members}}` : `${serialised.slice(0, -1)},${members}}`;
-}
-
-function sha256Hex(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
 }

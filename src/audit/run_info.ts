@@ -7,7 +7,7 @@
  * @module
  */
 
-import { createHash } from "node:crypto";
+import { sha256Hex } from "./sha256.ts";
 import { join } from "node:path";
 import type { Redactor } from "./redactor.ts";
 
@@ -128,7 +128,7 @@ export async function writeRunInfo(
  */
 export async function fileSha256(path: string): Promise<string | null> {
   try {
-    return createHash("sha256").update(await Deno.readFile(path)).digest("hex");
+    return sha256Hex(await Deno.readFile(path));
   } catch {
     return null;
   }

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { createHash } from "node:crypto";
+import { createSha256 } from "./sha256.ts";
 import { join } from "node:path";
 import type { ChainedLog, ChainLink } from "./audit_chain.ts";
 
@@ -268,7 +268,7 @@ export async function hashIfFile(path: string): Promise<string | null> {
     using file = await Deno.open(path, { read: true });
     // Opened, then checked again: the path may have been swapped since the lstat.
     if (!(await file.stat()).isFile) return "not_a_file:special";
-    const hash = createHash("sha256");
+    const hash = createSha256();
     const buffer = new Uint8Array(1 << 16);
     for (;;) {
       const read = await file.read(buffer);

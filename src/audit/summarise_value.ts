@@ -4,7 +4,7 @@
  * @module
  */
 
-import { createHash } from "node:crypto";
+import { sha256Hex } from "./sha256.ts";
 
 /** Options of {@linkcode summariseValue}. */
 export interface SummariseOptions {
@@ -95,6 +95,6 @@ function summariseString(text: string, maxLength: number): string {
   }
   if (characters <= maxLength) return text;
   const prefix = text.slice(0, prefixEnd);
-  const digest = createHash("sha256").update(text, "utf8").digest("hex").slice(0, 16);
+  const digest = sha256Hex(text).slice(0, 16);
   return `${prefix}… [${characters} chars, sha256 ${digest}…]`;
 }

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { countResults } from "../agent/mod.ts";
+import { countResults } from "../runtime/mod.ts";
 import { openRunSession } from "../session/mod.ts";
 import { checkTelemetryHosts } from "./_telemetry_check.ts";
 import {
@@ -77,6 +77,7 @@ export function callCommand(args: string[], io: CommandIo): Promise<number> {
       session = await openRunSession(config, {
         env: io.env,
         approver: approverFor(values, io),
+        warmTools: [tool],
         grants: await grantsFromOptions(values),
         ...gatewayFetches(gateway),
       });

@@ -7,7 +7,7 @@
 
 import { resolve } from "node:path";
 import type { ConfigFile } from "./config_schema.ts";
-import type { IssueText } from "./_format_issues.ts";
+import type { IssueText } from "./format_issues.ts";
 import { type PathKind, pathKind, resolveWrittenPath } from "./_paths.ts";
 
 /** The state one config load hands each section resolver. */

@@ -9,7 +9,7 @@ import { dirname, resolve } from "node:path";
 import { ConfigError } from "./config_error.ts";
 import { ConfigFileSchema } from "./config_schema.ts";
 import type { LoadedConfig } from "./loaded_config.ts";
-import { formatIssues, type IssueText } from "./_format_issues.ts";
+import { formatIssues, type IssueText } from "./format_issues.ts";
 import { homeFromEnvironment } from "./_home.ts";
 import { readJsoncFile } from "./_read_jsonc_file.ts";
 import { resolveAgent, resolveAgents } from "./_resolve_agent.ts";

@@ -6,7 +6,7 @@
 
 import { dirname, resolve } from "node:path";
 import { ConfigError } from "./config_error.ts";
-import { formatIssues } from "./_format_issues.ts";
+import { formatIssues } from "./format_issues.ts";
 import { homeFromEnvironment } from "./_home.ts";
 import { resolveWrittenPath } from "./_paths.ts";
 import { readJsoncFile } from "./_read_jsonc_file.ts";

@@ -96,4 +96,4 @@ export {
   McpServersSchema,
   McpStdioServerSchema,
 } from "./mcp_server_schema.ts";
-export { formatIssues, type IssueText } from "./_format_issues.ts";
+export { formatIssues, type IssueText } from "./format_issues.ts";

@@ -5,7 +5,8 @@
  * @module
  */
 
-import { createHash, type Hash } from "node:crypto";
+import type { Hash } from "node:crypto";
+import { createSha256 } from "../audit/mod.ts";
 import { join, relative, sep } from "node:path";
 import { utf8PrefixLength } from "./_utf8.ts";
 
@@ -47,7 +48,7 @@ export class ArtifactFile {
   readonly #target: ArtifactTarget;
   readonly #temporary: string;
   readonly #file: Deno.FsFile;
-  readonly #hash: Hash = createHash("sha256");
+  readonly #hash: Hash = createSha256();
   #written = 0;
   #truncated = false;
   #full = false;

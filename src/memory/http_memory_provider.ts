@@ -19,7 +19,7 @@
  */
 
 import { z } from "zod";
-import { DEFAULT_MEMORY } from "../config/mod.ts";
+import { DEFAULT_MEMORY } from "../config/base/mod.ts";
 import {
   DEFAULT_MEMORY_SCOPES,
   MemoryError,

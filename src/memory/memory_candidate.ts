@@ -12,7 +12,7 @@
  * @module
  */
 
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../audit/mod.ts";
 import { z } from "zod";
 
 /** One proposed memory (content already redacted when it was proposed). */
@@ -44,7 +44,7 @@ export const CANDIDATES_FILE = "archive/memory_candidates.jsonl";
  */
 export function candidateId(candidate: Omit<MemoryCandidate, "id">): string {
   const text = JSON.stringify([candidate.content, candidate.scope, candidate.tags, candidate.ts]);
-  return createHash("sha256").update(text).digest("hex").slice(0, 16);
+  return sha256Hex(text).slice(0, 16);
 }
 
 /** A candidate with its id, ready to append as a line. */

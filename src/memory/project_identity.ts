@@ -21,7 +21,7 @@
  * @module
  */
 
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../audit/mod.ts";
 import * as nodePath from "node:path";
 
 /** Where a project identity came from; see the module documentation. */
@@ -104,7 +104,7 @@ export function normaliseRemoteUrl(url: string): string | null {
 }
 
 function identity(source: ProjectIdentitySource, kind: string, value: string): ProjectIdentity {
-  const key = createHash("sha256").update(`${kind}:${value}`).digest("hex").slice(0, 32);
+  const key = sha256Hex(`${kind}:${value}`).slice(0, 32);
   return { source, value, key };
 }
 

@@ -16,7 +16,7 @@
  */
 
 import * as nodePath from "node:path";
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../audit/mod.ts";
 import {
   type CandidateProblem,
   CANDIDATES_FILE,
@@ -226,7 +226,7 @@ async function readPromotions(runDir: string): Promise<Map<string, PromotionReco
 }
 
 function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
+  return sha256Hex(text);
 }
 
 function reasonOf(error: unknown): string {

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { HostAllowlist } from "../config/mod.ts";
+import { HostAllowlist } from "../config/base/mod.ts";
 import { FetchResponder } from "./fetch_responder.ts";
 import type { FetchReplyMessage } from "./message_fetch.ts";
 import { pinnedFetch } from "./pinned_fetch.ts";

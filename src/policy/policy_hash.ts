@@ -8,7 +8,7 @@
  * @module
  */
 
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../audit/mod.ts";
 import {
   type NamedLocation,
   namedLocations,
@@ -83,7 +83,7 @@ export function hashLocations(inputs: HashedInputs): NamedLocation[] {
  */
 export function meaningHash(body: unknown, inputs: HashedInputs): string {
   const text = replaceLocations(JSON.stringify(body), hashLocations(inputs));
-  return createHash("sha256").update(text).digest("hex");
+  return sha256Hex(text);
 }
 
 function stringList(value: unknown): string[] {

@@ -9,7 +9,7 @@ import * as nodePath from "node:path";
 import type { ErrorType } from "../result/mod.ts";
 import type { ToolDescriptor } from "../tools/mod.ts";
 import { isWithin, type ResolvedPath } from "../sandbox/mod.ts";
-import { parseHostPattern, patternAdmits } from "../config/mod.ts";
+import { parseHostPattern, patternAdmits } from "../config/base/mod.ts";
 
 /** The three decisions. Across layers: deny beats ask beats allow. */
 export type Decision = "allow" | "ask" | "deny";

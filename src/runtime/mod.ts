@@ -31,3 +31,4 @@ export {
 export { ToolRuntime, type ToolRuntimeOptions } from "./tool_runtime.ts";
 export { type MainThreadTools } from "./main_thread_tools.ts";
 export { runTurn, unrunResult } from "./scheduler.ts";
+export { countResults, type ResultCounts } from "./result_counts.ts";

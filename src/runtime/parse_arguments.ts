@@ -8,7 +8,7 @@
  * @module
  */
 
-import { MAX_ARGUMENT_DEPTH } from "../config/mod.ts";
+import { MAX_ARGUMENT_DEPTH } from "../config/base/mod.ts";
 import type { RegisteredTool } from "../tools/mod.ts";
 import { failure, type ToolOutcome } from "../result/mod.ts";
 

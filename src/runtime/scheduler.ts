@@ -7,7 +7,7 @@
  */
 
 import type { AuditRecorder } from "../audit/mod.ts";
-import { DEFAULT_MAX_PARALLEL_TOOLS } from "../config/mod.ts";
+import { DEFAULT_MAX_PARALLEL_TOOLS } from "../config/base/mod.ts";
 import { failure, readDisplayBlocks, type ToolResult } from "../result/mod.ts";
 import { eventTypeOf, recordNotRun } from "./record.ts";
 import type { ToolCall } from "./tool_call.ts";

@@ -10,7 +10,6 @@
  */
 
 import * as nodePath from "node:path";
-import * as nodeFs from "node:fs";
 import type { PathGuardOptions } from "./resolved_path.ts";
 import { DEFAULT_SENSITIVE_PATTERNS } from "./sensitive_patterns.ts";
 
@@ -115,7 +114,7 @@ export function resolvePhysically(
       }
       let target: string;
       try {
-        target = nodeFs.readlinkSync(candidate);
+        target = Deno.readLinkSync(candidate);
       } catch (error) {
         const code = (error as { code?: string }).code;
         if (code !== "EINVAL" && code !== "ENOENT" && code !== "ENOTDIR") throw error;
@@ -185,11 +184,11 @@ export async function canonicalRoot(path: string, what: string): Promise<string>
   }
   let real: string;
   try {
-    real = await nodeFs.promises.realpath(path);
+    real = await Deno.realPath(path);
   } catch {
     throw new TypeError(`Cannot use ${what} "${path}": it does not exist`);
   }
-  if (!(await nodeFs.promises.stat(real)).isDirectory()) {
+  if (!(await Deno.stat(real)).isDirectory) {
     throw new TypeError(`Cannot use ${what} "${path}": it is not a folder`);
   }
   if (real === "/" || SPECIAL_FILESYSTEMS.some((special) => isWithin(real, special))) {
@@ -237,7 +236,7 @@ export function canonicalLoose(path: string): Promise<string> {
 /** The real path of `path`, or `path` resolved as text when it cannot be read. */
 export async function realOrSelf(path: string): Promise<string> {
   try {
-    return await nodeFs.promises.realpath(path);
+    return await Deno.realPath(path);
   } catch {
     return nodePath.resolve(path);
   }

@@ -6,12 +6,13 @@
  * @module
  */
 
-import * as nodeFs from "node:fs";
+import type * as NodeFs from "node:fs";
 import * as nodePath from "node:path";
 import type { ResolvedPath } from "./path_guard.ts";
 import { FolderChain, isChainProblem } from "./_folder_chain.ts";
 import { chainFailure, changedFailure, ioFailure } from "./safe_file.ts";
 import { failure, type ToolOutcome } from "../result/mod.ts";
+import { loadNodeFs } from "./_node_fs.ts";
 
 /** Options of {@linkcode writeFileAtomic}. */
 export interface AtomicWriteOptions {
@@ -22,6 +23,8 @@ export interface AtomicWriteOptions {
 }
 
 const ACTION = "write file";
+/** `node:fs`, set by {@linkcode writeFileAtomic} before anything below runs (see `_node_fs.ts`). */
+let nodeFs: typeof NodeFs;
 /** How long a misplaced temporary is chased through its unique name, in tries (1 ms apart). */
 const REMOVAL_TRIES = 50;
 
@@ -53,6 +56,7 @@ export async function writeFileAtomic(
   options: AtomicWriteOptions = {},
 ): Promise<ToolOutcome | null> {
   const { overwrite = false, createDirectories = true } = options;
+  nodeFs = await loadNodeFs();
   if (path.type === "directory" || path.type === "other") {
     return failure(
       "not_a_regular_file",
@@ -97,7 +101,7 @@ async function writeInFolder(
   bytes: Uint8Array,
   overwrite: boolean,
 ): Promise<ToolOutcome | null> {
-  let current: nodeFs.Stats | null;
+  let current: NodeFs.Stats | null;
   try {
     current = lstatOrNull(path.real);
   } catch (error) {
@@ -300,7 +304,7 @@ function writeAll(fd: number, bytes: Uint8Array): void {
   }
 }
 
-function lstatOrNull(path: string): nodeFs.Stats | null {
+function lstatOrNull(path: string): NodeFs.Stats | null {
   try {
     return nodeFs.lstatSync(path);
   } catch (error) {

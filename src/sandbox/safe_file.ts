@@ -32,7 +32,6 @@
  * @module
  */
 
-import * as nodeFs from "node:fs";
 import * as nodePath from "node:path";
 import type { ResolvedPath } from "./path_guard.ts";
 import {
@@ -42,6 +41,7 @@ import {
   isChainProblem,
 } from "./_folder_chain.ts";
 import { failure, type ToolOutcome } from "../result/mod.ts";
+import { loadNodeFs } from "./_node_fs.ts";
 
 /** An open regular file the guard approved, with its size in bytes. */
 export interface VerifiedFile {
@@ -235,6 +235,7 @@ export async function deleteVerifiedFile(path: ResolvedPath): Promise<ToolOutcom
       { path: path.display },
     );
   }
+  const { unlinkSync } = await loadNodeFs();
   const chain = await holdFolder(path, "delete file");
   if (!(chain instanceof FolderChain)) return chain;
   try {
@@ -245,7 +246,7 @@ export async function deleteVerifiedFile(path: ResolvedPath): Promise<ToolOutcom
     ) {
       return changedFailure("delete file", path, "it changed between the check and the delete");
     }
-    nodeFs.unlinkSync(path.real);
+    unlinkSync(path.real);
   } catch (error) {
     return ioFailure("delete file", path, error);
   }

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { DEFAULT_LIMITS } from "../config/mod.ts";
+import { DEFAULT_LIMITS } from "../config/base/mod.ts";
 
 /**
  * Default time budget of one walk or search (`fs.grep_files`, recursive `fs.list_files`), in

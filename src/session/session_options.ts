@@ -18,6 +18,12 @@ export interface SessionOptions {
   tools?: ToolDefinition<never>[];
   /** The tool Worker's entry module (tests serve extra tools). @default worker_main.ts */
   workerEntry?: URL;
+  /**
+   * Tools about to be called (`kagent-run call` names one): their argument validators are compiled
+   * while the tool Worker starts, when the main thread would wait idle. Unknown names are ignored.
+   * @default []
+   */
+  warmTools?: readonly string[];
   skillRequests?: SkillRequest[];
   /** The agent the tool set is for. @default "main" */
   agentType?: AgentType;

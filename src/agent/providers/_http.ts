@@ -10,7 +10,7 @@
  * @module
  */
 
-import { DEFAULT_MODEL } from "../../config/mod.ts";
+import { DEFAULT_MODEL } from "../../config/base/mod.ts";
 import { ModelError } from "../model_provider.ts";
 
 /** Options of {@linkcode postJson} and {@linkcode postWithRetries}. */

@@ -24,7 +24,7 @@ import type {
 } from "../model_provider.ts";
 import type { ToolCall } from "../../runtime/mod.ts";
 import type { ToolDescriptor } from "../../tools/mod.ts";
-import { DEFAULT_MODEL } from "../../config/mod.ts";
+import { DEFAULT_MODEL } from "../../config/base/mod.ts";
 import { ToolNameMap } from "../tool_names.ts";
 import { postWithRetries, readJson } from "./_http.ts";
 import { assembleAnthropicStream } from "./_anthropic_stream.ts";

@@ -29,7 +29,7 @@ import {
 import type { ToolCall } from "../../runtime/mod.ts";
 import type { JsonSchema, ToolDescriptor } from "../../tools/mod.ts";
 import { ToolNameMap } from "../tool_names.ts";
-import { DEFAULT_MODEL } from "../../config/mod.ts";
+import { DEFAULT_MODEL } from "../../config/base/mod.ts";
 import { postWithRetries, readJson } from "./_http.ts";
 import { assembleOpenAiStream } from "./_openai_stream.ts";
 import { isEventStream } from "./_server_sent_events.ts";

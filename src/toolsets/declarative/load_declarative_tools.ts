@@ -5,7 +5,7 @@
  */
 
 import * as nodePath from "node:path";
-import { ConfigError, formatIssues } from "../../config/mod.ts";
+import { ConfigError, formatIssues } from "../../config/base/mod.ts";
 import { type DeclarativeToolFile, DeclarativeToolFileSchema } from "./declarative_tool_file.ts";
 import { inputAsCodeReason } from "./input_as_code.ts";
 import { analyzeShellTemplate } from "./shell_template.ts";

@@ -1,6 +1,6 @@
 /**
  * Turns zod issues into the sentences users read: `key "rules[2].decision" must be one of "allow",
- * "ask", "deny"`. Private to the config folder.
+ * "ask", "deny"`. Reached from outside through `mod.ts` or the light door `base/mod.ts`.
  *
  * @module
  */
