@@ -15,6 +15,7 @@
 
 import * as nodePath from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildBundle } from "../tools/bundle.ts";
 
 const repository = nodePath.resolve(nodePath.dirname(fileURLToPath(import.meta.url)), "..");
 /** The `kagent-run` task's flags (deno.json), before the entry module. */
@@ -51,25 +52,8 @@ await Deno.writeTextFile(
 );
 await Deno.writeTextFile(nodePath.join(workspace, "plan.jsonl"), "");
 
-/** Builds the bundle as `deno task bundle` does, into `dist` (the bench's own folder). */
-async function bundle(): Promise<void> {
-  const tasks = JSON.parse(await Deno.readTextFile(nodePath.join(repository, "deno.json"))).tasks;
-  for (const command of (tasks.bundle as string).split("&&")) {
-    const words = command.trim().split(/\s+/).slice(1).map((word) =>
-      word.startsWith("dist/") ? nodePath.join(dist, word.slice("dist/".length)) : word
-    );
-    const result = await new Deno.Command(Deno.execPath(), {
-      args: words,
-      cwd: repository,
-      stdout: "null",
-      stderr: "piped",
-    }).output();
-    if (!result.success) {
-      throw new Error(`Cannot bundle: ${new TextDecoder().decode(result.stderr)}`);
-    }
-  }
-}
-await bundle();
+// Builds the bundle as `deno task bundle` does, into the bench's own folder.
+await buildBundle(dist);
 
 const CALL = [
   "call",

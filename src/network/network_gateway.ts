@@ -19,7 +19,7 @@
  * @module
  */
 
-import { DEFAULT_MODEL } from "../config/mod.ts";
+import { DEFAULT_MODEL } from "../config/base/mod.ts";
 import { hostPermission } from "./host_permission.ts";
 import {
   DEFAULT_MAX_RESPONSE_BYTES,
@@ -253,11 +253,14 @@ async function startWorker(
   return { worker, client };
 }
 
-/** `network_worker_main.ts` beside this module, or `network_worker_main.js` beside a bundle. */
+/**
+ * `network_worker_main.ts` beside this module, or `src/network/network_worker_main.js` below the
+ * top of a `deno task bundle` folder (`tools/bundle.ts`), where every chunk is.
+ */
 export function defaultNetworkWorkerEntry(): URL {
   const bundled = import.meta.url.endsWith(".js");
   return new URL(
-    bundled ? "./network_worker_main.js" : "./network_worker_main.ts",
+    bundled ? "./src/network/network_worker_main.js" : "./network_worker_main.ts",
     import.meta.url,
   );
 }

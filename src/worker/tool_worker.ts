@@ -15,7 +15,7 @@ import { failure, type ToolOutcome } from "../result/mod.ts";
 import { FetchResponder } from "../network/mod.ts";
 import { hostPermission } from "../network/mod.ts";
 import { DEFAULT_KILL_GRACE_MS } from "../exec/mod.ts";
-import { DEFAULT_TOOLS } from "../config/mod.ts";
+import { DEFAULT_TOOLS } from "../config/base/mod.ts";
 
 /**
  * The Deno permissions of the tool Worker. Paths are absolute and canonical. Everything that is not
@@ -362,11 +362,12 @@ export class ToolWorker {
 }
 
 /**
- * The built-in Worker entry beside this module: `worker_main.ts` from source and in a compiled
- * binary (`--include src/worker/worker_main.ts`), `worker_main.js` beside a `deno task bundle`
- * output (`dist/kagent-run.js` + `dist/worker_main.js`).
+ * The built-in Worker entry: `worker_main.ts` beside this module from source and in a compiled
+ * binary (`--include src/worker/worker_main.ts`); in a `deno task bundle` folder
+ * (`tools/bundle.ts`), `src/worker/worker_main.js` below the folder's top, where every chunk is
+ * (so also where this module's code is).
  */
 export function defaultWorkerEntry(): URL {
   const bundled = import.meta.url.endsWith(".js");
-  return new URL(bundled ? "./worker_main.js" : "./worker_main.ts", import.meta.url);
+  return new URL(bundled ? "./src/worker/worker_main.js" : "./worker_main.ts", import.meta.url);
 }
