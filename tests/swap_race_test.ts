@@ -14,6 +14,7 @@ import assert from "node:assert/strict";
 import * as nodePath from "node:path";
 import { openTestRun, type TestRun } from "../src/testing/run_harness.ts";
 import type { ToolResult } from "../src/result/tool_result.ts";
+import { emptyWalkStats, PathGuard, walk } from "../src/sandbox/mod.ts";
 import { CANARY } from "./_attack_helpers.ts";
 
 /** Calls per tool with the swapper in a tight loop. */
@@ -294,6 +295,41 @@ for (const tool of TOOLS) {
     },
   });
 }
+
+Deno.test({
+  name:
+    "a walk reading every folder with the streaming reader (large folders) lists nothing from outside while a folder is swapped with a symlink in a loop",
+  ignore: unavailable !== null,
+  async fn() {
+    await using run = await openSwapRun();
+    const guard = await PathGuard.create({ workspace: run.sandbox.workspace, home: null });
+    const walkAll = async () => {
+      const start = await guard.check(".", "list");
+      if (!start.ok) throw new Error(start.error.message);
+      const names: string[] = [];
+      // largeFolderBytes 0: every folder goes through Deno.readDir, with its awaits.
+      const options = { guard, recursive: true, largeFolderBytes: 0, stats: emptyWalkStats() };
+      for await (const entry of walk(start.path, options)) names.push(entry.display);
+      return names;
+    };
+    let swaps = 0;
+    let changed = 0;
+    {
+      await using swapper = await startSwapper(run, 0);
+      for (let index = 0; index < TRIES; index += 1) {
+        const names = await walkAll();
+        const outside = names.filter((name) => name.includes(CANARY) || name.startsWith("/"));
+        assert.deepEqual(outside, [], `the walk listed from outside: ${outside.join(", ")}`);
+        if (!names.includes("d/sub/b.txt")) changed += 1;
+      }
+      swaps = await swapper.stop();
+    }
+    console.log(`streaming walk: ${swaps} swaps, ${changed} of ${TRIES} walks passed "d" over`);
+    assert.ok(swaps > TRIES, `the swapper made only ${swaps} swaps`);
+    // Near miss: with the swapper stopped, the same walk lists "d" whole.
+    assert.ok((await walkAll()).includes("d/sub/b.txt"));
+  },
+});
 
 Deno.test({
   name: "fs tools leave no effect outside when a folder is swapped in bursts between quiet spells",

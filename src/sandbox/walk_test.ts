@@ -44,3 +44,30 @@ Deno.test("walk stops when its time budget runs out and the budget says so", asy
   assert.equal(roomy.ranOut, false);
   assert.equal((await walkAll(sandbox.workspace)).length, 6);
 });
+
+Deno.test("walk lists the same entries with the streaming reader of large folders as with the one of small folders", async () => {
+  await using sandbox = await createTempSandbox();
+  const tree: Record<string, string> = { ".git/HEAD": "", "b/1.txt": "", "b/c/2.txt": "" };
+  for (let index = 0; index < 300; index += 1) tree[`flat/${String(index).padStart(3, "0")}`] = "";
+  await writeTree(sandbox.workspace, tree);
+  const guard = await PathGuard.create({ workspace: sandbox.workspace, home: null });
+  const listed = async (largeFolderBytes?: number) => {
+    const start = await guard.check(".", "list");
+    if (!start.ok) throw new Error(start.error.message);
+    const stats = emptyWalkStats();
+    const options = { guard, recursive: true, stats };
+    const names: string[] = [];
+    for await (
+      const entry of walk(
+        start.path,
+        largeFolderBytes === undefined ? options : { ...options, largeFolderBytes },
+      )
+    ) names.push(`${entry.type} ${entry.display}`);
+    return { names, stats };
+  };
+  const small = await listed();
+  const streamed = await listed(0);
+  assert.deepEqual(streamed, small);
+  assert.equal(small.names.length, 4 + 302); // .git (listed, not entered), b, b/c, flat; 302 files
+  assert.equal(small.stats.excluded, 1); // .git
+});
