@@ -180,14 +180,18 @@ Deno.test("registry compiles on first use to the same validator as at registrati
   }
 });
 
-Deno.test("registry still refuses a schema outside the subset when it compiles on first use", () => {
+Deno.test("registry refuses a schema outside the subset at its first read when it compiles on first use", () => {
   const registry = new ToolRegistry();
-  assert.throws(
-    () =>
-      registry.register(rawTool("t.open", { type: "object", additionalProperties: true }), {
-        compile: "on_first_use",
-      }),
-    /"additionalProperties" must be false/,
-  );
-  assert.equal(registry.get("t.open"), undefined);
+  registry.register(rawTool("t.open", { type: "object", additionalProperties: true }), {
+    compile: "on_first_use",
+  });
+  const open = registry.get("t.open");
+  assert.ok(open);
+  assert.throws(() => open.definition.input_schema, /"additionalProperties" must be false/);
+  assert.throws(() => open.validate({}), /"additionalProperties" must be false/);
+  // Near miss: the same tool within the subset reads and validates.
+  registry.register(rawTool("t.closed", { type: "object", additionalProperties: false }), {
+    compile: "on_first_use",
+  });
+  assert.equal(registry.get("t.closed")?.validate({}), true);
 });

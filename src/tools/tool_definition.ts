@@ -294,7 +294,11 @@ export function describeTool(tool: ToolDefinition<never>): ToolDescriptor {
   return {
     name: tool.name,
     description: tool.description,
-    input_schema: tool.input_schema,
+    // Read when used: a built-in tool's schema is written on first read, and the policy, which
+    // takes every tool's descriptor at start-up, never reads it (issue 16).
+    get input_schema(): JsonSchema {
+      return tool.input_schema;
+    },
     permission: tool.permission,
     tags: tool.tags,
     annotations: tool.annotations,
