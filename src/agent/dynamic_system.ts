@@ -16,8 +16,7 @@
  */
 
 import * as nodePath from "node:path";
-import { createHash } from "node:crypto";
-import type { AuditRecorder } from "../audit/mod.ts";
+import { type AuditRecorder, sha256Hex } from "../audit/mod.ts";
 import { DEFAULT_SYSTEM_BLOCKS } from "../config/base/mod.ts";
 import type { MemoryRecord } from "../memory/mod.ts";
 import type { ToolResult } from "../result/mod.ts";
@@ -203,7 +202,7 @@ export class DynamicSystemBlocks implements DynamicSystem {
       });
       return none;
     }
-    const sha256 = createHash("sha256").update(text).digest("hex");
+    const sha256 = sha256Hex(text);
     return { text, fields: { bytes: byteLength(text), sha256, artifact } };
   }
 }

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../audit/mod.ts";
 
 /** What every provider tool name matches. */
 export const PROVIDER_NAME_PATTERN: RegExp = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -38,7 +38,7 @@ export function mangleToolName(canonical: string): string {
 /** The shortened form: the first 55 characters of the sanitized name, `_`, sha256 prefix. */
 function shortenToolName(canonical: string): string {
   const sanitized = canonical.replaceAll(".", "__").replace(/[^a-zA-Z0-9_-]/g, "_");
-  const hash = createHash("sha256").update(canonical).digest("hex").slice(0, 8);
+  const hash = sha256Hex(canonical).slice(0, 8);
   return `${sanitized.slice(0, PREFIX_LENGTH)}_${hash}`;
 }
 

@@ -7,8 +7,7 @@
  * @module
  */
 
-import { createHash } from "node:crypto";
-import { type AuditRecorder, summariseValue } from "../audit/mod.ts";
+import { type AuditRecorder, sha256Hex, summariseValue } from "../audit/mod.ts";
 import { type ToolCall, unrunResult } from "../runtime/mod.ts";
 import { failure, type ToolResult } from "../result/mod.ts";
 import type { TurnStop, TurnStopReason } from "./model_provider.ts";
@@ -250,5 +249,5 @@ export async function recordNotExecuted(
 }
 
 function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
+  return sha256Hex(text);
 }

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../audit/mod.ts";
 import { z } from "zod";
 import type { TargetScope } from "../policy/mod.ts";
 import { type NamedLocation, writeArgument, writePath } from "../policy/mod.ts";
@@ -86,7 +86,7 @@ export function normaliseScope(
 
 /** `sha256:<lower-case hex of the UTF-8 text>`. */
 function hashed(text: string): string {
-  return `sha256:${createHash("sha256").update(text, "utf8").digest("hex")}`;
+  return `sha256:${sha256Hex(text)}`;
 }
 
 /** Tells whether `grant` covers a call of `tool` on exactly `scope` (a normalised scope). */

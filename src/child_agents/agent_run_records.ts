@@ -5,7 +5,6 @@
  * @module
  */
 
-import { createHash } from "node:crypto";
 import * as nodePath from "node:path";
 import {
   type AgentOutcome,
@@ -14,7 +13,7 @@ import {
   type RunContext,
   type SystemPrompt,
 } from "../agent/mod.ts";
-import type { AuditRecorder } from "../audit/mod.ts";
+import { type AuditRecorder, sha256Hex } from "../audit/mod.ts";
 import type { RunSession } from "../session/mod.ts";
 import { discoverSkills } from "../skills/mod.ts";
 
@@ -55,7 +54,7 @@ export async function recordSystemPrompt(
     path: nodePath.basename(session.folder.paths.systemPrompt),
     sections: prompt.sections,
     bytes: bytes.byteLength,
-    sha256: createHash("sha256").update(bytes).digest("hex"),
+    sha256: sha256Hex(bytes),
     skills: skills.map((skill) => skill.name),
     instructions: instructions?.path ?? null,
   });

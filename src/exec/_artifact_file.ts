@@ -5,8 +5,7 @@
  * @module
  */
 
-import type { Hash } from "node:crypto";
-import { createSha256 } from "../audit/mod.ts";
+import { createSha256, type Sha256 } from "../audit/mod.ts";
 import { join, relative, sep } from "node:path";
 import { utf8PrefixLength } from "./_utf8.ts";
 
@@ -48,7 +47,7 @@ export class ArtifactFile {
   readonly #target: ArtifactTarget;
   readonly #temporary: string;
   readonly #file: Deno.FsFile;
-  readonly #hash: Hash = createSha256();
+  readonly #hash: Sha256 = createSha256();
   #written = 0;
   #truncated = false;
   #full = false;

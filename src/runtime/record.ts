@@ -11,9 +11,13 @@
  * @module
  */
 
-import { createHash } from "node:crypto";
-import type { ArtifactStore, AuditRecorder, Redactor } from "../audit/mod.ts";
-import { summariseValue } from "../audit/mod.ts";
+import {
+  type ArtifactStore,
+  type AuditRecorder,
+  type Redactor,
+  sha256Hex,
+  summariseValue,
+} from "../audit/mod.ts";
 import type { CallApproval } from "../approval/mod.ts";
 import type { PolicyDecision } from "../policy/mod.ts";
 import type { ArtifactRef, ToolResult } from "../result/mod.ts";
@@ -278,5 +282,5 @@ function commandStatus(data: unknown): { exit_code?: number | null; signal?: str
 }
 
 function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
+  return sha256Hex(text);
 }

@@ -33,7 +33,7 @@ import { DEFAULT_MODEL } from "../../config/base/mod.ts";
 import { postWithRetries, readJson } from "./_http.ts";
 import { assembleOpenAiStream } from "./_openai_stream.ts";
 import { isEventStream } from "./_server_sent_events.ts";
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../../audit/mod.ts";
 import { finishTurn } from "./_model_turn.ts";
 import { removeOptionalNulls, toStrictSchema } from "./_strict_schema.ts";
 import type { OpenAiChatBody, OpenAiWireMessage, ReasoningEffort } from "./_wire_types.ts";
@@ -276,7 +276,7 @@ export class OpenAiProvider implements ModelProvider {
         provider: checked === text ? { name: providerName, id: sentId } : {
           name: providerName,
           id: sentId,
-          arguments_sha256: createHash("sha256").update(text).digest("hex"),
+          arguments_sha256: sha256Hex(text),
         },
       };
     });
