@@ -6,9 +6,11 @@
  *
  * - `deno task bench` (or `deno bench --allow-all bench/startup_bench.ts`): the group
  *   `start-up (whole process)`.
- * - `deno run --allow-all bench/startup_bench.ts [ROUNDS]`: rounds of the three commands in
- *   alternation, then the median of each and the ratios of medians (less sensitive to a loaded
- *   machine than `deno bench`'s means). @default ROUNDS 15
+ * - `deno run --allow-all bench/startup_bench.ts [ROUNDS] [BEFORE_BUNDLE]`: rounds of the
+ *   commands in alternation, then the median of each and the ratios of medians (less sensitive to
+ *   a loaded machine than `deno bench`'s means). @default ROUNDS 15. `BEFORE_BUNDLE`: the
+ *   `kagent-run.js` of another build (e.g. `deno task bundle` in a `git worktree` of an older
+ *   commit), timed in the same rounds as a fourth row, for before/after figures.
  *
  * @module
  */
@@ -76,6 +78,10 @@ const COMMANDS: Record<string, string[]> = {
     ...CALL,
   ],
 };
+const before = import.meta.main ? Deno.args[1] : undefined;
+if (before !== undefined) {
+  COMMANDS["kagent-run call fs.read_file (before)"] = [...FLAGS, nodePath.resolve(before), ...CALL];
+}
 
 /** Runs one command to its end; throws when it fails or a call does not print its result. */
 async function run(args: string[]): Promise<void> {
