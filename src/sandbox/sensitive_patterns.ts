@@ -36,14 +36,16 @@ export function sensitiveMatcher(
   pattern: string,
   home: string | null,
 ): { pattern: string; test: (path: string) => boolean } {
+  // The glob compiles when a text first passes the literal precheck: most never do, and compiling
+  // the default patterns cost each guard 5 – 10 ms, once in each thread, at every start (issue 16).
   if (!pattern.includes("/")) {
-    const matchName = picomatch(pattern, { dot: true });
+    let matchName: ((name: string) => boolean) | null = null;
     const mayMatch = literalPrecheck(pattern);
     return {
       pattern,
       test: (path) => {
         const name = nodePath.basename(path);
-        return mayMatch(name) && matchName(name);
+        return mayMatch(name) && (matchName ??= picomatch(pattern, { dot: true }))(name);
       },
     };
   }
@@ -53,9 +55,14 @@ export function sensitiveMatcher(
     absolute = home + pattern.slice(1);
   }
   const stripped = absolute.replace(/\/+$/, "");
-  const matchPath = picomatch([absolute, `${stripped}/**`], { dot: true });
+  let matchPath: ((path: string) => boolean) | null = null;
   const mayMatch = literalPrecheck(stripped);
-  return { pattern, test: (path) => mayMatch(path) && matchPath(path) };
+  return {
+    pattern,
+    test: (path) =>
+      mayMatch(path) &&
+      (matchPath ??= picomatch([absolute, `${stripped}/**`], { dot: true }))(path),
+  };
 }
 
 /**
