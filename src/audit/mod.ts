@@ -82,4 +82,4 @@ export {
   writeRunInfo,
 } from "./run_info.ts";
 export { MAX_SUMMARY_ITEMS, type SummariseOptions, summariseValue } from "./summarise_value.ts";
-export { createSha256, type Sha256, sha256Hex } from "./sha256.ts";
+export { createSha256, preloadNativeSha256, type Sha256, sha256Hex } from "./sha256.ts";

@@ -5,7 +5,9 @@
  * first time one comes (`process.getBuiltinModule`, Node's synchronous import of a built-in
  * module, Node 22.3+ and Deno 2). Loading `node:crypto` cost each start 12 – 20 ms of the main
  * thread and about 25 ms of a tool Worker's, on the way to every first call (issue 16); a run
- * that hashes no large file never loads it. Both give the same digest (a test compares them).
+ * that hashes no large file never loads it. Once it is loaded (a large input, or
+ * {@linkcode preloadNativeSha256} in a long-lived process), every hash is native. Both give the
+ * same digest (a test compares them).
  *
  * @module
  */
@@ -21,6 +23,17 @@ let crypto: typeof NodeCrypto | null = null;
 
 function nodeCrypto(): typeof NodeCrypto {
   return crypto ??= process.getBuiltinModule("node:crypto") as typeof NodeCrypto;
+}
+
+/**
+ * Loads `node:crypto` now, without waiting (an `import()`), so that every later hash is native:
+ * for a process that lives for many calls (`kagent-run mcp`, an agent run), where JavaScript's
+ * 10× slower hashing of outputs (0.15 ms for 17 KB) would add up and the load is paid once. Never
+ * throws: without it, hashing stays as it was.
+ */
+export function preloadNativeSha256(): void {
+  if (crypto !== null) return;
+  import("node:crypto").then((loaded) => crypto ??= loaded, () => {});
 }
 
 const encoder = new TextEncoder();
@@ -58,6 +71,7 @@ export function createSha256(): Sha256 {
  * ```
  */
 export function sha256Hex(data: string | Uint8Array): string {
+  if (crypto !== null) return crypto.createHash("sha256").update(data).digest("hex");
   const bytes = typeof data === "string" ? encoder.encode(data) : data;
   if (bytes.byteLength >= NATIVE_FROM_BYTES) {
     return nodeCrypto().createHash("sha256").update(bytes).digest("hex");
@@ -72,6 +86,9 @@ class HybridSha256 implements Sha256 {
 
   update(data: string | Uint8Array): Sha256 {
     const bytes = typeof data === "string" ? encoder.encode(data) : data;
+    if (this.#native === null && this.#keptBytes === 0 && crypto !== null) {
+      this.#native = crypto.createHash("sha256");
+    }
     if (this.#native !== null) {
       this.#native.update(bytes);
       return this;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { createSha256, NATIVE_FROM_BYTES, sha256Hex } from "./sha256.ts";
+import { createSha256, NATIVE_FROM_BYTES, preloadNativeSha256, sha256Hex } from "./sha256.ts";
 
 const native = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
@@ -41,4 +41,18 @@ Deno.test("createSha256 gives node:crypto's digest however the input is split, f
     }
   }
   assert.equal(createSha256().update("ab").update("c").digest("hex"), sha256Hex("abc"));
+});
+
+Deno.test("after preloadNativeSha256 the digests stay the same", async () => {
+  preloadNativeSha256();
+  await import("node:crypto"); // the preload's import settles with this one
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  for (const size of [0, 3, 1000, NATIVE_FROM_BYTES + 1]) {
+    const bytes = bytesOf(size, 99);
+    assert.equal(sha256Hex(bytes), native(bytes));
+    assert.equal(
+      createSha256().update(bytes.subarray(0, 1)).update(bytes.subarray(1)).digest("hex"),
+      native(bytes),
+    );
+  }
 });

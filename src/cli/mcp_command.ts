@@ -20,6 +20,7 @@ import {
 } from "../mcp/mod.ts";
 import type { LoadedConfig } from "../config/mod.ts";
 import { openRunSession } from "../session/mod.ts";
+import { preloadNativeSha256 } from "../audit/mod.ts";
 import { checkTelemetryHosts } from "./_telemetry_check.ts";
 import {
   type CommandIo,
@@ -152,6 +153,8 @@ export function mcpCommand(args: string[], io: CommandIo): Promise<number> {
         );
       }
       io.revokeNetwork?.();
+      // A server lives for many calls: hash natively from now on (audit/sha256.ts).
+      preloadNativeSha256();
       for (const [signal, handler] of signals) Deno.addSignalListener(signal, handler);
       if (listener === null) {
         process.stdin.once("end", onEnd);

@@ -26,7 +26,7 @@ import { checkTelemetryHosts } from "./_telemetry_check.ts";
 import { painter, type Tone } from "./_colour.ts";
 import { describeTool } from "../tools/mod.ts";
 import type { ToolResult } from "../result/mod.ts";
-import { Redactor } from "../audit/mod.ts";
+import { preloadNativeSha256, Redactor } from "../audit/mod.ts";
 import { appendStepSummary, checkStepSummary } from "./_step_summary.ts";
 import { runReportFiles, writeReportAtEnd } from "./_run_report.ts";
 import {
@@ -151,6 +151,8 @@ async function runWithNetwork(
     ...(agents === null ? {} : { mainThreadTools: agents.tools }),
   });
   agents?.attach(session);
+  // A run lives for many calls and turns: hash natively from now on (audit/sha256.ts).
+  preloadNativeSha256();
   // Each pending approval carries the exact command that re-runs this run with its grant.
   session.approvals.setReplayCommand(["kagent-run", "run", ...args]);
   await session.recorder.event("network_boundary.measured", {
