@@ -14,7 +14,13 @@ export {
   matchProgram,
   resolveAllowlist,
 } from "./program_allowlist.ts";
-export { CALL_MARKER_ENV, callMarker, sweepMarked } from "./process_sweep.ts";
+export {
+  CALL_MARKER_ENV,
+  callMarker,
+  type EnvironmentReader,
+  killProcessGroup,
+  sweepMarked,
+} from "./process_sweep.ts";
 export {
   type CommandOutcome,
   DEFAULT_KILL_GRACE_MS,
