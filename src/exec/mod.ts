@@ -17,14 +17,15 @@ export {
 export {
   CALL_MARKER_ENV,
   callMarker,
-  type EnvironmentReader,
   killProcessGroup,
+  type ProcessEnvironmentReader,
   sweepMarked,
 } from "./process_sweep.ts";
 export {
   type CommandOutcome,
   DEFAULT_KILL_GRACE_MS,
   type IsolationPlan,
+  killGroupWithProgram,
   runConfined,
 } from "./spawn_confined.ts";
 export {

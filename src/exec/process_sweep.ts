@@ -38,7 +38,7 @@ export function callMarker(runId: string, toolCallId: string): string {
 const MAX_ROUNDS = 20;
 
 /** The absolute paths of `sh` and `grep`, which read the environments faster than `ps` does. */
-export interface EnvironmentReader {
+export interface ProcessEnvironmentReader {
   /** Absolute path of a POSIX `sh`, which expands `/proc/[0-9]*\/environ` for `grep`. */
   shPath: string;
   /** Absolute path of GNU `grep` (or any `grep` with `-z`, `-l`, `-s`, `-F`, `-x`). */
@@ -54,7 +54,7 @@ export interface SweepOptions {
    * third of the time `ps` takes); a round where they fail falls back to `ps`.
    * @default null: every round uses `ps`
    */
-  environmentReader?: EnvironmentReader | null;
+  environmentReader?: ProcessEnvironmentReader | null;
   /** Match every marker starting with `marker` (a whole run). @default false */
   prefix?: boolean;
 }
@@ -163,7 +163,7 @@ export function killProcessGroup(processGroupId: number): boolean {
  * keeps it free of the unreadable and vanished files.
  */
 async function grepEnvironments(
-  reader: EnvironmentReader,
+  reader: ProcessEnvironmentReader,
   marker: string,
   prefix: boolean,
 ): Promise<number[] | null> {

@@ -11,6 +11,7 @@ import { launchArgs } from "./_launch_args.ts";
 import { ProcessGroup, settlesWithin } from "./_process_group.ts";
 
 export type { StreamResult } from "./output_capture.ts";
+export { killGroupWithProgram } from "./_process_group.ts";
 
 /** How to confine the command: not at all (its own process group only), or with bubblewrap. */
 export type IsolationPlan = { mode: "none" } | BwrapPlan;
@@ -53,6 +54,13 @@ export interface CommandSpec {
   killPath: string;
   /** Abort: handled like the deadline (TERM, grace, KILL) but reported as `aborted`. */
   signal?: AbortSignal;
+  /**
+   * Isolation none, after a normal exit: whether this thread sends KILL to the group (through the
+   * `kill` program). False leaves it to the caller, which must kill `process_group_id`, e.g. with
+   * `killProcessGroup` on the main thread (in-process, no program started: about 1 ms sooner).
+   * The deadline's and an abort's TERM, grace and KILL are always sent from here. @default true
+   */
+  killGroupAfterExit?: boolean;
 }
 
 /** A stream stored as an artifact ({@linkcode WrittenArtifact}) and which stream it was. */
@@ -83,6 +91,11 @@ export interface CommandOutcome {
   isolation: "bwrap" | "none";
   /** Why the program could not start (then `exit_code` is `null`), or `null`. */
   spawn_error: string | null;
+  /**
+   * The process group left for the caller to kill (its id, the leader's pid): set only with
+   * `killGroupAfterExit: false`, isolation none, a normal exit. Otherwise `null`.
+   */
+  process_group_id: number | null;
 }
 
 /** Default of {@linkcode CommandSpec.killGraceMs}, in milliseconds. */
@@ -172,7 +185,7 @@ export async function runConfined(spec: CommandSpec): Promise<CommandOutcome> {
     end = await firstEnd(finished, spec.timeoutMs, spec.signal);
     if (end !== "finished") {
       await group.terminate(spec.killGraceMs ?? DEFAULT_KILL_GRACE_MS, finished);
-    } else if (spec.isolation.mode === "none") {
+    } else if (spec.isolation.mode === "none" && spec.killGroupAfterExit !== false) {
       // Members that closed their pipes and stayed behind (`daemon &`) do not outlive the call.
       await group.signal("KILL");
     }
@@ -208,6 +221,10 @@ export async function runConfined(spec: CommandSpec): Promise<CommandOutcome> {
     artifacts,
     isolation: spec.isolation.mode,
     spawn_error: spawnError,
+    process_group_id: end === "finished" && spec.isolation.mode === "none" &&
+        spec.killGroupAfterExit === false
+      ? child.pid
+      : null,
   };
 }
 
@@ -366,6 +383,7 @@ function notStarted(
     artifacts: [],
     isolation: spec.isolation.mode,
     spawn_error: spawnError,
+    process_group_id: null,
   };
 }
 

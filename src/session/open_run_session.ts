@@ -198,6 +198,7 @@ async function wireStarting(
   const psPath = exec === null || exec.isolation !== "none"
     ? null
     : prepared.commands?.psPath ?? null;
+  const reader = prepared.commands?.environmentReader ?? null;
   const artifacts = new ArtifactStore({
     artifactsDir: folder.paths.artifacts,
     runDir: folder.dir,
@@ -248,7 +249,7 @@ async function wireStarting(
     },
     hooks: hooks.empty ? null : hooks,
     now,
-    sweep: psPath === null ? null : { runId: folder.id, psPath },
+    sweep: psPath === null ? null : { runId: folder.id, psPath, environmentReader: reader },
     tracing: prepared.telemetry.enabled
       ? { runId: folder.id, redactor, content: config.audit.trace_content }
       : null,
@@ -270,7 +271,11 @@ async function wireStarting(
       // call's group; under bubblewrap a namespace whose kill was cut short by an abort.
       const runPsPath = prepared.commands?.psPath ?? null;
       if (runPsPath !== null) {
-        await sweepMarked(`${folder.id}/`, { psPath: runPsPath, prefix: true });
+        await sweepMarked(`${folder.id}/`, {
+          psPath: runPsPath,
+          environmentReader: reader,
+          prefix: true,
+        });
       }
       await approvals.close();
       await recorder.close();
