@@ -14,6 +14,7 @@ export {
   matchProgram,
   resolveAllowlist,
 } from "./program_allowlist.ts";
+export { EnvironmentScanner } from "./environment_scanner.ts";
 export {
   CALL_MARKER_ENV,
   callMarker,

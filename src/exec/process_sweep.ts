@@ -17,6 +17,8 @@
  * @module
  */
 
+import type { EnvironmentScanner } from "./environment_scanner.ts";
+
 /** The environment variable that names the call a process belongs to. */
 export const CALL_MARKER_ENV = "KAGENT_RUN_CALL";
 
@@ -55,6 +57,12 @@ export interface SweepOptions {
    * @default null: every round uses `ps`
    */
   environmentReader?: ProcessEnvironmentReader | null;
+  /**
+   * The run's long-lived scanner, asked before any reader is started (no process start per
+   * round); a round where it is broken falls back to `environmentReader`, then `ps`.
+   * @default null
+   */
+  scanner?: EnvironmentScanner | null;
   /** Match every marker starting with `marker` (a whole run). @default false */
   prefix?: boolean;
 }
@@ -67,7 +75,8 @@ export interface SweepOptions {
  * value, is not a match. This process is never killed.
  *
  * Where the environments are read (Deno reads `/proc` only with --allow-all, which the CLI never
- * has): with `environmentReader`, by
+ * has): by the run's `scanner` when it works (one long-lived `perl`, see
+ * {@linkcode EnvironmentScanner}); else, with `environmentReader`, by
  * `sh -c 'exec "$0" -lzs "$@" /proc/[0-9]*\/environ' <grep> -Fx -- KAGENT_RUN_CALL=<marker>`
  * (the entry passed as an argument, never through the shell's parser; for a prefix the anchored
  * basic pattern `-e ^KAGENT_RUN_CALL=<marker, escaped>`); when that fails (missing, a `grep`
@@ -102,7 +111,9 @@ export async function sweepMarked(marker: string, options: SweepOptions): Promis
   const reader = options.environmentReader ?? null;
   const killed: number[] = [];
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const found = (reader === null ? null : await grepEnvironments(reader, marker, prefix)) ??
+    const scanned = await options.scanner?.scan(needle, prefix) ?? null;
+    const found = scanned?.filter((pid) => pid !== Deno.pid) ??
+      (reader === null ? null : await grepEnvironments(reader, marker, prefix)) ??
       await markedProcesses(options.psPath, needle, prefix);
     if (found.length === 0) break;
     for (const pid of found) {

@@ -9,6 +9,7 @@
 import type { AuditRecorder } from "../audit/mod.ts";
 import {
   callMarker,
+  EnvironmentScanner,
   killProcessGroup,
   type ProcessEnvironmentReader,
   sweepMarked,
@@ -22,6 +23,34 @@ export interface MarkerSweep {
   psPath: string;
   /** `sh` and `grep`, the faster reader. @default null: `ps` alone */
   environmentReader?: ProcessEnvironmentReader | null;
+  /** The run's long-lived scanner, asked first. @default null: a reader started per round */
+  scanner?: EnvironmentScanner | null;
+}
+
+/**
+ * The sweep of a run under isolation none, with its scanner started when `perl` is there.
+ * `scanner.close()` stops it (at the run's end).
+ *
+ * @param runId The run id.
+ * @param psPath Absolute path of `ps`.
+ * @param programs The other readers, as the session's command set-up resolved them.
+ * @example
+ * ```ts ignore
+ * const sweep = openMarkerSweep(runId, "/usr/bin/ps", { environmentReader: null, perlPath: null });
+ * ```
+ */
+export function openMarkerSweep(
+  runId: string,
+  psPath: string,
+  programs: { environmentReader: ProcessEnvironmentReader | null; perlPath: string | null } | null,
+): MarkerSweep {
+  const perlPath = programs?.perlPath ?? null;
+  return {
+    runId,
+    psPath,
+    environmentReader: programs?.environmentReader ?? null,
+    scanner: perlPath === null ? null : EnvironmentScanner.start(perlPath),
+  };
 }
 
 /**
@@ -64,6 +93,7 @@ export async function endCommandLeftovers(
   const killed = await sweepMarked(callMarker(sweep.runId, toolCallId), {
     psPath: sweep.psPath,
     environmentReader: sweep.environmentReader ?? null,
+    scanner: sweep.scanner ?? null,
   });
   if (killed.length > 0) {
     await run.recorder.event("command.swept", { tool_call_id: toolCallId, killed: killed.length });

@@ -29,5 +29,6 @@ export {
   recordNotRun,
 } from "./record.ts";
 export { ToolRuntime, type ToolRuntimeOptions } from "./tool_runtime.ts";
+export { endCommandLeftovers, type MarkerSweep, openMarkerSweep } from "./command_leftovers.ts";
 export { type MainThreadTools } from "./main_thread_tools.ts";
 export { runTurn, unrunResult } from "./scheduler.ts";

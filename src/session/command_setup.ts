@@ -49,6 +49,11 @@ export interface CommandSetup {
    */
   environmentReader: ProcessEnvironmentReader | null;
   /**
+   * `perl`, which runs the run's long-lived environment scanner (`exec/environment_scanner.ts`):
+   * no process start per sweep round. Null when missing or when there is no sweep.
+   */
+  perlPath: string | null;
+  /**
    * How commands are confined: `bwrap` (the mount profile), `none` (chosen explicitly: every
    * command asks), or `off` (`auto` without a working bubblewrap: command tools are turned off,
    * `reason` says why and how to fix it).
@@ -192,6 +197,7 @@ export async function prepareCommands(
     : await optional("ps");
   const shPath = psPath === null ? null : await optional("sh");
   const grepPath = shPath === null ? null : await optional("grep");
+  const perlPath = psPath === null ? null : await optional("perl");
 
   for (const tool of declarativeTools) {
     const program = tool.command_type === "shell" ? "sh" : tool.command;
@@ -240,6 +246,7 @@ export async function prepareCommands(
     prlimitPath,
     psPath,
     environmentReader: shPath === null || grepPath === null ? null : { shPath, grepPath },
+    perlPath,
     isolation,
     systemMounts: isolation.effective === "bwrap" ? hostSystemMounts() : [],
     programFolders: programFolders(
