@@ -89,7 +89,7 @@ export interface SweepOptions {
  *
  * @param marker A {@linkcode callMarker} value, or a run id followed by `/` with `prefix`.
  * @param options See {@linkcode SweepOptions}.
- * @returns The pids killed, in the order found.
+ * @returns The pids killed, each once, in the order found.
  * @throws {TypeError} When `marker` is empty or has white space.
  * @example
  * ```ts
@@ -119,7 +119,8 @@ export async function sweepMarked(marker: string, options: SweepOptions): Promis
     for (const pid of found) {
       try {
         Deno.kill(pid, "SIGKILL");
-        killed.push(pid);
+        // A process killed in one round can still be read in the next, while it dies.
+        if (!killed.includes(pid)) killed.push(pid);
       } catch {
         // Gone meanwhile, or not ours to kill.
       }
