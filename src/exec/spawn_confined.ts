@@ -116,8 +116,9 @@ const READ_BUFFER_BYTES = 64 * 1024;
  * exited, pipes closed) or `killGraceMs` pass; the pipes are then read for up to 0.5 s more and
  * abandoned, so the call returns within about `timeoutMs + killGraceMs + 1 s` even when a process
  * that left the group keeps a pipe open. After a normal exit the group gets KILL too (isolation
- * none), so members that closed their pipes (`daemon &`) do not outlive the call; under bwrap
- * the PID namespace dies with the command. Under bwrap, TERM ends `bwrap` itself, and its
+ * none), so members that closed their pipes (`daemon &`) do not outlive the call: from here, or
+ * with `killGroupAfterExit: false` by the caller (`process_group_id`); under bwrap the PID
+ * namespace dies with the command. Under bwrap, TERM ends `bwrap` itself, and its
  * `--die-with-parent` and PID namespace take every process inside with it.
  *
  * In isolation none a process can leave the group (`setsid`, `setpgid`) and survive; only bwrap
