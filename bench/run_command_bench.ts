@@ -11,7 +11,7 @@
 
 import { openTestRun, type TestRun } from "../src/testing/run_harness.ts";
 import { unconfinedCommandApprover } from "../src/testing/unconfined_approver.ts";
-import { sweepMarked } from "../src/exec/mod.ts";
+import { EnvironmentScanner, killProcessGroup, sweepMarked } from "../src/exec/mod.ts";
 
 // Narrowed to the program: a rule that allows exec.run_command without narrowing asks each call.
 const permissions = {
@@ -58,21 +58,50 @@ for (const isolation of ["none", "bwrap"] as const) {
   });
 }
 
-// The two processes a call under isolation none starts after the command exits, alone: the
-// `kill` of the command's process group (in the Worker) and one round of the `ps` sweep for
-// processes that left the group (in the main thread).
-const psPath = (await new Deno.Command("sh", { args: ["-c", "command -v ps"], stdout: "piped" })
-  .output()).stdout;
-const ps = new TextDecoder().decode(psPath).trim();
+// What a call under isolation none does after the command exits, alone: the kill of the
+// command's process group (now on the main thread, in-process; before, the Worker started the
+// `kill` program) and one round of the sweep for processes that left the group, through each
+// reader (the run's long-lived perl scanner, which a session uses when perl is there; sh + grep;
+// ps).
+const programPath = async (name: string) =>
+  new TextDecoder().decode(
+    (await new Deno.Command("sh", { args: ["-c", `command -v ${name}`], stdout: "piped" })
+      .output()).stdout,
+  ).trim();
+const ps = await programPath("ps");
+const reader = { shPath: await programPath("sh"), grepPath: await programPath("grep") };
+const scanner = EnvironmentScanner.start(await programPath("perl"));
+globalThis.addEventListener("unload", () => scanner?.close());
 Deno.bench({
-  name: "after exit: ps sweep, one round (sweepMarked)",
+  name: "after exit: sweep round, the run's perl scanner",
+  group: "exec.run_command",
+  async fn() {
+    await sweepMarked("no-such-run/", { psPath: ps, scanner, prefix: true });
+  },
+});
+Deno.bench({
+  name: "after exit: sweep round, sh + grep",
+  group: "exec.run_command",
+  async fn() {
+    await sweepMarked("no-such-run/", { psPath: ps, environmentReader: reader, prefix: true });
+  },
+});
+Deno.bench({
+  name: "after exit: sweep round, ps",
   group: "exec.run_command",
   async fn() {
     await sweepMarked("no-such-run/", { psPath: ps, prefix: true });
   },
 });
 Deno.bench({
-  name: "after exit: kill -s KILL -- -<group> (a group already gone)",
+  name: "after exit: killProcessGroup (in-process, a group already gone)",
+  group: "exec.run_command",
+  fn() {
+    killProcessGroup(2_147_483_646);
+  },
+});
+Deno.bench({
+  name: "before: kill -s KILL -- -<group> (the program, a group already gone)",
   group: "exec.run_command",
   async fn() {
     await new Deno.Command("kill", {

@@ -77,6 +77,42 @@ export class ProcessGroup {
 }
 
 /**
+ * Sends KILL to every member of a process group through the `kill` program
+ * (`kill -s KILL -- -<processGroupId>`): for a thread where `Deno.kill` is refused (the tool
+ * Worker) that must end a group `runConfined` left to it (`process_group_id`).
+ *
+ * @param killPath Absolute path of `kill` (procps or util-linux).
+ * @param processGroupId The group's id, an integer above 1.
+ * @returns Whether `kill` found a member (zombies count).
+ * @throws {RangeError} When `processGroupId` is not an integer above 1.
+ * @throws Whatever `Deno.Command` throws when `kill` cannot be run.
+ * @example
+ * ```ts
+ * import { killGroupWithProgram } from "./_process_group.ts";
+ * console.assert((await killGroupWithProgram("/usr/bin/kill", 2147483646)) === false);
+ * ```
+ */
+export async function killGroupWithProgram(
+  killPath: string,
+  processGroupId: number,
+): Promise<boolean> {
+  if (!Number.isSafeInteger(processGroupId) || processGroupId <= 1) {
+    throw new RangeError(
+      `Cannot kill process group "${processGroupId}": a group id is an integer above 1`,
+    );
+  }
+  const { success } = await new Deno.Command(killPath, {
+    args: ["-s", "KILL", "--", `-${processGroupId}`],
+    clearEnv: true,
+    env: {},
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).output();
+  return success;
+}
+
+/**
  * Waits for `promise` at most `milliseconds`.
  *
  * @returns Whether `promise` settled in time.

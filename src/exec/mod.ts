@@ -14,11 +14,19 @@ export {
   matchProgram,
   resolveAllowlist,
 } from "./program_allowlist.ts";
-export { CALL_MARKER_ENV, callMarker, sweepMarked } from "./process_sweep.ts";
+export { EnvironmentScanner } from "./environment_scanner.ts";
+export {
+  CALL_MARKER_ENV,
+  callMarker,
+  killProcessGroup,
+  type ProcessEnvironmentReader,
+  sweepMarked,
+} from "./process_sweep.ts";
 export {
   type CommandOutcome,
   DEFAULT_KILL_GRACE_MS,
   type IsolationPlan,
+  killGroupWithProgram,
   runConfined,
 } from "./spawn_confined.ts";
 export {

@@ -11,6 +11,7 @@ import { launchArgs } from "./_launch_args.ts";
 import { ProcessGroup, settlesWithin } from "./_process_group.ts";
 
 export type { StreamResult } from "./output_capture.ts";
+export { killGroupWithProgram } from "./_process_group.ts";
 
 /** How to confine the command: not at all (its own process group only), or with bubblewrap. */
 export type IsolationPlan = { mode: "none" } | BwrapPlan;
@@ -53,6 +54,13 @@ export interface CommandSpec {
   killPath: string;
   /** Abort: handled like the deadline (TERM, grace, KILL) but reported as `aborted`. */
   signal?: AbortSignal;
+  /**
+   * Isolation none, after a normal exit: whether this thread sends KILL to the group (through the
+   * `kill` program). False leaves it to the caller, which must kill `process_group_id`, e.g. with
+   * `killProcessGroup` on the main thread (in-process, no program started: about 1 ms sooner).
+   * The deadline's and an abort's TERM, grace and KILL are always sent from here. @default true
+   */
+  killGroupAfterExit?: boolean;
 }
 
 /** A stream stored as an artifact ({@linkcode WrittenArtifact}) and which stream it was. */
@@ -83,6 +91,11 @@ export interface CommandOutcome {
   isolation: "bwrap" | "none";
   /** Why the program could not start (then `exit_code` is `null`), or `null`. */
   spawn_error: string | null;
+  /**
+   * The process group left for the caller to kill (its id, the leader's pid): set only with
+   * `killGroupAfterExit: false`, isolation none, a normal exit. Otherwise `null`.
+   */
+  process_group_id: number | null;
 }
 
 /** Default of {@linkcode CommandSpec.killGraceMs}, in milliseconds. */
@@ -103,8 +116,9 @@ const READ_BUFFER_BYTES = 64 * 1024;
  * exited, pipes closed) or `killGraceMs` pass; the pipes are then read for up to 0.5 s more and
  * abandoned, so the call returns within about `timeoutMs + killGraceMs + 1 s` even when a process
  * that left the group keeps a pipe open. After a normal exit the group gets KILL too (isolation
- * none), so members that closed their pipes (`daemon &`) do not outlive the call; under bwrap
- * the PID namespace dies with the command. Under bwrap, TERM ends `bwrap` itself, and its
+ * none), so members that closed their pipes (`daemon &`) do not outlive the call: from here, or
+ * with `killGroupAfterExit: false` by the caller (`process_group_id`); under bwrap the PID
+ * namespace dies with the command. Under bwrap, TERM ends `bwrap` itself, and its
  * `--die-with-parent` and PID namespace take every process inside with it.
  *
  * In isolation none a process can leave the group (`setsid`, `setpgid`) and survive; only bwrap
@@ -172,7 +186,7 @@ export async function runConfined(spec: CommandSpec): Promise<CommandOutcome> {
     end = await firstEnd(finished, spec.timeoutMs, spec.signal);
     if (end !== "finished") {
       await group.terminate(spec.killGraceMs ?? DEFAULT_KILL_GRACE_MS, finished);
-    } else if (spec.isolation.mode === "none") {
+    } else if (spec.isolation.mode === "none" && spec.killGroupAfterExit !== false) {
       // Members that closed their pipes and stayed behind (`daemon &`) do not outlive the call.
       await group.signal("KILL");
     }
@@ -208,6 +222,10 @@ export async function runConfined(spec: CommandSpec): Promise<CommandOutcome> {
     artifacts,
     isolation: spec.isolation.mode,
     spawn_error: spawnError,
+    process_group_id: end === "finished" && spec.isolation.mode === "none" &&
+        spec.killGroupAfterExit === false
+      ? child.pid
+      : null,
   };
 }
 
@@ -366,6 +384,7 @@ function notStarted(
     artifacts: [],
     isolation: spec.isolation.mode,
     spawn_error: spawnError,
+    process_group_id: null,
   };
 }
 

@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { Redactor } from "../audit/redactor.ts";
 import { type CommandOutcome, type CommandSpec, runConfined } from "./spawn_confined.ts";
+import { killProcessGroup } from "./process_sweep.ts";
 import {
   baseSpec,
   KILL,
@@ -353,4 +354,40 @@ Deno.test("runConfined keeps this process's memory bounded while a command flood
   const { grew, bytes } = JSON.parse(new TextDecoder().decode(output.stdout));
   assert.ok(bytes > 64 * MiB, `only ${bytes} bytes flowed: the flood did not happen`);
   assert.ok(grew < 64 * MiB, `peak RSS grew by ${(grew / MiB).toFixed(1)} MiB for ${bytes} bytes`);
+});
+
+Deno.test("runConfined with killGroupAfterExit false leaves the group to the caller and names it", async () => {
+  await withDir(async (dir) => {
+    const marker = sleepMarker();
+    try {
+      const outcome = await runConfined(
+        baseSpec(SH, ["-c", `sleep ${marker} >/dev/null 2>&1 & echo started`], dir, {
+          killGroupAfterExit: false,
+        }),
+      );
+      assert.equal(outcome.exit_code, 0);
+      const group = outcome.process_group_id;
+      assert.ok(group !== null && group > 1, `process_group_id ${group}`);
+      // The member is alive until the caller kills the group it was given.
+      assert.equal((await processesWith(marker)).length, 1);
+      assert.equal(killProcessGroup(group), true);
+      for (let attempt = 0; attempt < 100 && (await processesWith(marker)).length > 0; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.deepEqual(await processesWith(marker), []);
+      // Near miss: a timeout is still ended here, whatever the option, and names no group.
+      const late = await runConfined(
+        baseSpec(SH, ["-c", `sleep ${marker}`], dir, {
+          killGroupAfterExit: false,
+          timeoutMs: 300,
+          killGraceMs: 200,
+        }),
+      );
+      assert.equal(late.timed_out, true);
+      assert.equal(late.process_group_id, null);
+      assert.deepEqual(await processesWith(marker), []);
+    } finally {
+      await killProcessesWith(marker);
+    }
+  });
 });

@@ -144,6 +144,13 @@ export interface ToolOutcome {
    * win over the blocks it would build from the outcome for the same types. @default none
    */
   display?: DisplayBlock[];
+  /**
+   * The process group a command of this call led, left for the runtime to kill once the call is
+   * done (isolation none: the main thread kills a group in-process, the Worker would have to start
+   * the `kill` program). It travels back from the Worker with the outcome and never reaches the
+   * ToolResult. @default none: nothing left
+   */
+  processGroupId?: number;
 }
 
 /**

@@ -29,6 +29,7 @@ export {
   recordNotRun,
 } from "./record.ts";
 export { ToolRuntime, type ToolRuntimeOptions } from "./tool_runtime.ts";
+export { endCommandLeftovers, type MarkerSweep, openMarkerSweep } from "./command_leftovers.ts";
 export { type MainThreadTools } from "./main_thread_tools.ts";
 export { runTurn, unrunResult } from "./scheduler.ts";
 export { countResults, type ResultCounts } from "./result_counts.ts";

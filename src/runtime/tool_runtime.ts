@@ -35,7 +35,7 @@ import { displayFor } from "./display_for.ts";
 import { shape } from "./shape.ts";
 import type { ToolCall } from "./tool_call.ts";
 import type { MainThreadTools } from "./main_thread_tools.ts";
-import { callMarker, sweepMarked } from "../exec/mod.ts";
+import { endCommandLeftovers, type MarkerSweep } from "./command_leftovers.ts";
 import { startToolSpan, type ToolTracing } from "../telemetry/mod.ts";
 
 /** What the runtime is built from; one per run. */
@@ -62,7 +62,7 @@ export interface ToolRuntimeOptions {
    * The run id whose command markers are swept after every command call (processes a command
    * left behind outside its process group; see `exec/process_sweep.ts`). @default null: no sweep
    */
-  sweep?: { runId: string; psPath: string } | null;
+  sweep?: MarkerSweep | null;
   /** Tools whose handlers run on the main thread (MCP servers' tools). @default null: none */
   mainThreadTools?: MainThreadTools | null;
   /** An `execute_tool` span per call (`telemetry/tool_span.ts`). @default null: no spans */
@@ -356,20 +356,18 @@ export class ToolRuntime {
       ? gate?.takeApproval(call.id) ?? null
       : { by: "rule", rule: decision.rule, scope: gate?.scopeOf(scope) ?? [] };
     // 6. Execute in the Worker (or on the main thread, for MCP servers' tools); then nothing the
-    // command started may outlive the call.
+    // command started may outlive the call: its process group (left by the Worker, isolation
+    // none), then whatever carries its marker.
     const mainThread = this.#options.mainThreadTools ?? null;
-    const outcome = mainThread !== null && mainThread.handles(call.name)
-      ? await mainThread.execute(call.name, call.id, args, signal)
-      : await worker.execute(call.name, call.id, args, signal);
-    const sweep = this.#options.sweep ?? null;
-    if (sweep !== null && (scope.commands?.length ?? 0) > 0) {
-      const killed = await sweepMarked(callMarker(sweep.runId, call.id), { psPath: sweep.psPath });
-      if (killed.length > 0) {
-        await this.#options.recorder.event("command.swept", {
-          tool_call_id: call.id,
-          killed: killed.length,
-        });
-      }
+    const inWorker = mainThread === null || !mainThread.handles(call.name);
+    const outcome = inWorker
+      ? await worker.execute(call.name, call.id, args, signal)
+      : await mainThread.execute(call.name, call.id, args, signal);
+    if ((scope.commands?.length ?? 0) > 0) {
+      await endCommandLeftovers(call.id, inWorker ? outcome.processGroupId ?? null : null, {
+        sweep: this.#options.sweep ?? null,
+        recorder: this.#options.recorder,
+      });
     }
     return { outcome, decision, params: args, scope, approval };
   }

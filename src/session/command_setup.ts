@@ -11,7 +11,11 @@ import { ConfigError, type LoadedConfig } from "../config/mod.ts";
 import type { PathGuard } from "../sandbox/mod.ts";
 import { loadDeclarativeTools } from "../toolsets/declarative/mod.ts";
 import type { DeclarativeToolFile } from "../toolsets/declarative/mod.ts";
-import { type BubblewrapProbe, probeBubblewrap } from "../exec/mod.ts";
+import {
+  type BubblewrapProbe,
+  probeBubblewrap,
+  type ProcessEnvironmentReader,
+} from "../exec/mod.ts";
 import { hostSystemMounts, SYSTEM_FOLDERS, type SystemMount } from "../exec/mod.ts";
 import { commandSearchPath, DEFAULT_ENV_ALLOWLIST, expandAllowlist } from "../exec/mod.ts";
 import {
@@ -39,6 +43,16 @@ export interface CommandSetup {
    * end, as a backstop. Null when missing (then isolation none refuses to start).
    */
   psPath: string | null;
+  /**
+   * `sh` and `grep`, which read the processes' environments for that sweep about three times
+   * faster than `ps` (see `exec/process_sweep.ts`); null when either is missing (then `ps` does).
+   */
+  environmentReader: ProcessEnvironmentReader | null;
+  /**
+   * `perl`, which runs the run's long-lived environment scanner (`exec/environment_scanner.ts`):
+   * no process start per sweep round. Null when missing or when there is no sweep.
+   */
+  perlPath: string | null;
   /**
    * How commands are confined: `bwrap` (the mount profile), `none` (chosen explicitly: every
    * command asks), or `off` (`auto` without a working bubblewrap: command tools are turned off,
@@ -181,6 +195,9 @@ export async function prepareCommands(
       "under isolation none it finds the processes a command left behind (Debian: procps)",
     )
     : await optional("ps");
+  const shPath = psPath === null ? null : await optional("sh");
+  const grepPath = shPath === null ? null : await optional("grep");
+  const perlPath = psPath === null ? null : await optional("perl");
 
   for (const tool of declarativeTools) {
     const program = tool.command_type === "shell" ? "sh" : tool.command;
@@ -228,6 +245,8 @@ export async function prepareCommands(
     bwrapPath,
     prlimitPath,
     psPath,
+    environmentReader: shPath === null || grepPath === null ? null : { shPath, grepPath },
+    perlPath,
     isolation,
     systemMounts: isolation.effective === "bwrap" ? hostSystemMounts() : [],
     programFolders: programFolders(

@@ -20,7 +20,7 @@ import type { LoadedConfig } from "../config/mod.ts";
 import { sweepMarked } from "../exec/mod.ts";
 import type { PolicyDecision } from "../policy/mod.ts";
 import { HookRunner, prepareHooks } from "../hooks/mod.ts";
-import { ToolRuntime } from "../runtime/mod.ts";
+import { openMarkerSweep, ToolRuntime } from "../runtime/mod.ts";
 import { HostAllowlist } from "../config/mod.ts";
 import { NET_FETCH_TOOL, NetFetchTool } from "../toolsets/net/mod.ts";
 import { DEFAULT_HANDLER_TIMEOUT_MS, ToolWorker } from "../worker/mod.ts";
@@ -198,9 +198,9 @@ async function wireStarting(
     ...(options.inheritedGrants === undefined ? {} : { inheritedGrants: options.inheritedGrants }),
   });
   // Isolation none: what a command left outside its process group is found by its marker.
-  const psPath = exec === null || exec.isolation !== "none"
-    ? null
-    : prepared.commands?.psPath ?? null;
+  const psPath = exec?.isolation === "none" ? prepared.commands?.psPath ?? null : null;
+  const reader = prepared.commands?.environmentReader ?? null;
+  const sweep = psPath === null ? null : openMarkerSweep(folder.id, psPath, prepared.commands);
   const artifacts = new ArtifactStore({
     artifactsDir: folder.paths.artifacts,
     runDir: folder.dir,
@@ -251,7 +251,7 @@ async function wireStarting(
     },
     hooks: hooks.empty ? null : hooks,
     now,
-    sweep: psPath === null ? null : { runId: folder.id, psPath },
+    sweep,
     tracing: prepared.telemetry.enabled
       ? { runId: folder.id, redactor, content: config.audit.trace_content }
       : null,
@@ -273,8 +273,14 @@ async function wireStarting(
       // call's group; under bubblewrap a namespace whose kill was cut short by an abort.
       const runPsPath = prepared.commands?.psPath ?? null;
       if (runPsPath !== null) {
-        await sweepMarked(`${folder.id}/`, { psPath: runPsPath, prefix: true });
+        await sweepMarked(`${folder.id}/`, {
+          psPath: runPsPath,
+          environmentReader: reader,
+          scanner: sweep?.scanner ?? null,
+          prefix: true,
+        });
       }
+      sweep?.scanner?.close();
       await approvals.close();
       await recorder.close();
     },

@@ -113,7 +113,12 @@ export function declarativeTool(file: DeclarativeToolFile): ToolDefinition {
         stdin: JSON.stringify(args),
         environmentNames: file.env_allowlist,
       });
-      return outcome.ok ? fromStdout(file.name, outcome) : outcome;
+      if (!outcome.ok) return outcome;
+      // The command's process group, left for the runtime to kill, stays with the answer.
+      const answer = fromStdout(file.name, outcome);
+      return outcome.processGroupId === undefined
+        ? answer
+        : { ...answer, processGroupId: outcome.processGroupId };
     },
   };
 }

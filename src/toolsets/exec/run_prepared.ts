@@ -8,7 +8,12 @@
 
 import * as nodePath from "node:path";
 import { buildChildEnvironment, DEFAULT_ENV_ALLOWLIST } from "../../exec/mod.ts";
-import { type CommandOutcome, type IsolationPlan, runConfined } from "../../exec/mod.ts";
+import {
+  type CommandOutcome,
+  type IsolationPlan,
+  killGroupWithProgram,
+  runConfined,
+} from "../../exec/mod.ts";
 import { Redactor } from "../../audit/mod.ts";
 import { gitSafeEnvironment, unsafeGitConfigKeys, withSafeDiffOptions } from "../../exec/mod.ts";
 import type { CommandScope } from "../../policy/mod.ts";
@@ -134,8 +139,30 @@ export async function runPrepared(
       limits.stderrLimitBytes ?? exec.stderr_limit_bytes,
       exec.stderr_limit_bytes,
     ),
+    // Isolation none: the runtime kills the group on the main thread, in-process (no `kill`).
+    killGroupAfterExit: false,
   });
-  const planted = quarantineCreated(profile.watched, nodePath.join(exec.run_dir, "quarantine"));
+  const left = outcome.process_group_id;
+  let result: ToolOutcome;
+  try {
+    result = afterCommand(command, outcome, timeoutMs, profile.watched, exec, context);
+  } catch (error: unknown) {
+    if (left !== null) await killGroupWithProgram(exec.kill_path, left).catch(() => false);
+    throw error;
+  }
+  return left === null ? result : { ...result, processGroupId: left };
+}
+
+/** Moves out what the command planted at protected paths, then describes the outcome. */
+function afterCommand(
+  command: CommandScope,
+  outcome: CommandOutcome,
+  timeoutMs: number,
+  watched: string[],
+  exec: ExecContext,
+  context: ToolContext,
+): ToolOutcome {
+  const planted = quarantineCreated(watched, nodePath.join(exec.run_dir, "quarantine"));
   if (planted.length > 0) {
     return failure(
       "sandbox_violation",
