@@ -7,6 +7,7 @@
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { ArtifactRef } from "../result/mod.ts";
 import { AuditWriteError } from "./audit_write_error.ts";
+import { sha256Hex as sha256HexNow } from "./sha256.ts";
 
 /** Options of {@linkcode ArtifactStore}. */
 export interface ArtifactStoreOptions {
@@ -140,7 +141,16 @@ function extensionFor(mediaType: string): ".json" | ".txt" | ".bin" {
   return ".bin";
 }
 
+/**
+ * Largest content hashed on the calling thread, in bytes. Below it `node:crypto` hashes in a few
+ * µs a KiB, far less than a round trip to the blocking thread pool that `crypto.subtle.digest`
+ * takes (about 0.5 ms a call on a loaded machine, issue 16: every output above the inline size
+ * is stored); above it the digest runs off the event loop.
+ */
+const HASH_NOW_BYTES = 1024 * 1024;
+
 async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  if (bytes.byteLength <= HASH_NOW_BYTES) return sha256HexNow(bytes);
   const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
   return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
