@@ -117,7 +117,9 @@ export class ArtifactStore {
 
   async #writeOnce(path: string, bytes: Uint8Array): Promise<void> {
     try {
-      const existing = await Deno.stat(path);
+      // Synchronous: a stat of the local run folder costs µs, a trip to the blocking pool far more
+      // (the same content, kept before, is the common case: an output repeated call after call).
+      const existing = Deno.statSync(path);
       if (existing.isFile && existing.size === bytes.length) return;
     } catch (error: unknown) {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
