@@ -3,7 +3,8 @@
  * targets): `fs.list_files` of the fs_tools bench's folder of 573 entries and `fs.read_file` of a
  * 2,000-byte file. Each is timed as the whole pipeline (`run.call`) with its Worker step and its
  * audit writes clocked apart, and beside it the handler alone in this thread and the bare system
- * calls the handler cannot avoid (one lstat an entry for the sizes). Medians of per-call times. Not
+ * calls the handler cannot avoid (one lstat an entry for the sizes, in this thread and in a Worker
+ * with the run's Deno permissions). Medians of per-call times. Not
  * a `Deno.bench` file (`deno bench` skips it); run it alone:
  *
  * ```sh
@@ -110,6 +111,27 @@ async function pipeline(name: string, args: Record<string, unknown>): Promise<vo
   row(`  rest (lookup, parse, decide and path guard, shape, display)`, median(rest));
 }
 
+/**
+ * Median milliseconds of one pass of lstats of `names` in a Worker started with the run's Deno
+ * permissions, as the tool Worker is (Deno checks each path against the read allowlist).
+ */
+async function lstatsInWorker(folder: string, names: string[]): Promise<number> {
+  const worker = new Worker(new URL("./_lstat_worker.ts", import.meta.url), {
+    type: "module",
+    deno: { permissions: run.session.workerPermissions },
+  } as WorkerOptions);
+  try {
+    const answer = new Promise<number>((resolve, reject) => {
+      worker.onmessage = (event: MessageEvent<number>) => resolve(event.data);
+      worker.onerror = (event) => reject(new Error(event.message));
+    });
+    worker.postMessage({ folder, names, times: WARMUP + CALLS });
+    return await answer;
+  } finally {
+    worker.terminate();
+  }
+}
+
 const listing = nodePath.join(run.sandbox.workspace, "listing");
 const names = [...Deno.readDirSync(listing)].map((entry) => entry.name);
 const listArgs = { path: "listing", limit: 1000 };
@@ -121,6 +143,10 @@ row(
   await time(() => {
     for (const name of names) Deno.lstatSync(nodePath.join(listing, name));
   }),
+);
+row(
+  `the same lstats in a Worker with the run's Deno permissions`,
+  await lstatsInWorker(listing, names),
 );
 row(
   `handler alone (listFilesTool.handler, this thread)`,
