@@ -4,8 +4,8 @@
  * 2,000-byte file. Each is timed as the whole pipeline (`run.call`) with its Worker step and its
  * audit writes clocked apart, and beside it the handler alone in this thread and the bare system
  * calls the handler cannot avoid (one lstat an entry for the sizes, in this thread and in a Worker
- * with the run's Deno permissions). Medians of per-call times. Not
- * a `Deno.bench` file (`deno bench` skips it); run it alone:
+ * with the run's Deno permissions). Medians of per-call times. Not a `Deno.bench` file (`deno bench`
+ * skips it); run it alone:
  *
  * ```sh
  * deno run --unstable-worker-options --allow-read --allow-write --allow-env --allow-run \
