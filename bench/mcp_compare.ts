@@ -1,10 +1,15 @@
 /**
- * Per-call time of reading one file through `kagent-run mcp` (`fs.read_file`, the whole pipeline:
- * schema, policy, path guard, Worker, audit) against `@modelcontextprotocol/server-filesystem`'s
- * `read_text_file`, on the same file with the same official SDK client, calls interleaved so all
- * sides see the same machine load. A third side is `kagent-run mcp --http 127.0.0.1:0` (Streamable
- * HTTP with the bearer token), compared with stdio. Not a `Deno.bench` file (`deno bench` skips
- * it); run it alone:
+ * Per-call time of two calls through `kagent-run mcp` (the whole pipeline: schema, policy, path
+ * guard, Worker, audit) against `@modelcontextprotocol/server-filesystem`, with the same official
+ * SDK client, calls interleaved so all sides see the same machine load:
+ *
+ * - read: `fs.read_file` of a 2,000-byte file against `read_text_file` of the same file;
+ * - list: `fs.list_files` of a folder of 573 entries (`_fs_trees.ts`, the fs_tools bench's) against
+ *   `list_directory` of the same folder (which names entries and their kind; `fs.list_files` also
+ *   gives each file's size, an lstat each).
+ *
+ * A third side is `kagent-run mcp --http 127.0.0.1:0` (Streamable HTTP with the bearer token),
+ * compared with stdio. Not a `Deno.bench` file (`deno bench` skips it); run it alone:
  *
  * ```sh
  * deno run --unstable-worker-options --allow-read --allow-write --allow-env --allow-run \
@@ -23,6 +28,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { LISTING_ENTRIES, writeListingFolder } from "./_fs_trees.ts";
 
 /** Calls timed on each side. @default 300 */
 const CALLS = Number(Deno.args[0] ?? 300);
@@ -30,14 +36,25 @@ const CALLS = Number(Deno.args[0] ?? 300);
 const WARMUP = 20;
 const repository = nodePath.resolve(nodePath.dirname(fileURLToPath(import.meta.url)), "..");
 
-/** One side: a connected client and how to call its read tool on the file. */
+/** What each side is timed on. */
+type Operation = "read" | "list";
+const OPERATIONS: readonly Operation[] = ["read", "list"];
+
+/** One side: a connected client and how to call its read and list tools. */
 interface Side {
   name: string;
   client: Client;
-  read(): Promise<CallToolResult>;
-  times: number[];
+  call: Record<Operation, () => Promise<CallToolResult>>;
+  /** Milliseconds of each timed call, by operation. */
+  times: Record<Operation, number[]>;
   /** Ends a server the client does not own (the HTTP one). */
   close?: () => Promise<void>;
+}
+
+/** Where the sides read and list: the file and the folder (real paths, the filesystem server's). */
+interface Targets {
+  file: string;
+  folder: string;
 }
 
 /** `deno run` with the `kagent-run` task's flags, then main.ts and `args`. */
@@ -56,26 +73,27 @@ function kagentArgs(args: string[]): string[] {
   ];
 }
 
-function readSide(
+function kagentTools(
   name: string,
   client: Client,
-  file: string,
+  targets: Targets,
   close?: () => Promise<void>,
 ): Side {
+  const call = (tool: string, args: Record<string, unknown>) => () =>
+    client.callTool({ name: tool, arguments: args }) as Promise<CallToolResult>;
   return {
     name,
     client,
-    read: () =>
-      client.callTool({
-        name: "fs.read_file",
-        arguments: { path: nodePath.basename(file) },
-      }) as Promise<CallToolResult>,
-    times: [],
+    call: {
+      read: call("fs.read_file", { path: nodePath.basename(targets.file) }),
+      list: call("fs.list_files", { path: nodePath.basename(targets.folder), limit: 1000 }),
+    },
+    times: { read: [], list: [] },
     ...(close === undefined ? {} : { close }),
   };
 }
 
-async function kagentSide(configPath: string, file: string): Promise<Side> {
+async function kagentSide(configPath: string, targets: Targets): Promise<Side> {
   const client = new Client({ name: "mcp-compare", version: "1.0.0" });
   await client.connect(
     new StdioClientTransport({
@@ -84,11 +102,11 @@ async function kagentSide(configPath: string, file: string): Promise<Side> {
       stderr: "ignore",
     }),
   );
-  return readSide("kagent-run mcp fs.read_file", client, file);
+  return kagentTools("kagent-run mcp", client, targets);
 }
 
 /** `kagent-run mcp --http 127.0.0.1:0` with a fresh token; the client sends it. */
-async function kagentHttpSide(configPath: string, file: string): Promise<Side> {
+async function kagentHttpSide(configPath: string, targets: Targets): Promise<Side> {
   const token = crypto.randomUUID();
   const child = new Deno.Command(Deno.execPath(), {
     args: kagentArgs(["mcp", "--config", configPath, "--http", "127.0.0.1:0"]),
@@ -115,13 +133,13 @@ async function kagentHttpSide(configPath: string, file: string): Promise<Side> {
       requestInit: { headers: { Authorization: `Bearer ${token}` } },
     }),
   );
-  return readSide("kagent-run mcp --http fs.read_file", client, file, async () => {
+  return kagentTools("kagent-run mcp --http", client, targets, async () => {
     child.kill("SIGTERM");
     await child.status;
   });
 }
 
-async function filesystemSide(workspace: string, file: string): Promise<Side | string> {
+async function filesystemSide(workspace: string, targets: Targets): Promise<Side | string> {
   try {
     await new Deno.Command("npx", { args: ["--version"], stdout: "null", stderr: "null" })
       .output();
@@ -143,14 +161,16 @@ async function filesystemSide(workspace: string, file: string): Promise<Side | s
     })`;
   }
   const version = client.getServerVersion();
+  const call = (tool: string, path: string) => () =>
+    client.callTool({ name: tool, arguments: { path } }) as Promise<CallToolResult>;
   return {
-    name: `server-filesystem (serverInfo ${version?.version ?? "?"}) read_text_file`,
+    name: `server-filesystem ${version?.version ?? "?"}`,
     client,
-    read: () =>
-      client.callTool({ name: "read_text_file", arguments: { path: file } }) as Promise<
-        CallToolResult
-      >,
-    times: [],
+    call: {
+      read: call("read_text_file", targets.file),
+      list: call("list_directory", targets.folder),
+    },
+    times: { read: [], list: [] },
   };
 }
 
@@ -173,50 +193,74 @@ async function main(): Promise<void> {
     file,
     Array.from({ length: 50 }, (_, index) => `line ${index} `.padEnd(39, "x") + "\n").join(""),
   );
+  writeListingFolder(nodePath.join(workspace, "listing"));
   const realWorkspace = await Deno.realPath(workspace);
-  const realFile = nodePath.join(realWorkspace, "small.txt");
+  const targets: Targets = {
+    file: nodePath.join(realWorkspace, "small.txt"),
+    folder: nodePath.join(realWorkspace, "listing"),
+  };
   const configPath = nodePath.join(root, "config", "agent.jsonc");
   await Deno.mkdir(nodePath.dirname(configPath));
   await Deno.writeTextFile(
     configPath,
     JSON.stringify({ workspace: "../workspace", runs_dir: "../runs" }),
   );
-  const kagent = await kagentSide(configPath, realFile);
-  const http = await kagentHttpSide(configPath, realFile);
+  const kagent = await kagentSide(configPath, targets);
+  const http = await kagentHttpSide(configPath, targets);
   const sides: Side[] = [kagent, http];
-  const filesystem = await filesystemSide(realWorkspace, realFile);
+  const filesystem = await filesystemSide(realWorkspace, targets);
   if (typeof filesystem === "string") console.log(`skipped the filesystem server: ${filesystem}`);
   else sides.push(filesystem);
   try {
     for (const side of sides) {
-      const first = await side.read();
-      if (first.isError) throw new Error(`${side.name} failed: ${JSON.stringify(first)}`);
-      for (let index = 0; index < WARMUP; index += 1) await side.read();
-    }
-    for (let index = 0; index < CALLS; index += 1) {
-      for (const side of sides) {
-        const start = performance.now();
-        await side.read();
-        side.times.push(performance.now() - start);
+      for (const operation of OPERATIONS) {
+        const first = await side.call[operation]();
+        if (first.isError) {
+          throw new Error(`${side.name} ${operation} failed: ${JSON.stringify(first)}`);
+        }
+        for (let index = 0; index < WARMUP; index += 1) await side.call[operation]();
       }
     }
-    console.log(`${CALLS} calls each, interleaved, on a 2,000-byte file (ms per call):`);
-    for (const side of sides) {
-      console.log(
-        `  ${side.name.padEnd(52)} median ${median(side.times).toFixed(3)}  mean ${
-          mean(side.times).toFixed(3)
-        }`,
-      );
+    const listed = await kagent.call.list();
+    const lines = (listed.content as { text?: string }[])[0]?.text?.split("\n").length ?? 0;
+    if (lines !== LISTING_ENTRIES) {
+      throw new Error(`fs.list_files listed ${lines} lines, not ${LISTING_ENTRIES}`);
     }
-    const ratio = (label: string, top: Side, bottom: Side) =>
-      console.log(
-        `ratio ${label}: median ${(median(top.times) / median(bottom.times)).toFixed(2)}x, ` +
-          `mean ${(mean(top.times) / mean(bottom.times)).toFixed(2)}x`,
-      );
-    if (typeof filesystem !== "string") {
-      ratio("kagent-run / server-filesystem", kagent, filesystem);
+    for (let index = 0; index < CALLS; index += 1) {
+      for (const operation of OPERATIONS) {
+        for (const side of sides) {
+          const start = performance.now();
+          await side.call[operation]();
+          side.times[operation].push(performance.now() - start);
+        }
+      }
     }
-    ratio("kagent-run over HTTP / over stdio", http, kagent);
+    const described: Record<Operation, string> = {
+      read: "read a 2,000-byte file (fs.read_file, read_text_file)",
+      list: `list a folder of ${LISTING_ENTRIES} entries (fs.list_files, list_directory)`,
+    };
+    for (const operation of OPERATIONS) {
+      console.log(`${CALLS} calls each, interleaved: ${described[operation]}, ms per call:`);
+      for (const side of sides) {
+        const times = side.times[operation];
+        console.log(
+          `  ${side.name.padEnd(40)} median ${median(times).toFixed(3)}  mean ${
+            mean(times).toFixed(3)
+          }`,
+        );
+      }
+      const ratio = (label: string, top: Side, bottom: Side) => {
+        const [above, below] = [top.times[operation], bottom.times[operation]];
+        console.log(
+          `  ratio ${label}: median ${(median(above) / median(below)).toFixed(2)}x, ` +
+            `mean ${(mean(above) / mean(below)).toFixed(2)}x`,
+        );
+      };
+      if (typeof filesystem !== "string") {
+        ratio("kagent-run / server-filesystem", kagent, filesystem);
+      }
+      ratio("kagent-run over HTTP / over stdio", http, kagent);
+    }
   } finally {
     for (const side of sides) {
       await side.client.close();

@@ -109,3 +109,22 @@ Deno.test("ArtifactStore refuses an artifacts folder when it is outside the run 
     RangeError,
   );
 });
+
+Deno.test("ArtifactStore.store names the file by sha256 on both sides of the size hashed at once", async () => {
+  await withTempDir(async (runDir) => {
+    const store = new ArtifactStore({
+      artifactsDir: join(runDir, "artifacts"),
+      runDir,
+      maxBytes: 4 * 1024 * 1024,
+    });
+    // 1 MiB is hashed on the calling thread, one byte more by crypto.subtle: the same names.
+    for (const size of [1024 * 1024, 1024 * 1024 + 1]) {
+      const bytes = new Uint8Array(size).map((_, index) => index % 251);
+      const artifact = await store.store(bytes, "application/octet-stream");
+      const onDisk = await Deno.readFile(join(runDir, artifact.ref));
+      assert.equal(artifact.sha256, sha256(bytes));
+      assert.equal(artifact.ref, `artifacts/${sha256(onDisk)}.bin`);
+      assert.equal(artifact.bytes, size);
+    }
+  });
+});

@@ -230,18 +230,22 @@ async function toolLine(
     policy,
     hashes: {
       arguments_sha256: sha256(entry.arguments_text),
-      output_sha256: sha256(result.output),
+      // An output kept whole as an artifact was hashed by the store: the same UTF-8 bytes.
+      output_sha256: keptOutput.wholeSha256 ?? sha256(result.output),
     },
   };
 }
 
-/** A text inline, or (above the inline size, with a store) the artifact holding it. */
+/**
+ * A text inline, or (above the inline size, with a store) the artifact holding it; `wholeSha256`
+ * is the sha256 of the text's UTF-8 bytes when the artifact holds all of them, else null.
+ */
 async function keep(
   text: string,
   keeping: RecordKeeping | null,
   mediaType: string,
   absorb?: (error: unknown) => void,
-): Promise<{ text: string | null; artifact: ArtifactRef | null }> {
+): Promise<{ text: string | null; artifact: ArtifactRef | null; wholeSha256?: string }> {
   const limit = keeping?.inlineBytes ?? INLINE_RECORD_BYTES;
   if (keeping === null || new TextEncoder().encode(text).byteLength <= limit) {
     return { text, artifact: null };
@@ -259,7 +263,10 @@ async function keep(
     return { text: null, artifact: null };
   }
   const { ref, sha256, bytes, media_type } = stored;
-  return { text: null, artifact: { ref, sha256, bytes, media_type } };
+  const artifact = { ref, sha256, bytes, media_type };
+  return stored.truncated
+    ? { text: null, artifact }
+    : { text: null, artifact, wholeSha256: sha256 };
 }
 
 function isJson(text: string): boolean {

@@ -77,7 +77,12 @@ Deno.test("record writes the raw provider name and id into the event, tools.json
 });
 
 /** Records `entries` with an artifact store; returns tools.jsonl and the artifacts' texts by ref. */
-async function recordKept(entries: CallRecord[], inlineBytes: number, secrets: string[] = []) {
+async function recordKept(
+  entries: CallRecord[],
+  inlineBytes: number,
+  secrets: string[] = [],
+  maxBytes = 1 << 20,
+) {
   const runsDir = await Deno.makeTempDir({ prefix: "kagent_record_test_" });
   try {
     const folder = await RunFolder.create(runsDir);
@@ -86,7 +91,7 @@ async function recordKept(entries: CallRecord[], inlineBytes: number, secrets: s
     const artifacts = new ArtifactStore({
       artifactsDir: folder.paths.artifacts,
       runDir: folder.dir,
-      maxBytes: 1 << 20,
+      maxBytes,
     });
     for (const entry of entries) {
       await record(recorder, entry, { artifacts, redactor, inlineBytes });
@@ -143,6 +148,25 @@ Deno.test("record keeps the output inline when it fits and as a sha256-named art
   assert.equal(second.arguments, null);
   assert.equal(files.get(second.arguments_artifact.ref), JSON.stringify({ path: "y".repeat(80) }));
   assert.match(second.arguments_artifact.ref, /^artifacts\/[0-9a-f]{64}\.json$/);
+});
+
+Deno.test("record's output hash is the whole output's, reused from its artifact only when kept whole", async () => {
+  const whole = "w".repeat(100);
+  const cut = "c".repeat(300); // over the store's 200 bytes: the artifact keeps a head only
+  const { tools } = await recordKept(
+    [entry(succeeded("whole", whole)), entry(succeeded("cut", cut))],
+    64,
+    [],
+    200,
+  );
+  const sha = (text: string) => createHash("sha256").update(text).digest("hex");
+  const [first, second] = tools;
+  assert.equal(first.hashes.output_sha256, sha(whole));
+  assert.equal(first.result.output_artifact.sha256, sha(whole));
+  // Near miss: the cut artifact's hash is of its 200 bytes; the record still names the output's.
+  assert.equal(second.result.output_artifact.bytes, 200);
+  assert.equal(second.result.output_artifact.sha256, sha(cut.slice(0, 200)));
+  assert.equal(second.hashes.output_sha256, sha(cut));
 });
 
 Deno.test("record redacts the arguments when it keeps them as an artifact", async () => {

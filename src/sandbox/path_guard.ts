@@ -71,7 +71,7 @@ export class PathGuard {
   readonly sensitivePatterns: readonly string[];
   readonly home: string | null;
   readonly walkExclusions: readonly string[];
-  readonly #matchers: { pattern: string; test: (path: string) => boolean }[];
+  readonly #matchers: { pattern: string; test: (path: string, name?: string) => boolean }[];
   /** Every root, split into components, longest first (see `resolvePhysically`). */
   readonly #rootsByLength: string[][];
   readonly #allReadRoots: readonly string[];
@@ -377,7 +377,10 @@ export class PathGuard {
 
   /** The first sensitive pattern matching an absolute path, or null. */
   sensitiveMatch(absolute: string): string | null {
-    return this.#matchers.find((matcher) => matcher.test(absolute))?.pattern ?? null;
+    // The file name once for every pattern (a listing tests each of its entries).
+    const name = nodePath.basename(absolute);
+    for (const matcher of this.#matchers) if (matcher.test(absolute, name)) return matcher.pattern;
+    return null;
   }
 
   /** `real` relative to the workspace when inside it, else `real`. */

@@ -23,7 +23,9 @@ export const DEFAULT_SENSITIVE_PATTERNS: readonly string[] = [
 
 /**
  * A matcher for one sensitive pattern. `~/` expands to `home`; with no home such a pattern matches
- * nothing.
+ * nothing. `test(path, name)` takes the path's file name when the caller has it (a guard tests every
+ * pattern on one path: it takes the name once, not once a pattern); it must be
+ * `nodePath.basename(path)`, which is the default.
  *
  * @example
  * ```ts
@@ -35,7 +37,7 @@ export const DEFAULT_SENSITIVE_PATTERNS: readonly string[] = [
 export function sensitiveMatcher(
   pattern: string,
   home: string | null,
-): { pattern: string; test: (path: string) => boolean } {
+): { pattern: string; test: (path: string, name?: string) => boolean } {
   // The glob compiles when a text first passes the literal precheck: most never do, and compiling
   // the default patterns cost each guard 5 – 10 ms, once in each thread, at every start (issue 16).
   if (!pattern.includes("/")) {
@@ -43,10 +45,8 @@ export function sensitiveMatcher(
     const mayMatch = literalPrecheck(pattern);
     return {
       pattern,
-      test: (path) => {
-        const name = nodePath.basename(path);
-        return mayMatch(name) && (matchName ??= picomatch(pattern, { dot: true }))(name);
-      },
+      test: (path, name = nodePath.basename(path)) =>
+        mayMatch(name) && (matchName ??= picomatch(pattern, { dot: true }))(name),
     };
   }
   let absolute = pattern;

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import picomatch from "picomatch";
 import * as nodePath from "node:path";
+import { PathGuard } from "./path_guard.ts";
 import { DEFAULT_SENSITIVE_PATTERNS, sensitiveMatcher } from "./sensitive_patterns.ts";
 
 Deno.test("sensitiveMatcher's literal precheck never changes what a pattern matches", () => {
@@ -57,4 +58,35 @@ Deno.test("sensitiveMatcher's literal precheck never changes what a pattern matc
   // Near miss and hit, so the comparison above is not vacuous.
   assert.equal(sensitiveMatcher("*.pem", null).test("/w/server.pem"), true);
   assert.equal(sensitiveMatcher("*.pem", null).test("/w/server.pem.txt"), false);
+});
+
+Deno.test("PathGuard.sensitiveMatch takes each path's name once and matches as every pattern alone", async () => {
+  const home = "/home/user";
+  const patterns = [...DEFAULT_SENSITIVE_PATTERNS, "id_*"];
+  const workspace = await Deno.realPath(await Deno.makeTempDir());
+  const guard = await PathGuard.create({ workspace, home, sensitivePatterns: patterns });
+  const matchers = patterns.map((pattern) => sensitiveMatcher(pattern, home));
+  const cases: [string, string | null][] = [
+    // Attacks: sensitive names and folders, a trailing slash, deep paths.
+    ["/w/.env", ".env"],
+    ["/w/app/.env.production", ".env.*"],
+    ["/w/certs/server.pem", "*.pem"],
+    ["/w/keys/id_ed25519", "id_*"],
+    ["/w/app/.env/", ".env"],
+    [`${home}/.ssh/config`, "~/.ssh"],
+    [`${home}/.aws`, "~/.aws"],
+    // Near misses: similar names that are not sensitive.
+    ["/w/server.pem.txt", null],
+    ["/w/env", null],
+    ["/w/.environment", null],
+    ["/w/docs/ssh/config", null],
+    ["/w/my_id_rsa", null],
+  ];
+  for (const [written, expected] of cases) {
+    const path = written.startsWith("/w/") ? `${workspace}${written.slice(2)}` : written;
+    const alone = matchers.find((matcher) => matcher.test(path))?.pattern ?? null;
+    assert.equal(guard.sensitiveMatch(path), expected, path);
+    assert.equal(alone, expected, path);
+  }
+  await Deno.remove(workspace);
 });
