@@ -21,9 +21,8 @@ import {
   type ListToolsResult,
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
-import { countResults } from "../../agent/mod.ts";
+import { countResults, type ResultCounts } from "../../runtime/mod.ts";
 import type { Approver } from "../../approval/mod.ts";
-import type { ToolResult } from "../../result/mod.ts";
 import type { RunSession } from "../../session/mod.ts";
 import { ElicitationApprover, type Elicitor } from "./elicitation_approver.ts";
 import { toCallToolResult } from "./result_mapping.ts";
@@ -71,7 +70,8 @@ export interface McpConnection {
  */
 export class McpRunServer {
   readonly #options: McpRunServerOptions;
-  readonly #results: ToolResult[] = [];
+  /** How the calls served so far ended (results are not kept: a server lives for many calls). */
+  #counts: ResultCounts = { calls: 0, denied: 0, failed: 0, skipped: 0 };
   readonly #started: number;
   readonly #connections = new Set<Server>();
   /** The client connection of each call under way, by tool call id (for elicitation). */
@@ -124,9 +124,9 @@ export class McpRunServer {
     return { server, closed: closed.promise };
   }
 
-  /** The ToolResults of the calls served so far, in order. */
-  get results(): readonly ToolResult[] {
-    return this.#results;
+  /** How the calls served so far ended: counted as they end, for `run.completed`. */
+  get counts(): Readonly<ResultCounts> {
+    return this.#counts;
   }
 
   /**
@@ -144,7 +144,7 @@ export class McpRunServer {
     if (session !== null) {
       await session.recorder.event("run.completed", {
         end_reason: endReason,
-        ...countResults(this.#results),
+        ...this.#counts,
         duration_ms: Math.max(0, this.#now() - this.#started),
       });
       await session.close();
@@ -187,7 +187,13 @@ export class McpRunServer {
         { id, name, arguments: JSON.stringify(args) },
         signal,
       );
-      this.#results.push(result);
+      const counted = countResults([result]);
+      this.#counts = {
+        calls: this.#counts.calls + counted.calls,
+        denied: this.#counts.denied + counted.denied,
+        failed: this.#counts.failed + counted.failed,
+        skipped: this.#counts.skipped + counted.skipped,
+      };
       return toCallToolResult(result);
     } finally {
       this.#callers.delete(id);
