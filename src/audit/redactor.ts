@@ -96,6 +96,12 @@ export class Redactor {
   readonly #anyStage: RegExp | null;
   /** Redacted forms of short texts seen before (names, ids, paths recur in every record). */
   readonly #texts = new Map<string, string>();
+  /**
+   * The last few long texts redacted, with their results: a call's output is redacted when shaped,
+   * then again inside its display and its audit record (three times for a listing of 573
+   * entries; issue 16). Compared whole (`===`), which is far cheaper than the stages.
+   */
+  readonly #recentLong: { text: string; redacted: string }[] = [];
   /** {@linkcode isSecretKey} of the keys seen before. */
   readonly #secretKeys = new Map<string, boolean>();
 
@@ -180,12 +186,22 @@ export class Redactor {
    */
   redactText(text: string): string {
     if (text.length < MIN_REDACTED_TEXT_CHARS) return text;
-    if (text.length > CACHED_TEXT_CHARS) return applySpans(text, this.spans(text));
+    if (text.length > CACHED_TEXT_CHARS) return this.#redactLong(text);
     let redacted = this.#texts.get(text);
     if (redacted === undefined) {
       redacted = applySpans(text, this.spans(text));
       if (this.#texts.size >= CACHED_TEXTS) this.#texts.clear();
       this.#texts.set(text, redacted);
+    }
+    return redacted;
+  }
+
+  #redactLong(text: string): string {
+    for (const recent of this.#recentLong) if (recent.text === text) return recent.redacted;
+    const redacted = applySpans(text, this.spans(text));
+    if (text.length <= RECENT_LONG_TEXT_CHARS) {
+      this.#recentLong.unshift({ text, redacted });
+      if (this.#recentLong.length > RECENT_LONG_TEXTS) this.#recentLong.pop();
     }
     return redacted;
   }
@@ -310,6 +326,10 @@ export class Redactor {
 const CACHED_TEXT_CHARS = 256;
 /** Most texts (and keys) kept for reuse; the cache starts again empty when full. */
 const CACHED_TEXTS = 1024;
+/** How many recent long texts are kept with their redacted form. */
+const RECENT_LONG_TEXTS = 4;
+/** Longest text kept among the recent ones, in UTF-16 code units (1 Mi: a few MiB at most held). */
+const RECENT_LONG_TEXT_CHARS = 1 << 20;
 
 /**
  * `text.slice(from, to)` with each span inside it replaced. A span that crosses `from` is replaced

@@ -241,3 +241,22 @@ Deno.test("Redactor redacts a secret too long for the combined prefilter pattern
   assert.ok(redactor.redactText(text).startsWith("before "));
   assert.equal(redactor.redactText("plain text without it"), "plain text without it");
 });
+
+Deno.test("redactText gives a long text the same result when it comes again, also after other long texts", () => {
+  const secret = "long-secret-value-0123456789";
+  const redactor = new Redactor({ secrets: [secret] });
+  const texts = Array.from(
+    { length: 6 },
+    (_, index) => `${"line of output\n".repeat(40)}${index} ${secret} token ghp_${"a".repeat(36)}`,
+  );
+  const first = texts.map((text) => redactor.redactText(text));
+  for (const [index, text] of [...texts, ...texts.toReversed()].entries()) {
+    const redacted = redactor.redactText(text);
+    assert.equal(redacted, first[texts.indexOf(text)], `round ${index}`);
+    assert.ok(!redacted.includes(secret) && !redacted.includes("ghp_aaaa"));
+  }
+  // Near miss: a long text without secrets comes back unchanged, from the cache too.
+  const plain = "nothing to hide here\n".repeat(30);
+  assert.equal(redactor.redactText(plain), plain);
+  assert.equal(redactor.redactText(plain), plain);
+});
