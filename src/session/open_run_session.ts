@@ -23,13 +23,14 @@ import { HookRunner, prepareHooks } from "../hooks/mod.ts";
 import { openMarkerSweep, ToolRuntime } from "../runtime/mod.ts";
 import { HostAllowlist } from "../config/mod.ts";
 import { NET_FETCH_TOOL, NetFetchTool } from "../toolsets/net/mod.ts";
-import { DEFAULT_HANDLER_TIMEOUT_MS, ToolWorker } from "../worker/mod.ts";
+import { ToolWorker } from "../worker/mod.ts";
 import { discoverSkills } from "../skills/mod.ts";
 import { describeTool, type ExecContext, type RegisteredTool } from "../tools/mod.ts";
 import { commandResolution, commandsRun, execContext } from "./command_wiring.ts";
 import { environmentReader } from "./environment.ts";
 import { checkGrants } from "./grant_check.ts";
 import { type PreparedPolicy, preparePolicy } from "./prepare_policy.ts";
+import { startedWorker, workerOptions } from "./tool_worker_start.ts";
 import type { SessionOptions } from "./session_options.ts";
 import { sessionRun } from "./session_run.ts";
 import { createRunFolder, recordStartFailure } from "./start_up_failure.ts";
@@ -41,9 +42,6 @@ import {
   requestAgent,
   runAgentInfo,
 } from "./session_agent.ts";
-
-/** Added to `tools.max_timeout_ms` for the handler timeout: commands keep their own time. */
-const HANDLER_GRACE_MS = 15_000;
 
 /** An open run: everything a call or an agent needs, and how to close it. */
 export interface RunSession extends PreparedPolicy {
@@ -348,56 +346,5 @@ async function recordStart(
   });
   for (const invalid of catalogue.invalid) {
     await recorder.error({ source: "skills", path: invalid.path, message: invalid.reason });
-  }
-}
-
-/** The tool Worker's options from the session's tool settings. */
-function workerOptions(
-  prepared: PreparedPolicy,
-  exec: ExecContext | null,
-  config: LoadedConfig,
-  folder: RunFolder,
-  options: SessionOptions,
-): Parameters<typeof ToolWorker.start>[0] {
-  return {
-    exec,
-    files: {
-      search_time_budget_ms: config.limits.search_time_budget_ms,
-      hide_sensitive_in_listings: config.sandbox.hide_sensitive_in_listings,
-    },
-    commandTools: prepared.toolSettings.command_tools,
-    memory: prepared.toolSettings.memory,
-    skillDirs: prepared.toolSettings.skill_dirs,
-    declarativeTools: prepared.toolSettings.declarative_tools,
-    guard: prepared.guard,
-    run: {
-      run_id: folder.id,
-      workspace: folder.paths.workspace,
-      deliverables: folder.paths.deliverables,
-    },
-    permissions: prepared.workerPermissions,
-    fetchHosts: prepared.memory === null ? [] : prepared.network.memory,
-    ...(options.memoryFetch === undefined ? {} : { fetch: options.memoryFetch }),
-    ...(options.workerEntry === undefined ? {} : { entry: options.workerEntry }),
-    // Commands keep their own time (≤ tools.max_timeout_ms); this only catches a stuck handler.
-    handlerTimeoutMs: options.handlerTimeoutMs ??
-      Math.max(DEFAULT_HANDLER_TIMEOUT_MS, config.tools.max_timeout_ms + HANDLER_GRACE_MS),
-  };
-}
-
-/** Waits for the tool Worker started early; a failure is recorded, then thrown. */
-async function startedWorker(
-  starting: Promise<ToolWorker>,
-  recorder: AuditRecorder,
-): Promise<ToolWorker> {
-  try {
-    return await starting;
-  } catch (error) {
-    await recorder.error({
-      source: "runtime",
-      message: `Cannot start the tool Worker: ${String(error)}`,
-    });
-    await recorder.close();
-    throw error;
   }
 }
