@@ -32,6 +32,7 @@ import { checkGrants } from "./grant_check.ts";
 import { type PreparedPolicy, preparePolicy } from "./prepare_policy.ts";
 import type { SessionOptions } from "./session_options.ts";
 import { sessionRun } from "./session_run.ts";
+import { searchPrefilter } from "./search_prefilter.ts";
 import { createRunFolder, recordStartFailure } from "./start_up_failure.ts";
 import { telemetrySnapshot } from "../telemetry/mod.ts";
 import { signingKey } from "./signing_key.ts";
@@ -373,6 +374,7 @@ function workerOptions(
     // Commands keep their own time (≤ tools.max_timeout_ms); this only catches a stuck handler.
     handlerTimeoutMs: options.handlerTimeoutMs ??
       Math.max(DEFAULT_HANDLER_TIMEOUT_MS, config.tools.max_timeout_ms + HANDLER_GRACE_MS),
+    searchPrefilter: searchPrefilter(config, prepared.guard, prepared.commands, options),
   };
 }
 

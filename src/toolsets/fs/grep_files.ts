@@ -73,6 +73,12 @@ export interface GrepFilesData {
   /** Files the glob left out. */
   not_matching_glob: number;
   stats: WalkStats;
+  /**
+   * Which engine chose the files read: `ripgrep` (the main thread's ripgrep named the files that
+   * may match; the rest were counted as searched unread, so a binary file without a match counts
+   * as searched, not skipped), or `builtin` (every file read).
+   */
+  engine: "ripgrep" | "builtin";
 }
 
 /**
@@ -141,7 +147,8 @@ export const grepFilesTool = defineTool({
         const candidate: Candidate = { path: start.real, display: start.display, type: "file" };
         search.consume(await search.searchFile(candidate, start));
       } else {
-        await search.searchFolder(start, matchesGlob);
+        // ripgrep's answer (a filter, for the folder it searched) is awaited while the walk runs.
+        await search.searchFolder(start, matchesGlob, context.search_candidates ?? null);
       }
     } catch (error) {
       return ioFailure("search folder", start, error);
