@@ -15,15 +15,15 @@ import {
   resolveAllowlist,
 } from "../exec/mod.ts";
 import type { IsolationPlan } from "../exec/mod.ts";
-import type { PathGuard } from "../sandbox/mod.ts";
+import { isWithin, type PathGuard } from "../sandbox/mod.ts";
 import { type RipgrepLaunch, RipgrepPrefilter } from "../toolsets/fs/mod.ts";
 import { type CommandSetup, findBubblewrap, programFolders } from "./command_setup.ts";
 import { environmentReader } from "./environment.ts";
 import type { SessionOptions } from "./session_options.ts";
 
 /**
- * The session's search prefilter. Without `rg` on PATH (or with `rg`, `setsid` or `kill` inside a
- * write root, where a tool could have planted it), every search is the built-in searcher's. The
+ * The session's search prefilter. Without `rg` on PATH (PATH folders inside a write root, where a
+ * tool could have planted one, are passed over), every search is the built-in searcher's. The
  * confinement follows `sandbox.command_isolation`: `none` runs ripgrep in its own process group
  * only; `auto` uses bubblewrap when it works, else the same as `none` (ripgrep is a fixed program
  * with fixed flags whose output only removes files from a search); `bwrap` without a working
@@ -62,7 +62,17 @@ async function findRipgrep(
       throw error;
     }
   };
-  const ripgrepPath = await find("rg", searchPath);
+  // A PATH folder inside a write root is passed over (a tool could have planted an `rg` there),
+  // so that the `rg` installed further on is found; `resolveAllowlist` refuses links into one.
+  const outsideRoots = searchPath.split(":").filter((folder) => {
+    try {
+      const real = Deno.realPathSync(folder);
+      return !forbiddenRoots.some((root) => isWithin(real, root));
+    } catch {
+      return false;
+    }
+  }).join(":");
+  const ripgrepPath = outsideRoots === "" ? null : await find("rg", outsideRoots);
   if (ripgrepPath === null) return null;
   const setsidPath = commands?.setsidPath ?? await find("setsid", `${searchPath}:/usr/bin:/bin`);
   const killPath = commands?.killPath ?? await find("kill", `${searchPath}:/usr/bin:/bin`);
