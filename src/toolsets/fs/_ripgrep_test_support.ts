@@ -74,7 +74,13 @@ export function testPrefilter(
 /** `fs.grep_files` with ripgrep's candidates (as the Worker gets them), or without any. */
 export async function grepWith(
   prefilter: RipgrepPrefilter | null,
-  args: { pattern: string; path?: string; limit?: number; case_sensitive?: boolean },
+  args: {
+    pattern: string;
+    path?: string;
+    glob?: string;
+    limit?: number;
+    case_sensitive?: boolean;
+  },
   context: ToolContext,
 ): Promise<{ outcome: ToolOutcome; data: GrepFilesData }> {
   const full = { path: ".", limit: 1000, ...args };

@@ -157,3 +157,24 @@ Deno.test({
     assert.equal(fast.data.skipped.too_large, 1);
   },
 });
+
+Deno.test({
+  name: "fs.grep_files with ripgrep keeps the glob, the limit and the walk order of the built-in",
+  ignore: RIPGREP === null,
+  async fn() {
+    await using sandbox = await createTempSandbox();
+    await edgeTree(sandbox.workspace);
+    const context = await createTestContext({ workspace: sandbox.workspace });
+    for (const extra of [{ glob: "*.txt" }, { limit: 3 }, { glob: "src/**", limit: 1 }]) {
+      const args = { pattern: "needle|foo|process", ...extra };
+      const builtin = await grepWith(null, args, context);
+      const fast = await grepWith(testPrefilter(), args, context);
+      const what = JSON.stringify(extra);
+      assert.equal(fast.data.engine, "ripgrep", what);
+      assert.deepEqual(fast.data.matches, builtin.data.matches, what);
+      assert.equal(fast.data.truncated_reason, builtin.data.truncated_reason, what);
+      assert.equal(fast.data.not_matching_glob, builtin.data.not_matching_glob, what);
+      assert.equal(fast.outcome.output, builtin.outcome.output, what);
+    }
+  },
+});
