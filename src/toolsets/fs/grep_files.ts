@@ -95,6 +95,10 @@ export interface GrepFilesData {
  * out and returns what it found, `truncated_reason: "time_budget"`; the budget is looked at between
  * entries, files and every 64 Ki characters of matched lines (one line is matched whole).
  *
+ * A folder search may be narrowed by ripgrep (`ripgrep_prefilter.ts`, run on the main thread while
+ * the walk runs, `context.search_candidates`): regular files it did not name are counted as
+ * searched without being opened; everything else is as above. `data.engine` says which ran.
+ *
  * Errors: `invalid_arguments` (a pattern RE2 cannot express, a bad glob), the guard's refusals,
  * `file_not_found`, `aborted`.
  */
