@@ -23,8 +23,11 @@
  *   a `{` that is no repetition and a `}` as escaped literals, an escaped punctuation mark that is
  *   not a Rust metacharacter as the mark itself.
  *
- * Lines: ripgrep runs with `--crlf` (`$` matches before `\r\n` and `\r`, as the built-in drops a
- * line's final `\r`) and strips a UTF-8 byte order mark as the built-in's decoder does.
+ * Lines and bytes: ripgrep runs with `--crlf` (`$` matches before `\r\n` and `\r`, as the built-in
+ * drops a line's final `\r`) and `--encoding none`: it reads the bytes the built-in decodes (with
+ * its default, a UTF-16 file with a byte order mark would be transcoded, and lose lines the
+ * built-in matches in the same bytes read as UTF-8), so `^` becomes `^` then an optional UTF-8
+ * byte order mark, which the built-in's decoder drops from the start of a file.
  *
  * @module
  */
@@ -35,8 +38,14 @@ const RUST_META = new Set("\\.+*?()|[]{}^$#&-~");
 /** A run of non-ASCII bytes: what re2js may see as one U+FFFD (or more characters). */
 const NON_ASCII_BYTES = "(?-u:[\\x80-\\xFF])+";
 
-/** Flags both dialects read alike in `(?flags)` and `(?flags:…)`. */
-const FLAG_GROUP = /^\(\?[imsU]*(-[imsU]+)?[:)]/;
+/** An optional UTF-8 byte order mark, as raw bytes. */
+const UTF8_BOM = "(?-u:\\xEF\\xBB\\xBF)?";
+
+/**
+ * Flags both dialects read alike in `(?flags)` and `(?flags:…)`; not `m`: `(?-m)^` is the start
+ * of a line for re2js, which matches lines one by one, and of the whole file for ripgrep.
+ */
+const FLAG_GROUP = /^\(\?[isU]*(-[isU]+)?[:)]/;
 
 /** A counted repetition (`{2}`, `{2,}`, `{2,5}`); anything else with `{` is a literal in RE2. */
 const REPETITION = /^\{\d+(,\d*)?\}/;
@@ -101,6 +110,13 @@ export function ripgrepPattern(pattern: string): string | null {
         out += repetition[0];
         index += repetition[0].length;
       }
+      continue;
+    }
+    if (char === "^") {
+      // ripgrep reads bytes as they are (`--encoding none`); the built-in's decoder drops a
+      // leading UTF-8 byte order mark, so a line may also start after one.
+      out += `^${UTF8_BOM}`;
+      index += 1;
       continue;
     }
     if (char === "}") {

@@ -57,7 +57,8 @@ export interface GrepArguments {
  * line or content ever leaves ripgrep, so `--json` is not needed), every file (`--no-ignore
  * --hidden`), links never followed, binary files searched as text (the Worker decides what is
  * binary), files over `MAX_FILE_BYTES` (10 MiB) left out as the Worker leaves them out, `--crlf`,
- * no configuration file and no preprocessor.
+ * the bytes as they are (`--encoding none`: no transcoding), no configuration file and no
+ * preprocessor.
  *
  * @example
  * ```ts
@@ -77,6 +78,8 @@ export function ripgrepArguments(pattern: string, caseSensitive: boolean, root: 
     "--text",
     "--no-messages",
     "--crlf",
+    "--encoding",
+    "none",
     "--max-filesize",
     String(MAX_FILE_BYTES),
     ...(caseSensitive ? [] : ["--ignore-case"]),

@@ -168,6 +168,8 @@ Deno.test("the gate rewrites what matches any character, and refuses what ripgre
   assert.equal(ripgrepPattern("\\W"), `(?:(?-i:[^0-9A-Za-z_])|${bytes})`);
   assert.equal(ripgrepPattern("\\d\\w\\s"), "[0-9][0-9A-Za-z_][\\t\\n\\f\\r ]");
   assert.equal(ripgrepPattern("(?<n>a){2}\\/x{,3}}"), "(?P<n>a){2}/x\\{,3\\}\\}");
+  assert.equal(ripgrepPattern("^a|b$"), "^(?-u:\\xEF\\xBB\\xBF)?a|b$");
+  assert.equal(ripgrepPattern("(?i)a(?-i:b)(?s:.)"), `(?i)a(?-i:b)(?s:(?:(?-i:.)|${bytes}))`);
   assert.equal(ripgrepPattern("[]a&&b]"), null);
   assert.equal(ripgrepPattern("[]a]"), "[\\]a]");
   for (
@@ -187,6 +189,8 @@ Deno.test("the gate rewrites what matches any character, and refuses what ripgre
       "[[:^alpha:]]",
       "[a[b]]",
       "[a--b]",
+      "(?-m)^a",
+      "(?m)^a",
       "(?=a)",
     ]
   ) {
