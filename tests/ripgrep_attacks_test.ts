@@ -62,25 +62,39 @@ Deno.test("attack: an rg on PATH that names secrets outside the workspace leaks 
   await assertLogsClean(run);
 });
 
-Deno.test("attack: an rg on PATH that hangs leaves no process behind; the built-in answers", async () => {
-  const marker = `kagent-rg-pipeline-${crypto.randomUUID()}`;
-  let bin = "";
-  await using run = await openTestRun({
-    config: { limits: { search_time_budget_ms: 1000 } },
-    env: (name) => name === "PATH" ? `${bin}:${PATH}` : Deno.env.get(name),
-    prepare: async (sandbox) => {
-      bin = nodePath.join(Deno.realPathSync(sandbox.outside), marker);
-      await writeTree(sandbox.workspace, { "a.txt": "needle a\n" });
-      await fakeRipgrep(bin, "sleep 30 &\nsleep 31");
-    },
+for (const isolation of ["auto", "none"] as const) {
+  Deno.test(`attack: an rg on PATH that hangs leaves no process behind (isolation ${isolation}); the built-in answers`, async () => {
+    const marker = `kagent-rg-pipeline-${crypto.randomUUID()}`;
+    let bin = "";
+    await using run = await openTestRun({
+      config: {
+        limits: { search_time_budget_ms: 1000 },
+        sandbox: { command_isolation: isolation },
+      },
+      env: (name) => name === "PATH" ? `${bin}:${PATH}` : Deno.env.get(name),
+      prepare: async (sandbox) => {
+        bin = nodePath.join(Deno.realPathSync(sandbox.outside), marker);
+        await writeTree(sandbox.workspace, { "a.txt": "needle a\n" });
+        // Under bubblewrap its own folder is read-only: the marker is only written without it.
+        await fakeRipgrep(
+          bin,
+          `printf %s "$KAGENT_RUN_CALL" > '${bin}/marker'\nsleep 30 &\nsleep 31`,
+        );
+      },
+    });
+    const result = await run.call("fs.grep_files", { pattern: "needle" });
+    assert.ok(result.ok, result.summary);
+    const data = result.data as GrepFilesData;
+    assert.equal(data.engine, "builtin");
+    assert.deepEqual(data.matches.map((match) => match.path), ["a.txt"]);
+    assert.deepEqual(await processesWith(marker), []);
+    if (isolation === "none") {
+      // It carried the call's marker, which the run's end sweeps too.
+      const seen = await Deno.readTextFile(`${bin}/marker`);
+      assert.ok(seen.startsWith(`${run.session.folder.id}/`), seen);
+    }
   });
-  const result = await run.call("fs.grep_files", { pattern: "needle" });
-  assert.ok(result.ok, result.summary);
-  const data = result.data as GrepFilesData;
-  assert.equal(data.engine, "builtin");
-  assert.deepEqual(data.matches.map((match) => match.path), ["a.txt"]);
-  assert.deepEqual(await processesWith(marker), []);
-});
+}
 
 Deno.test("attack: an rg planted inside the workspace is never started (near miss: the real rg is)", async () => {
   const marker = `kagent-rg-planted-${crypto.randomUUID()}`;

@@ -15,7 +15,7 @@ import type { DeclarativeToolFile } from "../toolsets/declarative/mod.ts";
 import { failure, type ToolOutcome } from "../result/mod.ts";
 import { FetchResponder } from "../network/mod.ts";
 import { hostPermission } from "../network/mod.ts";
-import { DEFAULT_KILL_GRACE_MS } from "../exec/mod.ts";
+import { CALL_MARKER_ENV, callMarker, DEFAULT_KILL_GRACE_MS } from "../exec/mod.ts";
 import { DEFAULT_TOOLS } from "../config/mod.ts";
 
 /**
@@ -284,7 +284,8 @@ export class ToolWorker {
         const stop = signal === undefined
           ? ripgrepStop.signal
           : AbortSignal.any([signal, ripgrepStop.signal]);
-        void prefilter.run(search, stop).then((candidates) => {
+        const marker = { [CALL_MARKER_ENV]: callMarker(this.#options.run.run_id, toolCallId) };
+        void prefilter.run(search, stop, marker).then((candidates) => {
           if (!settled) this.#post({ type: "search_candidates", id, candidates });
         });
       }

@@ -139,13 +139,21 @@ export class RipgrepPrefilter {
    * half the time budget (the built-in searcher then has the other half), is aborted, prints
    * more than {@linkcode MAX_CANDIDATE_BYTES} or a name that is not UTF-8. Never throws;
    * ripgrep's process group is gone when this returns.
+   *
+   * @param env ripgrep's whole environment (it reads none of it: `--no-config`); the Worker's
+   *   host passes the call's marker (`KAGENT_RUN_CALL`), which the run's end sweeps.
+   *   @default {}
    */
-  async run(search: RipgrepSearch, signal?: AbortSignal): Promise<SearchCandidates | null> {
+  async run(
+    search: RipgrepSearch,
+    signal?: AbortSignal,
+    env: Record<string, string> = {},
+  ): Promise<SearchCandidates | null> {
     this.#found ??= this.#launch().catch(() => null);
     const launch = await this.#found;
     if (launch === null || signal?.aborted) return null;
     try {
-      return await this.#run(launch, search.pattern, search.caseSensitive, search.root, signal);
+      return await this.#run(launch, search, env, signal);
     } catch {
       return null;
     }
@@ -163,16 +171,15 @@ export class RipgrepPrefilter {
 
   async #run(
     launch: RipgrepLaunch,
-    pattern: string,
-    caseSensitive: boolean,
-    root: string,
+    { pattern, caseSensitive, root }: RipgrepSearch,
+    env: Record<string, string>,
     signal: AbortSignal | undefined,
   ): Promise<SearchCandidates | null> {
     const outcome = await runConfined({
       program: launch.ripgrepPath,
       args: ripgrepArguments(pattern, caseSensitive, root),
       cwd: root,
-      env: {},
+      env,
       timeoutMs: Math.max(1, Math.floor(this.#timeBudgetMs / 2)),
       killGraceMs: KILL_GRACE_MS,
       stdoutLimitBytes: MAX_CANDIDATE_BYTES,
