@@ -3,7 +3,8 @@
  * built-in searcher alone, against `rg` as a user runs it (the anchor), interleaved round by round
  * in one process on the real `node_modules` of `fs_tools_bench.ts`; medians and ratios printed.
  * The built-in run gets a PATH without `rg`. Each pipeline's whole-process peak memory is measured
- * once in a fresh process (`/usr/bin/time -f %M`, `--once <ripgrep|builtin>`).
+ * once in a fresh process (`/usr/bin/time -f %M`, `--once <ripgrep|builtin|idle>`; `idle` opens
+ * the run and makes no call).
  *
  * ```sh
  * deno run -A --unstable-worker-options bench/grep_engines_compare.ts [rounds = 9]
@@ -52,8 +53,8 @@ const once = Deno.args[0] === "--once" ? Deno.args[1] : undefined;
 const modules = (await findNodeModules()).path;
 if (once !== undefined) {
   const run = await openRun(modules, once === "ripgrep");
-  const result = await pipelineOnce(run);
-  console.log(JSON.stringify(result));
+  // `idle`: the same process with its run open and no call, to compare with.
+  if (once !== "idle") console.log(JSON.stringify(await pipelineOnce(run)));
   await run.close();
   Deno.exit(0);
 }
@@ -109,7 +110,7 @@ for (const [name, values] of [["ripgrep", times.ripgrep], ["builtin", times.buil
     }×)`,
   );
 }
-for (const engine of ["ripgrep", "builtin"]) {
+for (const engine of ["idle", "ripgrep", "builtin"]) {
   const measured = await new Deno.Command("/usr/bin/time", {
     args: [
       "-f",
@@ -130,7 +131,7 @@ for (const engine of ["ripgrep", "builtin"]) {
     : new TextDecoder().decode(measured.stderr).trim().split("\n").at(-1);
   const mib = Number(last) / 1024;
   console.log(
-    `  peak RSS, one pipeline call (${engine}): ${
+    `  peak RSS, ${engine === "idle" ? "run open, no call" : `one pipeline call (${engine})`}: ${
       Number.isFinite(mib) ? mib.toFixed(0) : "n/a"
     } MiB`,
   );
