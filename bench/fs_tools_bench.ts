@@ -3,7 +3,9 @@
  * anchor as the baseline, measured in the same run:
  *
  * - `grep_files node_modules`: `fs.grep_files` on a real `node_modules` (about 13,400 files, see
- *   `_fs_trees.ts`) against `rg` as a whole process with the same match count;
+ *   `_fs_trees.ts`) against `rg` as a whole process with the same match count (the pipeline
+ *   row uses the ripgrep candidate filter when `rg` is on PATH, the handler row never does;
+ *   `grep_engines_compare.ts` interleaves both engines);
  * - `list_files 573 entries`: `fs.list_files` of a folder of 573 entries against the official
  *   MCP filesystem server's `list_directory` through the official SDK client (stdio), and
  *   `kagent-run mcp` through the same client;

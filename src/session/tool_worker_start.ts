@@ -11,6 +11,7 @@ import type { LoadedConfig } from "../config/mod.ts";
 import type { ExecContext } from "../tools/mod.ts";
 import { DEFAULT_HANDLER_TIMEOUT_MS, type ToolWorker } from "../worker/mod.ts";
 import type { PreparedPolicy } from "./prepare_policy.ts";
+import { searchPrefilter } from "./search_prefilter.ts";
 import type { SessionOptions } from "./session_options.ts";
 
 /** Added to `tools.max_timeout_ms` for the handler timeout: commands keep their own time. */
@@ -42,6 +43,7 @@ export function workerOptions(
     },
     permissions: prepared.workerPermissions,
     fetchHosts: prepared.memory === null ? [] : prepared.network.memory,
+    searchPrefilter: searchPrefilter(config, prepared.guard, prepared.commands, options),
     ...(options.memoryFetch === undefined ? {} : { fetch: options.memoryFetch }),
     ...(options.workerEntry === undefined ? {} : { entry: options.workerEntry }),
     // Commands keep their own time (≤ tools.max_timeout_ms); this only catches a stuck handler.

@@ -35,6 +35,7 @@ export {
   type RiskLevel,
   type RunLocations,
   type ScriptTargetRequest,
+  type SearchCandidates,
   type TargetRequest,
   type ToolAnnotations,
   type ToolContext,

@@ -163,6 +163,24 @@ export interface ToolContext {
   exec?: ExecContext;
   /** Settings of the file tools from the config; each tool's defaults apply when absent. */
   files?: FileToolSettings;
+  /**
+   * `fs.grep_files` only: the files of the searched folder ripgrep found may match, once the
+   * main thread's ripgrep is done (`toolsets/fs/ripgrep_prefilter.ts`); null when it failed.
+   * Absent: no ripgrep runs, every file is read.
+   */
+  search_candidates?: Promise<SearchCandidates | null>;
+}
+
+/**
+ * The files below a searched folder that may hold a matching line, as ripgrep named them. Only a
+ * filter: a file not named is counted as searched without being read, a named one is still walked
+ * to, checked and read by the handler itself.
+ */
+export interface SearchCandidates {
+  /** Real path of the folder ripgrep searched; the handler uses the set only for this folder. */
+  root: string;
+  /** Paths relative to `root`, `/`-separated. */
+  files: string[];
 }
 
 /** Settings of the file tools (`fs.grep_files`, `fs.list_files`) from the config. */

@@ -9,12 +9,13 @@
 import type { PathGuard } from "../sandbox/mod.ts";
 import type { HostMessage, WorkerMessage } from "./worker_protocol.ts";
 import type { ExecContext, FileToolSettings, RunLocations } from "../tools/mod.ts";
+import type { RipgrepPrefilter } from "../toolsets/fs/mod.ts";
 import type { MemorySettings } from "../memory/mod.ts";
 import type { DeclarativeToolFile } from "../toolsets/declarative/mod.ts";
 import { failure, type ToolOutcome } from "../result/mod.ts";
 import { FetchResponder } from "../network/mod.ts";
 import { hostPermission } from "../network/mod.ts";
-import { DEFAULT_KILL_GRACE_MS } from "../exec/mod.ts";
+import { CALL_MARKER_ENV, callMarker, DEFAULT_KILL_GRACE_MS } from "../exec/mod.ts";
 import { DEFAULT_TOOLS } from "../config/base/mod.ts";
 
 /**
@@ -137,6 +138,12 @@ export interface ToolWorkerOptions {
    * @default DEFAULT_HANDLER_TIMEOUT_MS
    */
   handlerTimeoutMs?: number;
+  /**
+   * Runs ripgrep on this thread for an `fs.grep_files` folder search while the handler walks;
+   * the handler then reads only the files it named (`context.search_candidates`). @default null:
+   * the built-in alone
+   */
+  searchPrefilter?: RipgrepPrefilter | null;
 }
 
 /**
@@ -192,7 +199,8 @@ export class ToolWorker {
    *
    * @param signal Aborts the call: the handler is told, and after the grace period the outcome is
    * `aborted` whatever the handler does (the Worker is then replaced). A signal aborted before the
-   * call starts it not at all.
+   * call starts it not at all. An `fs.grep_files` call starts the search prefilter here, beside
+   * the handler, and ends it with the call.
    */
   async execute(
     tool: string,
@@ -216,14 +224,19 @@ export class ToolWorker {
         abort_reason: reason,
       });
     }
+    const prefilter = tool === "fs.grep_files" ? this.#options.searchPrefilter ?? null : null;
+    const search = prefilter?.plan(args, this.#options.guard) ?? null;
     const worker = this.#worker as Worker;
     const id = this.#nextId++;
     return await new Promise<ToolOutcome>((resolve) => {
       let settled = false;
       let graceTimer: ReturnType<typeof setTimeout> | undefined;
+      // ripgrep ends with the call: its answer is useless after, and it must not outlive it.
+      const ripgrepStop = new AbortController();
       const finish = (outcome: ToolOutcome) => {
         if (settled) return;
         settled = true;
+        ripgrepStop.abort();
         this.#pending.delete(id);
         signal?.removeEventListener("abort", onAbort);
         clearTimeout(graceTimer);
@@ -264,8 +277,18 @@ export class ToolWorker {
           tool,
           tool_call_id: toolCallId,
           arguments: args,
+          ...(search === null ? {} : { awaits_search_candidates: true }),
         } satisfies HostMessage,
       );
+      if (prefilter !== null && search !== null) {
+        const stop = signal === undefined
+          ? ripgrepStop.signal
+          : AbortSignal.any([signal, ripgrepStop.signal]);
+        const marker = { [CALL_MARKER_ENV]: callMarker(this.#options.run.run_id, toolCallId) };
+        void prefilter.run(search, stop, marker).then((candidates) => {
+          if (!settled) this.#post({ type: "search_candidates", id, candidates });
+        });
+      }
     });
   }
 

@@ -13,6 +13,7 @@ import type {
   ExecContext,
   FileToolSettings,
   RunLocations,
+  SearchCandidates,
   ToolContext,
   ToolDefinition,
 } from "../tools/mod.ts";
@@ -47,6 +48,8 @@ export function serveTools(
   const network = new MessageFetchClient((message) => scope.postMessage(message));
   const byName = new Map<string, ToolDefinition>();
   const running = new Map<number, AbortController>();
+  /** Calls waiting for ripgrep's answer from the main thread. */
+  const searches = new Map<number, (candidates: SearchCandidates | null) => void>();
   let guard: PathGuard | null = null;
   let run: RunLocations | null = null;
   let exec: ExecContext | null = null;
@@ -78,6 +81,11 @@ export function serveTools(
       running.get(message.id)?.abort(message.reason);
       return;
     }
+    if (message.type === "search_candidates") {
+      searches.get(message.id)?.(message.candidates);
+      searches.delete(message.id);
+      return;
+    }
     if (
       message.type === "fetch_response" || message.type === "fetch_error" ||
       message.type === "fetch_head" || message.type === "fetch_chunk" ||
@@ -88,9 +96,17 @@ export function serveTools(
     }
     const controller = new AbortController();
     running.set(message.id, controller);
-    execute(message.tool, message.arguments, message.tool_call_id, controller.signal)
+    let candidates: Promise<SearchCandidates | null> | undefined;
+    if (message.awaits_search_candidates === true) {
+      candidates = new Promise((resolve) => searches.set(message.id, resolve));
+    }
+    execute(message.tool, message.arguments, message.tool_call_id, controller.signal, candidates)
       .then((outcome) => scope.postMessage({ type: "result", id: message.id, outcome }))
-      .finally(() => running.delete(message.id));
+      .finally(() => {
+        running.delete(message.id);
+        searches.get(message.id)?.(null);
+        searches.delete(message.id);
+      });
   };
 
   async function execute(
@@ -98,6 +114,7 @@ export function serveTools(
     args: Record<string, unknown>,
     toolCallId: string,
     signal: AbortSignal,
+    searchCandidates: Promise<SearchCandidates | null> | undefined,
   ): Promise<ToolOutcome> {
     const tool = byName.get(name);
     if (tool === undefined || guard === null || run === null) {
@@ -114,6 +131,7 @@ export function serveTools(
       signal,
       ...(exec === null ? {} : { exec }),
       ...(files === null ? {} : { files }),
+      ...(searchCandidates === undefined ? {} : { search_candidates: searchCandidates }),
     };
     try {
       return toOutcome(name, await tool.handler(args, context));

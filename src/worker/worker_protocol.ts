@@ -5,7 +5,12 @@
  */
 
 import type { PathGuardOptions } from "../sandbox/mod.ts";
-import type { ExecContext, FileToolSettings, RunLocations } from "../tools/mod.ts";
+import type {
+  ExecContext,
+  FileToolSettings,
+  RunLocations,
+  SearchCandidates,
+} from "../tools/mod.ts";
 import type { MemorySettings } from "../memory/mod.ts";
 import type { DeclarativeToolFile } from "../toolsets/declarative/mod.ts";
 import type { ToolOutcome } from "../result/mod.ts";
@@ -20,8 +25,15 @@ export type HostMessage =
     tool: string;
     tool_call_id: string;
     arguments: Record<string, unknown>;
+    /**
+     * `fs.grep_files`: ripgrep runs on the main thread for this call; its answer follows in a
+     * `search_candidates` message. Absent: none runs.
+     */
+    awaits_search_candidates?: true;
   }
   | { type: "abort"; id: number; reason: string }
+  /** The files ripgrep found may match (a filter only), or null when it failed. */
+  | { type: "search_candidates"; id: number; candidates: SearchCandidates | null }
   | FetchReplyMessage;
 
 /** Worker → main thread. */

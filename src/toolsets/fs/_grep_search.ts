@@ -15,7 +15,7 @@
  */
 
 import * as nodePath from "node:path";
-import type { ToolContext } from "../../tools/mod.ts";
+import type { SearchCandidates, ToolContext } from "../../tools/mod.ts";
 import { success, type ToolOutcome } from "../../result/mod.ts";
 import type { ResolvedPath } from "../../sandbox/mod.ts";
 import { openProvenForRead, openVerifiedForRead, type VerifiedFile } from "../../sandbox/mod.ts";
@@ -49,6 +49,8 @@ export interface Candidate {
   type: "file" | "symlink";
   /** The walk's facts of a regular file (saves a full guard check per file). */
   entry?: WalkEntry;
+  /** Relative to the searched folder: looked up in the ripgrep candidates. */
+  relative?: string;
 }
 
 /**
@@ -81,6 +83,13 @@ export class Search {
   fileCapHit = false;
   timeHit = false;
 
+  /**
+   * The files ripgrep named (relative to the searched folder), once known: a regular file the
+   * walk finds outside the set is counted as searched without being opened. Symlinks and
+   * requested files are always read. Null: every file is read (no ripgrep, or it failed).
+   */
+  candidates: ReadonlySet<string> | null = null;
+
   constructor(
     readonly pattern: LinePattern,
     readonly limit: number,
@@ -92,10 +101,21 @@ export class Search {
     return this.limitHit || this.timeHit;
   }
 
-  /** Walks `start`, searching each file as the walk reaches it, results in walk order. */
+  /** Stopped, or at the file cap: nothing more is searched. */
+  get #done(): boolean {
+    return this.stopped || this.fileCapHit;
+  }
+
+  /**
+   * Walks `start`, searching each file as the walk reaches it, results in walk order. With
+   * `pending` (ripgrep running on the main thread), the walk goes on while ripgrep runs and holds
+   * back the files it finds (at most {@linkcode MAX_FILES_SCANNED}); once ripgrep's answer is in,
+   * they are searched in order, reading only those it named (or all of them, when it failed).
+   */
   async searchFolder(
     start: ResolvedPath,
     matchesGlob: ((relative: string) => boolean) | null,
+    pending: Promise<SearchCandidates | null> | null = null,
   ): Promise<void> {
     const walker = walk(start, {
       guard: this.context.guard,
@@ -105,10 +125,66 @@ export class Search {
       stats: this.stats,
       budget: this.budget,
     });
+    let held: WalkEntry[] | null = null;
+    let answered = pending === null;
+    if (pending !== null) {
+      held = [];
+      void pending.then((found) => {
+        answered = true;
+        if (found !== null && found.root === start.real) this.candidates = new Set(found.files);
+      }, () => answered = true);
+    }
     for await (const entry of walker) {
       if (this.context.signal.aborted) break;
       if (entry.type === "directory") continue;
-      if (matchesGlob !== null && !matchesGlob(nodePath.relative(start.real, entry.path))) {
+      if (held !== null) {
+        if (!answered && held.length <= MAX_FILES_SCANNED) {
+          held.push(entry);
+          continue;
+        }
+        await this.#settle(pending, () => answered);
+        await this.#searchEntries(held, start, matchesGlob);
+        held = null;
+        if (this.#done) break;
+      }
+      await this.#searchEntries([entry], start, matchesGlob);
+      if (this.#done) break;
+    }
+    if (held !== null && !this.#done && !this.context.signal.aborted) {
+      await this.#settle(pending, () => answered);
+      await this.#searchEntries(held, start, matchesGlob);
+    }
+    // The walk stops by itself when the budget runs out: that is a time stop too.
+    if (!this.stopped && this.budget.ranOut) this.timeHit = true;
+  }
+
+  /** Waits for ripgrep's answer (it has its own deadline), or an abort. */
+  async #settle(pending: Promise<unknown> | null, answered: () => boolean): Promise<void> {
+    const { signal } = this.context;
+    if (pending === null || answered() || signal.aborted) return;
+    let onAbort = () => {};
+    const aborted = new Promise<void>((resolve) => onAbort = resolve);
+    signal.addEventListener("abort", onAbort, { once: true });
+    // The answer's own handler was attached first: it has run when this wait ends.
+    await Promise.race([pending.then(() => {}, () => {}), aborted]);
+    signal.removeEventListener("abort", onAbort);
+  }
+
+  /** Searches walk entries in order, until the search stops. */
+  async #searchEntries(
+    entries: readonly WalkEntry[],
+    start: ResolvedPath,
+    matchesGlob: ((relative: string) => boolean) | null,
+  ): Promise<void> {
+    const prefix = start.real.endsWith(nodePath.sep) ? start.real : `${start.real}${nodePath.sep}`;
+    for (const entry of entries) {
+      if (this.#done || this.context.signal.aborted) return;
+      if (entry.type === "directory") continue;
+      // Walk entries lie below the start folder: slicing is exact, and cheaper than `relative`.
+      const relative = entry.path.startsWith(prefix)
+        ? entry.path.slice(prefix.length)
+        : nodePath.relative(start.real, entry.path);
+      if (matchesGlob !== null && !matchesGlob(relative)) {
         this.notMatchingGlob += 1;
         continue;
       }
@@ -118,7 +194,7 @@ export class Search {
       }
       if (this.filesConsidered >= MAX_FILES_SCANNED) {
         this.fileCapHit = true;
-        break;
+        return;
       }
       this.filesConsidered += 1;
       const result = this.searchFile({
@@ -126,12 +202,10 @@ export class Search {
         display: entry.display,
         type: entry.type,
         entry,
+        relative,
       });
       this.consume(result instanceof Promise ? await result : result);
-      if (this.stopped) break;
     }
-    // The walk stops by itself when the budget runs out: that is a time stop too.
-    if (!this.stopped && this.budget.ranOut) this.timeHit = true;
   }
 
   /** Adds one file's result, in order, up to the match limit. */
@@ -203,6 +277,13 @@ export class Search {
     if (path.size > MAX_FILE_BYTES) return skip("too_large");
     // A walk entry's identity was observed with its folders held; anything else is proven now.
     if (fromWalk !== undefined && path === fromWalk) {
+      // ripgrep found no matching line in this regular file: searched, without opening it.
+      if (
+        this.candidates !== null && candidate.type === "file" &&
+        !this.candidates.has(candidate.relative ?? "")
+      ) {
+        return { matches: [], complete: true };
+      }
       return this.searchOpened(openProvenForRead(path), candidate.display, fromWalkOnly);
     }
     return openVerifiedForRead(path, { signal: this.context.signal })
@@ -277,6 +358,7 @@ export class Search {
   }
 
   result(display: string, pattern: string, glob: string | null): ToolOutcome {
+    const engine = this.candidates === null ? "builtin" : "ripgrep";
     const reasons: GrepTruncatedReason[] = [];
     if (this.timeHit) reasons.push("time_budget");
     if (this.limitHit) reasons.push("match_limit");
@@ -309,6 +391,7 @@ export class Search {
       skipped_files: this.skippedFiles,
       not_matching_glob: this.notMatchingGlob,
       stats: this.stats,
+      engine,
     };
     return success(summary, output, data);
   }

@@ -73,6 +73,12 @@ export interface GrepFilesData {
   /** Files the glob left out. */
   not_matching_glob: number;
   stats: WalkStats;
+  /**
+   * Which engine chose the files read: `ripgrep` (the main thread's ripgrep named the files that
+   * may match; the rest were counted as searched unread, so a binary file without a match counts
+   * as searched, not skipped), or `builtin` (every file read).
+   */
+  engine: "ripgrep" | "builtin";
 }
 
 /**
@@ -88,6 +94,10 @@ export interface GrepFilesData {
  * (`context.files.search_time_budget_ms`, default {@linkcode DEFAULT_SEARCH_TIME_BUDGET_MS}) runs
  * out and returns what it found, `truncated_reason: "time_budget"`; the budget is looked at between
  * entries, files and every 64 Ki characters of matched lines (one line is matched whole).
+ *
+ * A folder search may be narrowed by ripgrep (`ripgrep_prefilter.ts`, run on the main thread while
+ * the walk runs, `context.search_candidates`): regular files it did not name are counted as
+ * searched without being opened; everything else is as above. `data.engine` says which ran.
  *
  * Errors: `invalid_arguments` (a pattern RE2 cannot express, a bad glob), the guard's refusals,
  * `file_not_found`, `aborted`.
@@ -141,7 +151,8 @@ export const grepFilesTool = defineTool({
         const candidate: Candidate = { path: start.real, display: start.display, type: "file" };
         search.consume(await search.searchFile(candidate, start));
       } else {
-        await search.searchFolder(start, matchesGlob);
+        // ripgrep's answer (a filter, for the folder it searched) is awaited while the walk runs.
+        await search.searchFolder(start, matchesGlob, context.search_candidates ?? null);
       }
     } catch (error) {
       return ioFailure("search folder", start, error);

@@ -61,3 +61,12 @@ export {
 export { type WriteFileData, writeFileTool } from "./write_file.ts";
 export { type EditFileData, editFileTool, MAX_DIFF_OUTPUT_LINES, MAX_EDITS } from "./edit_file.ts";
 export { type DeleteFileData, deleteFileTool } from "./delete_file.ts";
+export {
+  candidatesOf,
+  type GrepArguments,
+  MAX_CANDIDATE_BYTES,
+  ripgrepArguments,
+  type RipgrepLaunch,
+  RipgrepPrefilter,
+  type RipgrepSearch,
+} from "./ripgrep_prefilter.ts";
