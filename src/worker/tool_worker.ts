@@ -225,7 +225,8 @@ export class ToolWorker {
       });
     }
     const prefilter = tool === "fs.grep_files" ? this.#options.searchPrefilter ?? null : null;
-    const search = prefilter?.plan(args, this.#options.guard) ?? null;
+    const planned = prefilter?.plan(args, this.#options.guard) ?? null;
+    const search = planned !== null && await prefilter?.available() ? planned : null;
     const worker = this.#worker as Worker;
     const id = this.#nextId++;
     return await new Promise<ToolOutcome>((resolve) => {

@@ -32,6 +32,7 @@ import {
 import { MAX_FILE_BYTES, MAX_WALK_DEPTH } from "./_limits.ts";
 import type { LinePattern } from "./_line_pattern.ts";
 import { readAllBoundedSync } from "./_read_bounded.ts";
+import { answerOrAbort } from "./_answer_or_abort.ts";
 import { cutAround } from "./_text.ts";
 import type { GrepFilesData, GrepMatch } from "./grep_files.ts";
 
@@ -124,6 +125,8 @@ export class Search {
       signal: this.context.signal,
       stats: this.stats,
       budget: this.budget,
+      // With ripgrep running, files are not lstat'ed: only its candidates are read, each proven.
+      statFiles: pending === null,
     });
     let held: WalkEntry[] | null = null;
     let answered = pending === null;
@@ -142,7 +145,7 @@ export class Search {
           held.push(entry);
           continue;
         }
-        await this.#settle(pending, () => answered);
+        await answerOrAbort(pending, () => answered, this.context.signal);
         await this.#searchEntries(held, start, matchesGlob);
         held = null;
         if (this.#done) break;
@@ -151,23 +154,11 @@ export class Search {
       if (this.#done) break;
     }
     if (held !== null && !this.#done && !this.context.signal.aborted) {
-      await this.#settle(pending, () => answered);
+      await answerOrAbort(pending, () => answered, this.context.signal);
       await this.#searchEntries(held, start, matchesGlob);
     }
     // The walk stops by itself when the budget runs out: that is a time stop too.
     if (!this.stopped && this.budget.ranOut) this.timeHit = true;
-  }
-
-  /** Waits for ripgrep's answer (it has its own deadline), or an abort. */
-  async #settle(pending: Promise<unknown> | null, answered: () => boolean): Promise<void> {
-    const { signal } = this.context;
-    if (pending === null || answered() || signal.aborted) return;
-    let onAbort = () => {};
-    const aborted = new Promise<void>((resolve) => onAbort = resolve);
-    signal.addEventListener("abort", onAbort, { once: true });
-    // The answer's own handler was attached first: it has run when this wait ends.
-    await Promise.race([pending.then(() => {}, () => {}), aborted]);
-    signal.removeEventListener("abort", onAbort);
   }
 
   /** Searches walk entries in order, until the search stops. */
@@ -247,6 +238,14 @@ export class Search {
       skip: reason,
       path: candidate.display,
     });
+    // A file the walk did not lstat: ripgrep's answer decides before any system call.
+    if (
+      fromWalkOnly && candidate.type === "file" && candidate.entry?.identity === null &&
+      this.candidates !== null
+    ) {
+      if (this.context.guard.sensitiveMatch(candidate.path) !== null) return skip("sensitive");
+      if (!this.candidates.has(candidate.relative ?? "")) return { matches: [], complete: true };
+    }
     const fromWalk = resolved === undefined && candidate.entry !== undefined
       ? this.context.guard.fromWalkEntry(candidate.entry) ?? undefined
       : undefined;

@@ -144,13 +144,25 @@ export class RipgrepPrefilter {
    *   host passes the call's marker (`KAGENT_RUN_CALL`), which the run's end sweeps.
    *   @default {}
    */
+  /**
+   * Whether ripgrep is here to run (found on the first ask, then remembered). The Worker's host
+   * asks before it promises an answer: with one promised, the handler's walk skips the lstat of
+   * every file (`WalkOptions.statFiles`), which only pays when an answer narrows the reads.
+   */
+  async available(): Promise<boolean> {
+    return (await this.#launchOnce()) !== null;
+  }
+
+  #launchOnce(): Promise<RipgrepLaunch | null> {
+    return this.#found ??= this.#launch().catch(() => null);
+  }
+
   async run(
     search: RipgrepSearch,
     signal?: AbortSignal,
     env: Record<string, string> = {},
   ): Promise<SearchCandidates | null> {
-    this.#found ??= this.#launch().catch(() => null);
-    const launch = await this.#found;
+    const launch = await this.#launchOnce();
     if (launch === null || signal?.aborted) return null;
     try {
       return await this.#run(launch, search, env, signal);
