@@ -71,3 +71,29 @@ Deno.test("walk lists the same entries with the streaming reader of large folder
   assert.equal(small.names.length, 4 + 302); // .git (listed, not entered), b, b/c, flat; 302 files
   assert.equal(small.stats.excluded, 1); // .git
 });
+
+Deno.test("walk with statFiles false yields listed files without an lstat, and still lstats folders and links", async () => {
+  await using sandbox = await createTempSandbox();
+  await writeTree(sandbox.workspace, { "a/1.txt": "one", "b.txt": "two" });
+  await Deno.symlink("b.txt", `${sandbox.workspace}/link`);
+  const guard = await PathGuard.create({ workspace: sandbox.workspace, home: null });
+  const start = await guard.check(".", "list");
+  if (!start.ok) throw new Error(start.error.message);
+  const entries: WalkEntry[] = [];
+  for await (
+    const entry of walk(start.path, { guard, recursive: true, statFiles: false })
+  ) entries.push(entry);
+  const byName = Object.fromEntries(entries.map((entry) => [entry.display, entry]));
+  assert.deepEqual(Object.keys(byName), ["a", "a/1.txt", "b.txt", "link"]);
+  assert.equal(byName["b.txt"]?.type, "file");
+  assert.equal(byName["b.txt"]?.identity, null); // not lstat'ed: whoever reads it proves it
+  assert.equal(byName["b.txt"]?.size, 0);
+  assert.ok(byName["a"]?.identity !== null); // a folder is entered with its identity
+  assert.equal(byName["link"]?.type, "symlink");
+  // Near miss: the default walk lstats files (size and identity).
+  const statted: WalkEntry[] = [];
+  for await (const entry of walk(start.path, { guard, recursive: true })) statted.push(entry);
+  const file = statted.find((entry) => entry.display === "b.txt");
+  assert.equal(file?.size, 3);
+  assert.ok(file?.identity !== null);
+});
