@@ -17,7 +17,6 @@
  * @module
  */
 
-export { ConfigError, type ConfigErrorCode, type ConfigErrorOptions } from "./config_error.ts";
 export {
   AgentConfigSchema,
   AgentDefinitionSchema,
@@ -32,38 +31,10 @@ export {
   SkillsConfigSchema,
   ToolsConfigSchema,
 } from "./config_schema.ts";
-export {
-  AGENT_ID_PATTERN,
-  DEFAULT_AUDIT_TRACING,
-  DEFAULT_CHILD_AGENTS,
-  DEFAULT_HOOK,
-  DEFAULT_KAGENT_HOME,
-  DEFAULT_LIMITS,
-  DEFAULT_MAX_PARALLEL_TOOLS,
-  DEFAULT_MAX_TURNS,
-  DEFAULT_MCP_SERVER,
-  DEFAULT_MEMORY,
-  DEFAULT_MODEL,
-  DEFAULT_NETWORK,
-  DEFAULT_RUNS_DIR,
-  DEFAULT_SANDBOX,
-  DEFAULT_SECRET_ENV,
-  DEFAULT_SKILL_DIRS,
-  DEFAULT_SYSTEM_BLOCKS,
-  DEFAULT_TOOLS,
-  DEFAULT_TOOLS_DIR_NAME,
-  DEFAULT_WORKSPACE_SKILL_DIR,
-  MAX_ARGUMENT_DEPTH,
-  MAX_INSTRUCTIONS_BYTES,
-} from "./defaults.ts";
+// The defaults, host patterns, ConfigError and issue sentences: the light door's, re-exported.
+export * from "./base/mod.ts";
 export { configJsonSchema, permissionsJsonSchema } from "./json_schema.ts";
 export { type LoadedNetwork, NetworkConfigSchema } from "./network_schema.ts";
-export {
-  HostAllowlist,
-  type HostPattern,
-  parseHostPattern,
-  patternAdmits,
-} from "./host_pattern.ts";
 export { loadConfig, type LoadConfigOptions, type LoadConfigOverrides } from "./load_config.ts";
 export {
   type Defaulted,
@@ -96,4 +67,3 @@ export {
   McpServersSchema,
   McpStdioServerSchema,
 } from "./mcp_server_schema.ts";
-export { formatIssues, type IssueText } from "./format_issues.ts";

@@ -54,15 +54,7 @@ export class ProcessGroup {
    */
   async signal(signal: "TERM" | "KILL"): Promise<boolean | null> {
     try {
-      const { success } = await new Deno.Command(this.#killPath, {
-        args: ["-s", signal, "--", `-${this.#pgid}`],
-        clearEnv: true,
-        env: {},
-        stdin: "null",
-        stdout: "null",
-        stderr: "null",
-      }).output();
-      return success;
+      return await runKill(this.#killPath, signal, this.#pgid);
     } catch {
       if (!this.#leaderExited) {
         try {
@@ -101,8 +93,13 @@ export async function killGroupWithProgram(
       `Cannot kill process group "${processGroupId}": a group id is an integer above 1`,
     );
   }
+  return await runKill(killPath, "KILL", processGroupId);
+}
+
+/** `kill -s <signal> -- -<group>` with an empty environment; whether it found a member. */
+async function runKill(killPath: string, signal: "TERM" | "KILL", group: number): Promise<boolean> {
   const { success } = await new Deno.Command(killPath, {
-    args: ["-s", "KILL", "--", `-${processGroupId}`],
+    args: ["-s", signal, "--", `-${group}`],
     clearEnv: true,
     env: {},
     stdin: "null",
