@@ -13,6 +13,31 @@ const NODE_MODULES_CACHE = nodePath.join(
   "kagent-run-bench-node-modules",
 );
 /** What `npm install` installs: about 13,400 files, 147 MB (242 packages). */
+/** The pattern the grep rows search the `node_modules` tree for (171 lines with the package below). */
+export const GREP_PATTERN = "process\\.env\\.[A-Z_]+";
+
+/**
+ * `rg` as the grep rows run it on `folder`: every file as the tool sees it: hidden ones too, no
+ * ignore files, a 10 MiB cap, and links to files followed (`-L`: the tool searches a link's target
+ * when the guard accepts it; the tree's links are the 19 files of `node_modules/.bin`, it has no
+ * linked folders).
+ */
+export function ripgrepAnchorArgs(folder: string): string[] {
+  return [
+    "-n",
+    "-L",
+    "--no-config",
+    "--no-ignore",
+    "--hidden",
+    "-g",
+    "!.git",
+    "--max-filesize",
+    "10M",
+    GREP_PATTERN,
+    folder,
+  ];
+}
+
 export const NODE_MODULES_PACKAGE = "@modelcontextprotocol/inspector@0.15.0";
 
 /** A `node_modules` tree ready to copy, and what it is. */

@@ -33,14 +33,15 @@ import {
   copyTree,
   findNodeModules,
   FLAT_FILES,
+  GREP_PATTERN,
   LISTING_ENTRIES,
+  ripgrepAnchorArgs,
   writeFlatFolder,
   writeListingFolder,
 } from "./_fs_trees.ts";
 
 const repository = nodePath.resolve(nodePath.dirname(fileURLToPath(import.meta.url)), "..");
 /** Matches about 150 lines of the tree: below the tool's 1,000-match cap, so the whole tree is searched. */
-const GREP_PATTERN = "process\\.env\\.[A-Z_]+";
 const GREP_ARGS = { pattern: GREP_PATTERN, path: "node_modules", limit: 1000 };
 /** Iterations of each grep benchmark: a search of the whole tree takes seconds under load. */
 const GREP_ITERATIONS = 5;
@@ -90,25 +91,8 @@ async function ripgrep(): Promise<number> {
   return lines;
 }
 
-/**
- * Every file as the tool sees it: hidden ones too, no ignore files, a 10 MiB cap, and links to
- * files followed (`-L`: the tool searches a link's target when the guard accepts it; the tree's
- * links are the 19 files of `node_modules/.bin`, it has no linked folders).
- */
 function ripgrepArgs(): string[] {
-  return [
-    "-n",
-    "-L",
-    "--no-config",
-    "--no-ignore",
-    "--hidden",
-    "-g",
-    "!.git",
-    "--max-filesize",
-    "10M",
-    GREP_PATTERN,
-    nodePath.join(workspace, "node_modules"),
-  ];
+  return ripgrepAnchorArgs(nodePath.join(workspace, "node_modules"));
 }
 
 /** `ls DIR | head -n 10` in a shell: the processes a user would start. */

@@ -16,9 +16,8 @@
 import * as nodePath from "node:path";
 import { openTestRun, type TestRun } from "../src/testing/run_harness.ts";
 import type { GrepFilesData } from "../src/toolsets/fs/mod.ts";
-import { copyTree, findNodeModules } from "./_fs_trees.ts";
+import { copyTree, findNodeModules, GREP_PATTERN, ripgrepAnchorArgs } from "./_fs_trees.ts";
 
-const GREP_PATTERN = "process\\.env\\.[A-Z_]+";
 const GREP_ARGS = { pattern: GREP_PATTERN, path: "node_modules", limit: 1000 };
 const TIME_BUDGET_MS = 600_000;
 const PATH = Deno.env.get("PATH") ?? "/usr/bin:/bin";
@@ -63,19 +62,7 @@ const rounds = Number(Deno.args[0] ?? 9);
 const fast = await openRun(modules, true);
 const builtin = await openRun(modules, false);
 /** `rg` as `fs_tools_bench.ts` runs it: the matching lines, links to files followed. */
-const ripgrepArgs = [
-  "-n",
-  "-L",
-  "--no-config",
-  "--no-ignore",
-  "--hidden",
-  "-g",
-  "!.git",
-  "--max-filesize",
-  "10M",
-  GREP_PATTERN,
-  nodePath.join(fast.sandbox.workspace, "node_modules"),
-];
+const ripgrepArgs = ripgrepAnchorArgs(nodePath.join(fast.sandbox.workspace, "node_modules"));
 async function ripgrepOnce() {
   const started = performance.now();
   const output = await new Deno.Command("rg", { args: ripgrepArgs, stdout: "piped" }).output();

@@ -137,3 +137,26 @@ export async function listenLocally(): Promise<{ port: number; close(): Promise<
     },
   };
 }
+
+/**
+ * Starts `sleep <duration>` in a session of its own (out of this process's group, as an escaped
+ * process is) with `env` as its whole environment, and waits until `ps` shows it.
+ * @returns Its pid.
+ */
+export async function escapedSleep(duration: string, env: Record<string, string>): Promise<number> {
+  const child = new Deno.Command("/usr/bin/setsid", {
+    args: ["--fork", "/usr/bin/sleep", duration],
+    clearEnv: true,
+    env,
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  await child.status;
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const [pid] = await processesWith(duration);
+    if (pid !== undefined) return pid;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`the sleep ${duration} did not start`);
+}

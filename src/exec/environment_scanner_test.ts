@@ -1,26 +1,9 @@
 import * as assert from "node:assert/strict";
 import { EnvironmentScanner } from "./environment_scanner.ts";
 import { CALL_MARKER_ENV, sweepMarked } from "./process_sweep.ts";
-import { killProcessesWith, processesWith, sleepMarker } from "./_test_support.ts";
+import { escapedSleep, killProcessesWith, processesWith, sleepMarker } from "./_test_support.ts";
 
 const PERL = "/usr/bin/perl";
-
-/** Starts `sleep <duration>` in a session of its own with `env` as its whole environment. */
-async function escapedSleep(duration: string, env: Record<string, string>): Promise<void> {
-  await new Deno.Command("/usr/bin/setsid", {
-    args: ["--fork", "/usr/bin/sleep", duration],
-    clearEnv: true,
-    env,
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-  }).output();
-  for (let attempt = 0; attempt < 100; attempt++) {
-    if ((await processesWith(duration)).length > 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`the sleep ${duration} did not start`);
-}
 
 /** The pids of `sleep <duration>` processes. */
 async function sleeps(duration: string): Promise<number[]> {

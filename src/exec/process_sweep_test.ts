@@ -1,31 +1,15 @@
 import * as assert from "node:assert/strict";
 import { CALL_MARKER_ENV, killProcessGroup, sweepMarked } from "./process_sweep.ts";
-import { killProcessesWith, processesWith, SH, sleepMarker } from "./_test_support.ts";
+import {
+  escapedSleep,
+  killProcessesWith,
+  processesWith,
+  SH,
+  sleepMarker,
+} from "./_test_support.ts";
 
 const PS = "/usr/bin/ps";
 const READER = { shPath: SH, grepPath: "/usr/bin/grep" };
-
-/**
- * Starts `sleep <duration>` in a session of its own (out of this process's group, as an escaped
- * process is) with `env` as its whole environment, and waits until `ps` shows it.
- */
-async function escapedSleep(duration: string, env: Record<string, string>): Promise<number> {
-  const child = new Deno.Command("/usr/bin/setsid", {
-    args: ["--fork", "/usr/bin/sleep", duration],
-    clearEnv: true,
-    env,
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
-  await child.status;
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const [pid] = await processesWith(duration);
-    if (pid !== undefined) return pid;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`the sleep ${duration} did not start`);
-}
 
 /** A unique run id, and processes carrying its markers (and near misses), stopped at the end. */
 async function withMarked(
