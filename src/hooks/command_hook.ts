@@ -12,7 +12,12 @@
  */
 
 import { runConfined } from "../exec/mod.ts";
-import { CALL_MARKER_ENV, callMarker, sweepMarked } from "../exec/mod.ts";
+import {
+  CALL_MARKER_ENV,
+  callMarker,
+  type ProcessEnvironmentReader,
+  sweepMarked,
+} from "../exec/mod.ts";
 import {
   type HookAnswer,
   HookFailure,
@@ -31,6 +36,11 @@ export interface CommandHookEnvironment {
   killPath: string;
   /** Absolute path of `ps` (procps): what a hook leaves outside its group is found through it. */
   psPath: string;
+  /**
+   * `sh` and `grep`, which read the environments for that search in about a third of the time
+   * `ps` takes (`ps` answers a round they fail). @default null: `ps` alone
+   */
+  environmentReader?: ProcessEnvironmentReader | null;
   /** Absolute real path of the working folder (the workspace). */
   cwd: string;
   /**
@@ -76,7 +86,10 @@ async function runCommandHook(
   try {
     return await runMarkedHook(spec, environment, input, marker, signal);
   } finally {
-    await sweepMarked(marker, { psPath: environment.psPath });
+    await sweepMarked(marker, {
+      psPath: environment.psPath,
+      environmentReader: environment.environmentReader ?? null,
+    });
   }
 }
 

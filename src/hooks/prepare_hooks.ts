@@ -9,7 +9,7 @@
 
 import { ConfigError } from "../config/mod.ts";
 import type { LoadedConfig, LoadedHook } from "../config/mod.ts";
-import { AllowlistError, resolveAllowlist } from "../exec/mod.ts";
+import { AllowlistError, type ProcessEnvironmentReader, resolveAllowlist } from "../exec/mod.ts";
 import {
   type CommandHookEnvironment,
   commandPostToolUseHook,
@@ -29,7 +29,12 @@ export interface PrepareHooksOptions {
    * `setsid`, `kill` (and `ps`, under isolation none) already found by the command set-up, when
    * commands are enabled; what is missing is looked up on PATH.
    */
-  processTools?: { setsidPath: string; killPath: string; psPath?: string | null } | null;
+  processTools?: {
+    setsidPath: string;
+    killPath: string;
+    psPath?: string | null;
+    environmentReader?: ProcessEnvironmentReader | null;
+  } | null;
 }
 
 /** The config's hooks, ready to run. */
@@ -90,6 +95,7 @@ export async function prepareHooks(
     setsidPath: given?.setsidPath ?? await find("setsid"),
     killPath: given?.killPath ?? await find("kill"),
     psPath: given?.psPath ?? await find("ps"),
+    environmentReader: given?.environmentReader ?? await environmentReaderOn(searchPath, options),
     cwd: options.cwd,
     env: {
       PATH: searchPath,
@@ -119,6 +125,23 @@ export async function prepareHooks(
       commandPostToolUseHook(spec, environment)
     ),
   };
+}
+
+/** `sh` and `grep` for the leftovers' search, or null when either is missing (then `ps` alone). */
+async function environmentReaderOn(
+  searchPath: string,
+  options: PrepareHooksOptions,
+): Promise<ProcessEnvironmentReader | null> {
+  try {
+    const [sh, grep] = await resolveAllowlist(["sh", "grep"], {
+      searchPath: `${searchPath}:/usr/bin:/bin`,
+      forbiddenRoots: options.forbiddenRoots,
+    });
+    return sh === undefined || grep === undefined ? null : { shPath: sh.path, grepPath: grep.path };
+  } catch (error) {
+    if (error instanceof AllowlistError) return null;
+    throw error;
+  }
 }
 
 async function findProcessTool(
