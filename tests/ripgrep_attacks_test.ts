@@ -114,3 +114,28 @@ Deno.test("attack: an rg planted inside the workspace is never started (near mis
   assert.equal(data.engine, hasRipgrep ? "ripgrep" : "builtin");
   assert.equal(await Deno.stat(`${bin}/started`).then(() => true, () => false), false);
 });
+
+Deno.test({
+  name:
+    "attack: a hard link inside the workspace to a secret outside is named by the real rg but never read (near miss: an ordinary file is)",
+  ignore: !hasRipgrep,
+  async fn() {
+    await using run = await openTestRun({
+      prepare: async (sandbox) => {
+        await writeTree(sandbox.workspace, { "real.txt": "needle in the workspace\n" });
+        await writeTree(sandbox.outside, { "secret.txt": `needle ${CANARY}\n` });
+        // Same file system (one temporary folder): ripgrep sees an ordinary file with a match.
+        await Deno.link(`${sandbox.outside}/secret.txt`, `${sandbox.workspace}/linked.txt`);
+      },
+    });
+    const result = await run.call("fs.grep_files", { pattern: "needle" });
+    assert.ok(result.ok, result.summary);
+    const data = result.data as GrepFilesData;
+    // The walk did not lstat it: the file ripgrep named is proven through the guard when read.
+    assert.equal(data.engine, "ripgrep");
+    assertNoLeak(result, SECRETS);
+    assert.ok(!JSON.stringify(result).includes(CANARY));
+    assert.equal(data.skipped.hard_links, 1);
+    assert.deepEqual(data.matches.map((match) => match.path), ["real.txt"]);
+  },
+});
