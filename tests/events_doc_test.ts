@@ -139,6 +139,7 @@ const FIELDS: FieldNames = {
     details: true,
   },
   "command.swept": { tool_call_id: true, killed: true },
+  "mcp_server.sandbox_violation": { server: true, quarantined: true, found: true },
   "skill.loaded": {
     skill: true,
     requested: true,

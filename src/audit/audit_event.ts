@@ -247,6 +247,18 @@ export type AuditEvent =
     killed: number;
   }
   | {
+    type: "mcp_server.sandbox_violation";
+    /** The `mcp_servers` id of the stdio server that created protected paths. */
+    server: string;
+    /**
+     * Each path it created where a protected path belongs (a `.git` at the top of a root it may
+     * write…), and where it is now: in the run's `quarantine/`, or null when it was removed.
+     */
+    quarantined: { path: string; moved_to: string | null }[];
+    /** When it was found: after one of its calls, when its process ended, when the run closed. */
+    found: "call" | "exit" | "close";
+  }
+  | {
     type: "skill.loaded";
     skill: string;
     /** The skill's allowed-tools, or null when it names none. */
@@ -372,6 +384,7 @@ export const AUDIT_EVENT_TYPES = [
   "tool.denied",
   "tool.skipped",
   "command.swept",
+  "mcp_server.sandbox_violation",
   "skill.loaded",
   "hook.completed",
   "hook.failed",

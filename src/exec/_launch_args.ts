@@ -6,7 +6,7 @@
 
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { buildBwrapArgs } from "./bubblewrap.ts";
-import type { CommandSpec } from "./spawn_confined.ts";
+import type { CommandSpec, IsolationPlan } from "./spawn_confined.ts";
 
 /** Longest `setTimeout` delay, in milliseconds. */
 const MAX_TIMER_MS = 2_147_483_647;
@@ -77,22 +77,40 @@ export function launchArgs(spec: CommandSpec): string[] {
       );
     }
   }
-  if (spec.isolation.mode === "none") return ["--", spec.program, ...spec.args];
-  const plan = spec.isolation;
-  if (!isAbsolute(plan.bwrapPath)) {
+  return setsidArguments(spec.isolation, spec);
+}
+
+/**
+ * The arguments of `setsid` that start `target` under `isolation`: `-- <program> args…`, or
+ * `-- <bwrap> <bwrap args> -- <program> args…` with an absolute `HOME` and `TMPDIR` of
+ * `target.env` bound read-write (the domain's private folders).
+ *
+ * @throws {TypeError} When the bwrap path is not absolute, or a path of the plan is malformed.
+ */
+export function setsidArguments(
+  isolation: IsolationPlan,
+  target: {
+    program: string;
+    args: readonly string[];
+    cwd: string;
+    env: Readonly<Record<string, string>>;
+  },
+): string[] {
+  if (isolation.mode === "none") return ["--", target.program, ...target.args];
+  if (!isAbsolute(isolation.bwrapPath)) {
     throw new TypeError(
-      `Cannot run a command: the bwrap path "${plan.bwrapPath}" is not an absolute path`,
+      `Cannot run a command: the bwrap path "${isolation.bwrapPath}" is not an absolute path`,
     );
   }
-  const home = spec.env.HOME;
-  const tmpDir = spec.env.TMPDIR;
+  const home = target.env.HOME;
+  const tmpDir = target.env.TMPDIR;
   return [
     "--",
-    plan.bwrapPath,
-    ...buildBwrapArgs(plan, {
-      cwd: spec.cwd,
-      program: spec.program,
-      args: spec.args,
+    isolation.bwrapPath,
+    ...buildBwrapArgs(isolation, {
+      cwd: target.cwd,
+      program: target.program,
+      args: target.args,
       ...(home !== undefined && isAbsolute(home) ? { home } : {}),
       ...(tmpDir !== undefined && isAbsolute(tmpDir) ? { tmpDir } : {}),
     }),

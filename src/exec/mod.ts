@@ -1,7 +1,11 @@
 /**
- * Commands, confined: the program allowlist, the child environment, argument analysis, bubblewrap
- * isolation, the spawn with its time limit, and the sweep of what a command left behind. The door
- * other folders use (`toolsets/exec`, `hooks`, `runtime`, `session`).
+ * Commands, confined: the program allowlist, the child environment, argument analysis, and the
+ * confinement module every process of a run goes through (docs/CONFINEMENT.md): confinement
+ * domains and their private folders (`confinement_domain.ts`), the plan of each process
+ * (`confinement_plan.ts` over `command_profile.ts`, `bubblewrap.ts`), the spawn with its time limit
+ * (`spawn_confined.ts`) or a long-lived one (`confined_process.ts`), the watch and quarantine, and
+ * the sweep of what a process left behind (`process_sweep.ts`). The door other folders use
+ * (`toolsets/exec`, `toolsets/fs`, `hooks`, `mcp_client`, `runtime`, `session`).
  *
  * @module
  */
@@ -37,6 +41,27 @@ export {
 } from "./child_environment.ts";
 export { gitSafeEnvironment, unsafeGitConfigKeys, withSafeDiffOptions } from "./git_safe_mode.ts";
 export { commandProfile, quarantineCreated } from "./command_profile.ts";
+export {
+  type ConfinementDomain,
+  type DomainFolders,
+  domainFolders,
+  domainName,
+  foreignDomainFolders,
+  prepareDomains,
+} from "./confinement_domain.ts";
+export {
+  confinementPlan,
+  type ConfinementPlanInputs,
+  type ProfileInputs,
+  type ProfileResult,
+  type ReadOnlyFolderInputs,
+  readOnlyFolderPlan,
+} from "./confinement_plan.ts";
+export {
+  type ConfinedProcessSpec,
+  endConfinedProcess,
+  startConfinedProcess,
+} from "./confined_process.ts";
 export { analyzeArgv } from "./argv_analysis.ts";
 export {
   type BubblewrapProbe,

@@ -26,6 +26,11 @@ export interface PrepareHooksOptions {
   /** Reads an environment variable of the runtime (PATH, HOME, TMPDIR, LANG). */
   env: (name: string) => string | undefined;
   /**
+   * The hooks' confinement domain (`runs/<id>/domains/hooks/`, created here): their HOME and
+   * TMPDIR, which no other domain sees. @default the runtime's HOME and TMPDIR (no run)
+   */
+  domain?: { home: string; tmpDir: string } | null;
+  /**
    * `setsid`, `kill` (and `ps`, under isolation none) already found by the command set-up, when
    * commands are enabled; what is missing is looked up on PATH.
    */
@@ -48,9 +53,11 @@ const DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin";
 /**
  * Resolves the config's command hooks.
  *
- * The hooks get a cleared environment holding only PATH, HOME, TMPDIR and LANG (the runtime's
- * values; PATH defaults to `/usr/local/bin:/usr/bin:/bin`, TMPDIR to `/tmp`, LANG to `C.UTF-8`),
- * no isolation beyond their own process group: they are the user's programs, not the agent's.
+ * The hooks get a cleared environment holding only PATH, HOME, TMPDIR and LANG (PATH and LANG the
+ * runtime's, defaulting to `/usr/local/bin:/usr/bin:/bin` and `C.UTF-8`; HOME and TMPDIR their
+ * domain's folders with a run, else the runtime's, TMPDIR defaulting to `/tmp`), no isolation
+ * beyond their own process group: they are the user's programs, not the agent's; but nothing the
+ * agent's commands or an MCP server planted in their home folders reaches them.
  *
  * @returns Empty lists when the config has no hooks (nothing is resolved then).
  * @throws {ConfigError} `config_invalid` naming `hooks.pre_tool_use[0].command` when a program
@@ -91,6 +98,11 @@ export async function prepareHooks(
   };
   const find = (name: string) => findProcessTool(name, searchPath, options, fail);
   const given = options.processTools ?? null;
+  const domain = options.domain ?? null;
+  if (domain !== null) {
+    await Deno.mkdir(domain.home, { recursive: true, mode: 0o700 });
+    await Deno.mkdir(domain.tmpDir, { recursive: true, mode: 0o700 });
+  }
   const environment: CommandHookEnvironment = {
     setsidPath: given?.setsidPath ?? await find("setsid"),
     killPath: given?.killPath ?? await find("kill"),
@@ -99,8 +111,8 @@ export async function prepareHooks(
     cwd: options.cwd,
     env: {
       PATH: searchPath,
-      HOME: options.env("HOME") ?? "/nonexistent",
-      TMPDIR: options.env("TMPDIR") ?? "/tmp",
+      HOME: domain?.home ?? options.env("HOME") ?? "/nonexistent",
+      TMPDIR: domain?.tmpDir ?? options.env("TMPDIR") ?? "/tmp",
       LANG: options.env("LANG") ?? "C.UTF-8",
     },
   };

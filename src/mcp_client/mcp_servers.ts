@@ -13,20 +13,16 @@
  */
 
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-  ConfigError,
-  type LoadedMcpHttpServer,
-  type LoadedMcpServer,
-  type LoadedMcpStdioServer,
-} from "../config/mod.ts";
-import { DEFAULT_ENV_ALLOWLIST } from "../exec/mod.ts";
+import { ConfigError, type LoadedMcpHttpServer, type LoadedMcpServer } from "../config/mod.ts";
 import { hostPermission } from "../network/mod.ts";
 import { failure, type ToolDefinition, type ToolOutcome } from "../tools/mod.ts";
 import { mcpCallOutcome, type McpResultStores } from "./mcp_call_result.ts";
 import type { McpServerConnection, McpServerIdentity } from "./mcp_server_connection.ts";
 import { mcpToolDefinition } from "./mcp_tool_definition.ts";
-import { type McpConfinement, mcpLaunch } from "./server_confinement.ts";
+import type { McpConfinement } from "./server_confinement.ts";
 import { expandServerVariable } from "./server_variables.ts";
+import { findSetsid, stdioTransport } from "./_stdio_server.ts";
+import { ServerWatches, type ViolationListener, violationMessage } from "./server_watch.ts";
 
 /** The SDK's side of the client, loaded by {@linkcode McpServers.start}. */
 type ClientParts = typeof import("./_client_parts.ts");
@@ -105,6 +101,7 @@ export class McpServers {
   readonly #connections: McpServerConnection[];
   readonly #parts: ClientParts;
   readonly #toolListChanges: ToolListChanges;
+  readonly #watches: ServerWatches;
   /** Canonical name → server and its own tool name. */
   readonly #routes: Map<string, { connection: McpServerConnection; tool: string }>;
 
@@ -116,8 +113,10 @@ export class McpServers {
     secrets: string[],
     confinement: McpConfinement,
     toolListChanges: ToolListChanges,
+    watches: ServerWatches,
   ) {
     this.#parts = parts;
+    this.#watches = watches;
     this.#connections = connections;
     this.#toolListChanges = toolListChanges;
     this.warnings = warnings;
@@ -182,10 +181,14 @@ export class McpServers {
     const warnings: { server: string; reason: string }[] = [];
     const secrets: string[] = [];
     const toolListChanges = new ToolListChanges();
+    const confinement = options.confinement;
+    const watches = new ServerWatches(
+      confinement.mode === "off" ? null : confinement.quarantineDir,
+    );
     for (const [id, server] of servers) {
       try {
         const reached = server.type === "stdio"
-          ? await stdioTransport(parts, id, server, options, setsidPath, secrets)
+          ? await stdioTransport(parts, id, server, options, setsidPath, secrets, watches)
           : remoteTransport(parts, id, server, options, secrets);
         connections.push(
           await parts.McpServerConnection.connect({
@@ -212,7 +215,17 @@ export class McpServers {
       secrets,
       options.confinement,
       toolListChanges,
+      watches,
     );
+  }
+
+  /**
+   * Passes on each protected path a stdio server created (found after one of its calls, when its
+   * process ended, or when the run closed), moved to the run's quarantine; those found before
+   * this call first. {@linkcode close} waits for the listeners.
+   */
+  onSandboxViolation(listener: ViolationListener): void {
+    this.#watches.listen(listener);
   }
 
   /**
@@ -256,10 +269,15 @@ export class McpServers {
     if (route === undefined) {
       return failure("tool_not_available", `Cannot call tool "${name}": no MCP server offers it`);
     }
+    const server = route.connection.id;
+    const before = this.#watches.violations(server);
+    if (before.length > 0) return this.#violation(name, server, before);
     let result: Record<string, unknown>;
     try {
       result = await route.connection.call(route.tool, args, signal);
     } catch (error) {
+      const found = this.#watches.check(server, "call");
+      if (found.length > 0) return await this.#stop(name, route.connection, found);
       const full = this.#parts.failureText(error);
       const message = full.length <= MAX_FAILURE_CHARS
         ? full
@@ -278,34 +296,42 @@ export class McpServers {
         { server: route.connection.id },
       );
     }
+    const found = this.#watches.check(server, "call");
+    if (found.length > 0) return await this.#stop(name, route.connection, found);
     return await mcpCallOutcome(name, result, stores);
   }
 
-  /** Ends every server's session and process group. Safe to call twice. */
+  /** Stops a server that created protected paths and fails the call that found it. */
+  async #stop(
+    name: string,
+    connection: McpServerConnection,
+    found: readonly { path: string; moved_to: string | null }[],
+  ): Promise<ToolOutcome> {
+    await connection.close();
+    return this.#violation(name, connection.id, found);
+  }
+
+  #violation(
+    name: string,
+    server: string,
+    quarantined: readonly { path: string; moved_to: string | null }[],
+  ): ToolOutcome {
+    return failure(
+      "sandbox_violation",
+      `Cannot complete "${name}": ${violationMessage(server, quarantined)}`,
+      { rule: "sandbox:protected-path", layer: "sandbox", server, quarantined },
+    );
+  }
+
+  /**
+   * Ends every server's session and process group, then checks every stdio server's watch a last
+   * time (what a server created is quarantined, the listeners told and awaited). Safe to call
+   * twice.
+   */
   async close(): Promise<void> {
     await Promise.all(this.#connections.map((connection) => connection.close()));
+    await this.#watches.checkAll("close");
   }
-}
-
-/** The transport of a stdio server: its program under its confinement, its whole environment. */
-async function stdioTransport(
-  parts: ClientParts,
-  id: string,
-  server: LoadedMcpStdioServer,
-  options: StartMcpServersOptions,
-  setsidPath: string,
-  secrets: string[],
-): Promise<{ transport: Transport; label: string; stderrTail: () => string }> {
-  const env = serverEnvironment(id, server, options, secrets);
-  const launch = await mcpLaunch(id, server, env, options.confinement, options.configPath);
-  const transport = new parts.StdioProcessTransport({
-    setsidPath,
-    command: launch.program,
-    args: launch.args,
-    env: launch.env,
-    cwd: server.cwd,
-  });
-  return { transport, label: server.command, stderrTail: () => transport.stderrTail };
 }
 
 /**
@@ -339,42 +365,4 @@ function remoteTransport(
     headers[name] = expanded.value;
   }
   return { transport: parts.httpTransport(server, headers, options.fetch), label: server.url };
-}
-
-/**
- * The server's whole environment: {@linkcode DEFAULT_ENV_ALLOWLIST} names from kagent-run's
- * environment, then its configured `env` with `${VAR}` expanded (each expanded value a secret).
- */
-function serverEnvironment(
-  id: string,
-  server: LoadedMcpStdioServer,
-  options: StartMcpServersOptions,
-  secrets: string[],
-): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of DEFAULT_ENV_ALLOWLIST) {
-    const value = options.read(name);
-    if (value !== undefined) env[name] = value;
-  }
-  for (const [name, written] of Object.entries(server.env)) {
-    const key = `mcp_servers.${id}.env.${name}`;
-    const expanded = expandServerVariable(id, key, written, options.read, options.configPath);
-    secrets.push(...expanded.secrets);
-    env[name] = expanded.value;
-  }
-  return env;
-}
-
-/** The `setsid` program. @throws {Error} when none is found. */
-async function findSetsid(): Promise<string> {
-  for (const path of ["/usr/bin/setsid", "/bin/setsid"]) {
-    try {
-      if ((await Deno.stat(path)).isFile) return path;
-    } catch {
-      // Try the next one.
-    }
-  }
-  throw new Error(
-    "Cannot start MCP servers: setsid was not found in /usr/bin or /bin (Debian: util-linux)",
-  );
 }

@@ -16,4 +16,12 @@ export {
   type McpConfinement,
   type McpLaunch,
   mcpLaunch,
+  type McpNoneConfinement,
+  type McpRunConfinement,
 } from "./server_confinement.ts";
+export {
+  type QuarantinedEntry,
+  type ViolationListener,
+  violationMessage,
+  type ViolationMoment,
+} from "./server_watch.ts";

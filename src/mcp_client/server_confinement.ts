@@ -1,40 +1,64 @@
 /**
- * How a stdio MCP server is confined: under bubblewrap the same mount profile as commands
- * (`commandProfile`): the system folders and the program's own folders read-only, the workspace
+ * How a stdio MCP server is confined, through the confinement module of `src/exec/`: each server
+ * is its own confinement domain, with a private HOME and TMPDIR (`runs/<id>/domains/mcp-<id>/`)
+ * that no other domain sees. Under bubblewrap the same mount profile as commands
+ * (`confinementPlan`): the system folders and the program's own folders read-only, the workspace
  * and write roots read-only unless the server's `write` is true (protected paths stay read-only
- * then, sensitive files are masked either way), no network unless its `network` is true, a
- * run-private HOME and TMPDIR. `npx` and `npm` also get the host's npm cache (`~/.npm`) read-write,
+ * then, sensitive files are masked either way), no network unless its `network` is true, the other
+ * domains' folders hidden. `npx` and `npm` also get the host's npm cache (`~/.npm`) read-write,
  * named by `npm_config_cache`, so a package fetched once is not fetched again. Under isolation
- * `none` the server runs unconfined, as the user.
+ * `none` the server runs unconfined, as the user, with only its HOME and TMPDIR its own. Either
+ * way the protected paths it could create are watched (`McpLaunch.watched`).
  *
  * @module
  */
 
 import * as nodePath from "node:path";
 import { ConfigError, type LoadedMcpStdioServer } from "../config/mod.ts";
-import { buildBwrapArgs, commandProfile, type SystemMount } from "../exec/mod.ts";
+import {
+  CALL_MARKER_ENV,
+  callMarker,
+  confinementPlan,
+  domainFolders,
+  type IsolationPlan,
+  type ProfileInputs,
+  type SystemMount,
+} from "../exec/mod.ts";
 
-/** The paths and folders of a run a confined server's profile is built from (plain data). */
-export interface McpBwrapConfinement {
-  mode: "bwrap";
-  /** Absolute path of `bwrap`. */
-  bwrapPath: string;
-  system: readonly SystemMount[];
+/**
+ * What every confined server shares, bubblewrap or not: the roots and protected paths its watch
+ * covers, and the run its domain folders and quarantine belong to.
+ */
+export interface McpRunConfinement {
   /** The workspace and the write roots (the run's workspace/ and deliverables/ included). */
   writeRoots: readonly string[];
   readRoots: readonly string[];
-  /** Paths never written (runs folder, config…): read-only inside writable roots. */
+  /** Paths never written (runs folder, config…): read-only inside writable roots, else watched. */
   protectedPaths: readonly string[];
   writableExceptions: readonly string[];
   /** Folders a profile scan never enters. */
   scanExclusions: readonly string[];
-  /** Run-private HOME and TMPDIR (created when missing), bound read-write. */
-  home: string;
-  tmpDir: string;
-  /** The host user's home folder (for `~/.npm`), or null. */
-  hostHome: string | null;
   /** Tells whether a path is sensitive (masked inside). */
   sensitiveMatch: (path: string) => string | null;
+  /**
+   * The folder under which each server's domain (`domains/mcp-<id>/{home,tmp}`) lies: the run
+   * folder, or a temporary folder without a run (removed after).
+   */
+  runDir: string;
+  /** The run's id (each server's processes carry `KAGENT_RUN_CALL=<run id>/mcp-<id>`), or null. */
+  runId: string | null;
+  /** Where protected paths a server created are moved (`runs/<id>/quarantine`), or null. */
+  quarantineDir: string | null;
+}
+
+/** The paths and folders of a run a confined server's profile is built from (plain data). */
+export interface McpBwrapConfinement extends McpRunConfinement {
+  mode: "bwrap";
+  /** Absolute path of `bwrap`. */
+  bwrapPath: string;
+  system: readonly SystemMount[];
+  /** The host user's home folder (for `~/.npm`), or null. */
+  hostHome: string | null;
   /** The folders to bind read-only so that programs at these real paths run (`programFolders`). */
   programFolders: (programPaths: string[]) => string[];
   /**
@@ -44,24 +68,39 @@ export interface McpBwrapConfinement {
   processLimit: { prlimitPath: string; max: number } | null;
 }
 
+/** `sandbox.command_isolation: "none"`, chosen explicitly: servers run unconfined, as the user. */
+export interface McpNoneConfinement extends McpRunConfinement {
+  mode: "none";
+  reason: string;
+}
+
 /** How MCP servers are confined: bubblewrap, or not at all (`reason` says why). */
 export type McpConfinement =
   | McpBwrapConfinement
-  /** `sandbox.command_isolation: "none"`, chosen explicitly: servers run unconfined, as the user. */
-  | { mode: "none"; reason: string }
+  | McpNoneConfinement
   /** `auto` without a working bubblewrap: servers are not started, like command tools. */
   | { mode: "off"; reason: string };
 
-/** The program `setsid` starts, its arguments and its environment. */
+/**
+ * What the confinement module starts for one server: the program (setsid runs it), its arguments,
+ * its whole environment (HOME and TMPDIR its own domain's), the isolation plan, and the protected
+ * paths watched while it lives (checked with `quarantineCreated`).
+ */
 export interface McpLaunch {
   program: string;
   args: string[];
   env: Record<string, string>;
+  isolation: IsolationPlan;
+  /** Protected paths missing at start: one that appears was created by the server. */
+  watched: string[];
 }
 
 /**
- * The launch of one server: unchanged under `none`; under bubblewrap `bwrap <profile> -- <program>
- * <args>` with HOME and TMPDIR run-private.
+ * The launch of one server, in its own confinement domain (`runDir/domains/mcp-<id>/{home,tmp}`,
+ * created here): under bubblewrap the domain's plan (`confinementPlan`: the commands' profile,
+ * the workspace read-only unless `write`, the other domains hidden), under `none` the program as
+ * configured, unconfined, with only HOME and TMPDIR its own. Either way the protected paths of the
+ * roots it may write are watched.
  *
  * @throws {ConfigError} `mcp_server_failed` when the program is not found in the server's PATH or
  *   the roots hold more entries than a profile scan may look at.
@@ -91,51 +130,75 @@ export async function mcpLaunch(
         `servers unconfined`,
     );
   }
+  const domain = { kind: "mcp", server: id } as const;
+  const folders = domainFolders(confinement.runDir, domain);
+  await Deno.mkdir(folders.home, { recursive: true, mode: 0o700 });
+  await Deno.mkdir(folders.tmpDir, { recursive: true, mode: 0o700 });
+  const launchEnv: Record<string, string> = { ...env, HOME: folders.home, TMPDIR: folders.tmpDir };
+  if (confinement.runId !== null) {
+    launchEnv[CALL_MARKER_ENV] = callMarker(confinement.runId, folders.name);
+  }
+  const roots = [...confinement.writeRoots];
+  const profile = (inputs: Pick<ProfileInputs, "bwrapPath" | "system" | "programFolders">) =>
+    confinementPlan({
+      domain,
+      runDir: confinement.runDir,
+      profile: {
+        ...inputs,
+        // Unconfined, a server can write every root: all of them are watched.
+        writeRoots: server.write || confinement.mode === "none" ? roots : [],
+        readRoots: server.write ? confinement.readRoots : [...roots, ...confinement.readRoots],
+        protectedPaths: confinement.protectedPaths,
+        writableExceptions: confinement.writableExceptions,
+        skillDirs: [],
+        home: folders.home,
+        tmpDir: folders.tmpDir,
+        sensitiveMatch: confinement.sensitiveMatch,
+        unmasked: [],
+        gitWrite: false,
+        network: server.network,
+        processLimit: confinement.mode === "bwrap" ? confinement.processLimit : null,
+        scanExclusions: confinement.scanExclusions,
+      },
+    });
   if (confinement.mode === "none") {
-    return { program: server.command, args: [...server.args], env };
+    // The plan is not used (nothing is mounted): only its watch.
+    const watch = profile({ bwrapPath: "/", system: [], programFolders: [] });
+    if (!watch.ok) throw fail(watch.reason);
+    return {
+      program: server.command,
+      args: [...server.args],
+      env: launchEnv,
+      isolation: { mode: "none" },
+      watched: watch.watched,
+    };
   }
   const found = await findProgram(server.command, env.PATH ?? "");
   if (found === null) {
     throw fail(`"${server.command}" was not found in the server's PATH "${env.PATH ?? ""}"`);
   }
   const real = await Deno.realPath(found);
-  await Deno.mkdir(confinement.home, { recursive: true });
-  await Deno.mkdir(confinement.tmpDir, { recursive: true });
-  const roots = [...confinement.writeRoots];
-  const profile = commandProfile({
+  const built = profile({
     bwrapPath: confinement.bwrapPath,
     system: confinement.system,
-    writeRoots: server.write ? roots : [],
-    readRoots: server.write ? confinement.readRoots : [...roots, ...confinement.readRoots],
-    protectedPaths: confinement.protectedPaths,
-    writableExceptions: confinement.writableExceptions,
     programFolders: confinement.programFolders([found, real]),
-    skillDirs: [],
-    home: confinement.home,
-    tmpDir: confinement.tmpDir,
-    sensitiveMatch: confinement.sensitiveMatch,
-    unmasked: [],
-    gitWrite: false,
-    network: server.network,
-    processLimit: confinement.processLimit,
-    scanExclusions: confinement.scanExclusions,
   });
-  if (!profile.ok) throw fail(profile.reason);
-  const launchEnv: Record<string, string> = {
-    ...env,
-    HOME: confinement.home,
-    TMPDIR: confinement.tmpDir,
-  };
+  if (!built.ok) throw fail(built.reason);
   const program = nodePath.basename(server.command);
   if ((program === "npx" || program === "npm") && confinement.hostHome !== null) {
     // Bound after the profile is built: the cache is not scanned (it holds many files).
     await Deno.mkdir(nodePath.join(confinement.hostHome, ".npm"), { recursive: true });
     const cache = await Deno.realPath(nodePath.join(confinement.hostHome, ".npm"));
-    profile.plan.writablePaths.push(cache);
+    built.plan.writablePaths.push(cache);
     launchEnv.npm_config_cache = cache;
   }
-  const args = buildBwrapArgs(profile.plan, { cwd: server.cwd, program: found, args: server.args });
-  return { program: confinement.bwrapPath, args, env: launchEnv };
+  return {
+    program: found,
+    args: [...server.args],
+    env: launchEnv,
+    isolation: built.plan,
+    watched: built.watched,
+  };
 }
 
 /** The program's path: itself when it holds a `/`, else the first executable file in `searchPath`. */

@@ -1,5 +1,6 @@
 /**
  * The stdio transport of an MCP server kagent-run starts: a process of its own group (`setsid`),
+ * started by the confinement module (`startConfinedProcess`) under the server's isolation plan,
  * with exactly the environment it is given (nothing inherited), newline-delimited JSON-RPC on its
  * stdin and stdout, its stderr drained and kept short. Closing it kills the whole group.
  *
@@ -9,6 +10,12 @@
 import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import {
+  endConfinedProcess,
+  type IsolationPlan,
+  killProcessGroup,
+  startConfinedProcess,
+} from "../exec/mod.ts";
 
 /** Most stderr bytes kept (the tail), for start-up error messages. */
 const STDERR_TAIL_BYTES = 4096;
@@ -24,6 +31,8 @@ export interface StdioProcessOptions {
   env: Record<string, string>;
   /** Absolute working folder. */
   cwd: string;
+  /** The confinement (`McpLaunch.isolation`). @default `{ mode: "none" }` */
+  isolation?: IsolationPlan;
 }
 
 /**
@@ -49,6 +58,7 @@ export class StdioProcessTransport implements Transport {
   #writer: WritableStreamDefaultWriter<Uint8Array> | null = null;
   #stderrTail = "";
   #closed = false;
+  readonly #exited = Promise.withResolvers<void>();
 
   constructor(options: StdioProcessOptions) {
     this.#options = options;
@@ -57,6 +67,11 @@ export class StdioProcessTransport implements Transport {
   /** The last few KiB the server wrote on stderr. */
   get stderrTail(): string {
     return this.#stderrTail;
+  }
+
+  /** Settles when the server's process has exited (never before {@linkcode start}). */
+  get exited(): Promise<void> {
+    return this.#exited.promise;
   }
 
   /** The server's process id (its process group's id), or null before start. */
@@ -72,20 +87,21 @@ export class StdioProcessTransport implements Transport {
   /** Starts the process. @throws {Deno.errors.NotFound} when `setsid` cannot be run. */
   start(): Promise<void> {
     const { setsidPath, command, args, env, cwd } = this.#options;
-    const child = new Deno.Command(setsidPath, {
-      args: [command, ...args],
+    const child = startConfinedProcess({
+      program: command,
+      args,
       cwd,
-      clearEnv: true,
       env,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
+      isolation: this.#options.isolation ?? { mode: "none" },
+      setsidPath,
+    });
     this.#child = child;
     this.#writer = child.stdin.getWriter();
     void this.#readStdout(child.stdout);
     void this.#readStderr(child.stderr);
-    child.status.then(() => this.#finish(), () => this.#finish());
+    child.status.then(() => this.#finish(), () => this.#finish()).finally(() =>
+      this.#exited.resolve()
+    );
     return Promise.resolve();
   }
 
@@ -99,17 +115,13 @@ export class StdioProcessTransport implements Transport {
   async close(): Promise<void> {
     const child = this.#child;
     if (child === null) return;
-    try {
-      Deno.kill(-child.pid, "SIGKILL");
-    } catch {
-      // The group is gone already.
-    }
+    const ended = endConfinedProcess(child);
     try {
       await this.#writer?.close();
     } catch {
       // The pipe is closed already.
     }
-    await child.status.catch(() => undefined);
+    await ended;
     this.#finish();
   }
 
@@ -118,7 +130,7 @@ export class StdioProcessTransport implements Transport {
     this.#closed = true;
     if (this.#child !== null) {
       try {
-        Deno.kill(-this.#child.pid, "SIGKILL");
+        killProcessGroup(this.#child.pid);
       } catch {
         // Nothing of the group is left.
       }

@@ -8,8 +8,8 @@
 
 import * as nodePath from "node:path";
 import { ConfigError, type LoadedConfig } from "../config/mod.ts";
-import { hostSystemMounts, probeBubblewrap } from "../exec/mod.ts";
-import type { McpConfinement } from "../mcp_client/mod.ts";
+import { hostSystemMounts, prepareDomains, probeBubblewrap } from "../exec/mod.ts";
+import type { McpConfinement, McpRunConfinement } from "../mcp_client/mod.ts";
 import type { PathGuard } from "../sandbox/mod.ts";
 import { type CommandSetup, findBubblewrap, programFolders } from "./command_setup.ts";
 import { environmentReader } from "./environment.ts";
@@ -42,19 +42,44 @@ export interface McpConfinementInputs {
  */
 export async function mcpConfinement(inputs: McpConfinementInputs): Promise<McpConfinement> {
   const { config, guard, commands, run, home } = inputs;
+  const shared = async (): Promise<McpRunConfinement> => {
+    const runDir = run?.dir ?? await Deno.makeTempDir({ prefix: "kagent-mcp-" });
+    if (run !== null) {
+      // Every domain's folders exist before the first process starts: each is hidden from the
+      // others from then on (see `foreignDomainFolders`).
+      await prepareDomains(runDir, [
+        { kind: "commands" },
+        { kind: "hooks" },
+        ...Object.entries(config.mcp_servers)
+          .filter(([, server]) => server.type === "stdio")
+          .map(([server]) => ({ kind: "mcp" as const, server })),
+      ]);
+    }
+    return {
+      writeRoots: guard.allWriteRoots,
+      readRoots: guard.readRoots,
+      protectedPaths: guard.protectedPaths,
+      writableExceptions: guard.writableExceptions,
+      scanExclusions: guard.walkExclusions,
+      sensitiveMatch: (path) => guard.sensitiveMatch(path),
+      runDir,
+      runId: run === null ? null : nodePath.basename(run.dir),
+      quarantineDir: run === null ? null : nodePath.join(run.dir, "quarantine"),
+    };
+  };
   let bwrapPath: string | null = null;
   if (commands !== null) {
     if (commands.isolation.effective === "off") {
       return { mode: "off", reason: commands.isolation.reason };
     }
     if (commands.isolation.effective !== "bwrap" || commands.bwrapPath === null) {
-      return { mode: "none", reason: commands.isolation.reason };
+      return { mode: "none", reason: commands.isolation.reason, ...await shared() };
     }
     bwrapPath = commands.bwrapPath;
   } else {
     const configured = config.sandbox.command_isolation;
     if (configured === "none") {
-      return { mode: "none", reason: 'sandbox.command_isolation is "none"' };
+      return { mode: "none", reason: 'sandbox.command_isolation is "none"', ...await shared() };
     }
     const probe = await findBubblewrap(
       environmentReader(inputs.options.env)("PATH") ?? "/usr/local/bin:/usr/bin:/bin",
@@ -76,20 +101,12 @@ export async function mcpConfinement(inputs: McpConfinementInputs): Promise<McpC
     bwrapPath = probe.path;
   }
   const prlimitPath = commands !== null ? commands.prlimitPath : await findPrlimit();
-  const base = run?.dir ?? await Deno.makeTempDir({ prefix: "kagent-mcp-" });
   return {
     mode: "bwrap",
+    ...await shared(),
     bwrapPath: bwrapPath as string,
     system: commands?.systemMounts.length ? commands.systemMounts : hostSystemMounts(),
-    writeRoots: guard.allWriteRoots,
-    readRoots: guard.readRoots,
-    protectedPaths: guard.protectedPaths,
-    writableExceptions: guard.writableExceptions,
-    scanExclusions: guard.walkExclusions,
-    home: nodePath.join(base, "home"),
-    tmpDir: nodePath.join(base, "tmp"),
     hostHome: home,
-    sensitiveMatch: (path) => guard.sensitiveMatch(path),
     programFolders: (paths) => programFolders(paths, home),
     processLimit: prlimitPath === null ? null : { prlimitPath, max: config.tools.max_processes },
   };

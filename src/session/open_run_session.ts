@@ -17,13 +17,14 @@ import {
 } from "../audit/mod.ts";
 import { ApprovalGate } from "../approval/mod.ts";
 import type { LoadedConfig } from "../config/mod.ts";
-import { sweepMarked } from "../exec/mod.ts";
+import { domainFolders, sweepMarked } from "../exec/mod.ts";
 import type { PolicyDecision } from "../policy/mod.ts";
 import { HookRunner, prepareHooks } from "../hooks/mod.ts";
 import { openMarkerSweep, ToolRuntime } from "../runtime/mod.ts";
 import { HostAllowlist } from "../config/mod.ts";
 import { NET_FETCH_TOOL, NetFetchTool } from "../toolsets/net/mod.ts";
 import { ToolWorker } from "../worker/mod.ts";
+import { violationMessage } from "../mcp_client/mod.ts";
 import { discoverSkills } from "../skills/mod.ts";
 import { describeTool, type ExecContext, type RegisteredTool } from "../tools/mod.ts";
 import { commandResolution, commandsRun, execContext } from "./command_wiring.ts";
@@ -147,6 +148,7 @@ async function wireStarting(
     cwd: prepared.guard.workspace,
     env: read,
     processTools: prepared.commands,
+    domain: domainFolders(run.dir, { kind: "hooks" }),
   });
   const redactor = new Redactor({ secrets: prepared.secrets });
   const recorder = new AuditRecorder({
@@ -301,6 +303,12 @@ async function recordMcpServers(prepared: PreparedPolicy, recorder: AuditRecorde
     await recorder.event("mcp_server.skipped", { server: warning.server, reason: warning.reason });
     await recorder.error({ source: "mcp", message: warning.reason });
   }
+  // Each protected path a stdio server created: quarantined by the watch, recorded here (awaited
+  // by the servers' close, before the recorder's).
+  prepared.mcp?.onSandboxViolation(async (server, quarantined, found) => {
+    await recorder.event("mcp_server.sandbox_violation", { server, quarantined, found });
+    await recorder.error({ source: "mcp", message: violationMessage(server, quarantined) });
+  });
   // Recorded, not acted on: the run's tool set stays as listed. A refused write is the
   // recorder's to report (the run's write-failure reporting), not this notification's.
   prepared.mcp?.onToolListChanged((server) => {

@@ -11,7 +11,6 @@ import type { DeclarativeToolFile } from "../toolsets/declarative/mod.ts";
 import type { MemorySettings } from "../memory/mod.ts";
 import { projectIdentity } from "../memory/mod.ts";
 import { type NetworkChannels, networkChannels } from "../network/mod.ts";
-import * as nodePath from "node:path";
 import { type McpConfinement, McpServers } from "../mcp_client/mod.ts";
 import { EffectivePolicy } from "../policy/mod.ts";
 import { DEFAULT_SENSITIVE_PATTERNS, PathGuard } from "../sandbox/mod.ts";
@@ -190,9 +189,9 @@ async function startMcp(
     });
     if (run === null) await mcp.close();
   } finally {
-    // Without a run, the servers' HOME was a temporary folder.
-    if (run === null && confinement.mode === "bwrap") {
-      await Deno.remove(nodePath.dirname(confinement.home), { recursive: true }).catch(() => {});
+    // Without a run, the servers' domains were in a temporary folder.
+    if (run === null && confinement.mode !== "off") {
+      await Deno.remove(confinement.runDir, { recursive: true }).catch(() => {});
     }
   }
   for (const tool of mcp.tools) {

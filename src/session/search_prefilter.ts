@@ -12,6 +12,7 @@ import {
   AllowlistError,
   hostSystemMounts,
   probeBubblewrap,
+  readOnlyFolderPlan,
   resolveAllowlist,
 } from "../exec/mod.ts";
 import type { IsolationPlan } from "../exec/mod.ts";
@@ -100,13 +101,7 @@ async function findRipgrep(
   const bwrap = bwrapPath;
   return {
     ...base,
-    isolation: (root) => ({
-      mode: "bwrap",
-      bwrapPath: bwrap,
-      system,
-      writablePaths: [],
-      readablePaths: [root, ...folders],
-      network: false,
-    }),
+    isolation: (root) =>
+      readOnlyFolderPlan({ bwrapPath: bwrap, system, readablePaths: [root, ...folders] }),
   };
 }

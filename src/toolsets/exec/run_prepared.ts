@@ -18,7 +18,7 @@ import { Redactor } from "../../audit/mod.ts";
 import { gitSafeEnvironment, unsafeGitConfigKeys, withSafeDiffOptions } from "../../exec/mod.ts";
 import type { CommandScope } from "../../policy/mod.ts";
 import type { ExecContext, ToolContext } from "../../tools/mod.ts";
-import { commandProfile, quarantineCreated } from "../../exec/mod.ts";
+import { confinementPlan, quarantineCreated } from "../../exec/mod.ts";
 import { CALL_MARKER_ENV, callMarker } from "../../exec/mod.ts";
 import { failure, success, type ToolOutcome } from "../../result/mod.ts";
 
@@ -186,8 +186,9 @@ function isBaseName(name: string): boolean {
 }
 
 /**
- * The confinement of one command: none (isolation "none", chosen explicitly), or the bubblewrap
- * mount profile of `command_profile.ts` built from the tree as it is now. Not artifacts/: the
+ * The confinement of one command: none (isolation "none", chosen explicitly), or the commands
+ * domain's bubblewrap plan (`confinementPlan`: the mount profile built from the tree as it is now,
+ * the other domains' folders hidden). Not artifacts/: the
  * Worker writes command streams there, the command itself never does.
  */
 function isolationPlan(
@@ -199,23 +200,27 @@ function isolationPlan(
     return { ok: true, plan: { mode: "none" }, watched: [] };
   }
   const guard = context.guard;
-  const profile = commandProfile({
-    bwrapPath: exec.bwrap_path,
-    system: exec.system_mounts,
-    writeRoots: guard.allWriteRoots,
-    readRoots: guard.readRoots,
-    protectedPaths: guard.protectedPaths,
-    writableExceptions: guard.writableExceptions,
-    programFolders: exec.program_folders,
-    skillDirs: exec.skill_dirs,
-    home: exec.home,
-    tmpDir: exec.tmp_dir,
-    sensitiveMatch: (path) => guard.sensitiveMatch(path),
-    unmasked: approvedSensitivePaths(command),
-    gitWrite: exec.git_write,
-    network: exec.network,
-    processLimit: exec.process_limit,
-    scanExclusions: guard.walkExclusions,
+  const profile = confinementPlan({
+    domain: { kind: "commands" },
+    runDir: exec.run_dir,
+    profile: {
+      bwrapPath: exec.bwrap_path,
+      system: exec.system_mounts,
+      writeRoots: guard.allWriteRoots,
+      readRoots: guard.readRoots,
+      protectedPaths: guard.protectedPaths,
+      writableExceptions: guard.writableExceptions,
+      programFolders: exec.program_folders,
+      skillDirs: exec.skill_dirs,
+      home: exec.home,
+      tmpDir: exec.tmp_dir,
+      sensitiveMatch: (path) => guard.sensitiveMatch(path),
+      unmasked: approvedSensitivePaths(command),
+      gitWrite: exec.git_write,
+      network: exec.network,
+      processLimit: exec.process_limit,
+      scanExclusions: guard.walkExclusions,
+    },
   });
   if (!profile.ok) return profile;
   return { ok: true, plan: profile.plan, watched: profile.watched };
