@@ -1,5 +1,6 @@
 /**
- * `exec.run_command ["true"]` through the whole pipeline with isolation none, against a bare
+ * `exec.run_command ["true"]` through the whole pipeline with isolation none and under bubblewrap
+ * (`KAGENT_BENCH_BWRAP=0` leaves the bubblewrap rows out), against a bare
  * `Deno.Command("true").output()` measured in the same rounds: the variants take turns, one call
  * each per round, and each row is the median of its rounds (a shared, noisy machine moves every
  * row alike). Optionally the same pipeline from another tree (e.g. the commit before a change),
@@ -28,11 +29,14 @@ interface PipelineRun {
 const rounds = Number(Deno.args[0] ?? 200);
 const otherTree = Deno.args[1] ?? null;
 
-/** Opens a run of `root`'s pipeline that may run `true` unconfined (the test approver says yes). */
-async function openRun(root: string): Promise<PipelineRun> {
+/**
+ * Opens a run of `root`'s pipeline that may run `true`: unconfined (the test approver says yes),
+ * or under bubblewrap (the rule allows it outright).
+ */
+async function openRun(root: string, isolation: "none" | "bwrap"): Promise<PipelineRun> {
   const harness = await import(new URL("src/testing/run_harness.ts", root).href);
   const run: PipelineRun = await harness.openTestRun({
-    config: { commands: ["true"], sandbox: { command_isolation: "none" } },
+    config: { commands: ["true"], sandbox: { command_isolation: isolation } },
     permissions: {
       rules: [{ tools: ["exec.run_command"], commands: ["true"], decision: "allow" }],
     },
@@ -44,9 +48,15 @@ async function openRun(root: string): Promise<PipelineRun> {
 }
 
 const here = new URL("../", import.meta.url).href;
-const runs: Record<string, PipelineRun> = { "pipeline (this tree)": await openRun(here) };
+const bwrap = Deno.env.get("KAGENT_BENCH_BWRAP") !== "0";
+const runs: Record<string, PipelineRun> = {
+  "pipeline none (this tree)": await openRun(here, "none"),
+};
+if (bwrap) runs["pipeline bwrap (this tree)"] = await openRun(here, "bwrap");
 if (otherTree !== null) {
-  runs[`pipeline (${otherTree})`] = await openRun(`file://${otherTree.replace(/\/?$/, "/")}`);
+  const other = `file://${otherTree.replace(/\/?$/, "/")}`;
+  runs[`pipeline none (${otherTree})`] = await openRun(other, "none");
+  if (bwrap) runs[`pipeline bwrap (${otherTree})`] = await openRun(other, "bwrap");
 }
 const ps = "/usr/bin/ps";
 const reader = { shPath: "/bin/sh", grepPath: "/usr/bin/grep" };

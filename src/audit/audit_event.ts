@@ -248,14 +248,11 @@ export type AuditEvent =
   }
   | {
     type: "mcp_server.sandbox_violation";
-    /** The `mcp_servers` id of the stdio server that created protected paths. */
+    /** The stdio server's `mcp_servers` id. */
     server: string;
-    /**
-     * Each path it created where a protected path belongs (a `.git` at the top of a root it may
-     * write…), and where it is now: in the run's `quarantine/`, or null when it was removed.
-     */
+    /** What it created where a protected path belongs; where it is now (null: removed). */
     quarantined: { path: string; moved_to: string | null }[];
-    /** When it was found: after one of its calls, when its process ended, when the run closed. */
+    /** Found after one of its calls, when its process ended, or when the run closed. */
     found: "call" | "exit" | "close";
   }
   | {
