@@ -21,7 +21,7 @@ import type { Approver } from "../src/approval/mod.ts";
 import { loadConfig } from "../src/config/mod.ts";
 import { commandProfile, probeBubblewrap, quarantineCreated } from "../src/exec/mod.ts";
 import { openRunSession, type RunSession } from "../src/session/mod.ts";
-import { exists } from "./_attack_helpers.ts";
+import { exists, processesWith, survivorsAfter } from "./_attack_helpers.ts";
 
 const PLANTER = fileURLToPath(new URL("./testdata/mcp/planter_server.mjs", import.meta.url));
 const PATH = "/usr/bin:/bin";
@@ -310,6 +310,34 @@ for (const isolation of ["bwrap", "none"] as const) {
         await Deno.remove(workspace, { recursive: true });
         await Deno.remove(scratch, { recursive: true });
       }
+    },
+  });
+
+  Deno.test({
+    name: `mcp server's process that left its group does not outlive the run ` +
+      `(isolation ${isolation})`,
+    ignore: problem(isolation) !== null,
+    sanitizeResources: false,
+    sanitizeOps: false,
+    async fn() {
+      // A unique duration names the process left behind (about 50 minutes).
+      const seconds = `3000.${crypto.getRandomValues(new Uint32Array(1))[0]}`;
+      const { session, workspace } = await openPlanterRun(isolation, false);
+      try {
+        const result = await call(session, "mcp.planter.act", { leave_behind: seconds });
+        assert.equal(result.ok, true, result.error?.message);
+        // Near miss: the process is there while the run lasts (the check sees it).
+        let alive: number[] = [];
+        for (let waited = 0; waited < 5000 && alive.length === 0; waited += 50) {
+          alive = await processesWith(`sleep ${seconds}`);
+          if (alive.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        assert.notEqual(alive.length, 0, "the server's setsid sleep started");
+      } finally {
+        await session.close();
+        await Deno.remove(workspace, { recursive: true });
+      }
+      assert.deepEqual(await survivorsAfter(`sleep ${seconds}`, 2000), []);
     },
   });
 

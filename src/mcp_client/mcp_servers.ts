@@ -14,6 +14,7 @@
 
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ConfigError, type LoadedMcpHttpServer, type LoadedMcpServer } from "../config/mod.ts";
+import { sweepMarked } from "../exec/mod.ts";
 import { hostPermission } from "../network/mod.ts";
 import { failure, type ToolDefinition, type ToolOutcome } from "../tools/mod.ts";
 import { mcpCallOutcome, type McpResultStores } from "./mcp_call_result.ts";
@@ -102,6 +103,7 @@ export class McpServers {
   readonly #parts: ClientParts;
   readonly #toolListChanges: ToolListChanges;
   readonly #watches: ServerWatches;
+  readonly #confinement: McpConfinement;
   /** Canonical name → server and its own tool name. */
   readonly #routes: Map<string, { connection: McpServerConnection; tool: string }>;
 
@@ -117,6 +119,7 @@ export class McpServers {
   ) {
     this.#parts = parts;
     this.#watches = watches;
+    this.#confinement = confinement;
     this.#connections = connections;
     this.#toolListChanges = toolListChanges;
     this.warnings = warnings;
@@ -330,6 +333,15 @@ export class McpServers {
    */
   async close(): Promise<void> {
     await Promise.all(this.#connections.map((connection) => connection.close()));
+    const confinement = this.#confinement;
+    if (confinement.mode === "none" && confinement.psPath !== null && confinement.runId !== null) {
+      // Unconfined, a server's process can leave its group (setsid, a double fork): every process
+      // carrying one of the servers' markers ends with them.
+      await sweepMarked(`${confinement.runId}/mcp-`, {
+        psPath: confinement.psPath,
+        prefix: true,
+      }).catch(() => 0);
+    }
     await this.#watches.checkAll("close");
   }
 }

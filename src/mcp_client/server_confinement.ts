@@ -72,6 +72,11 @@ export interface McpBwrapConfinement extends McpRunConfinement {
 export interface McpNoneConfinement extends McpRunConfinement {
   mode: "none";
   reason: string;
+  /**
+   * `ps`, which the run's close uses to sweep what a server left outside its process group (every
+   * process carrying `KAGENT_RUN_CALL=<run id>/mcp-…`), or null (no sweep).
+   */
+  psPath: string | null;
 }
 
 /** How MCP servers are confined: bubblewrap, or not at all (`reason` says why). */

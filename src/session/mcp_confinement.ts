@@ -73,13 +73,23 @@ export async function mcpConfinement(inputs: McpConfinementInputs): Promise<McpC
       return { mode: "off", reason: commands.isolation.reason };
     }
     if (commands.isolation.effective !== "bwrap" || commands.bwrapPath === null) {
-      return { mode: "none", reason: commands.isolation.reason, ...await shared() };
+      return {
+        mode: "none",
+        reason: commands.isolation.reason,
+        ...await shared(),
+        psPath: commands.psPath ?? await findProgram("ps"),
+      };
     }
     bwrapPath = commands.bwrapPath;
   } else {
     const configured = config.sandbox.command_isolation;
     if (configured === "none") {
-      return { mode: "none", reason: 'sandbox.command_isolation is "none"', ...await shared() };
+      return {
+        mode: "none",
+        reason: 'sandbox.command_isolation is "none"',
+        ...await shared(),
+        psPath: await findProgram("ps"),
+      };
     }
     const probe = await findBubblewrap(
       environmentReader(inputs.options.env)("PATH") ?? "/usr/local/bin:/usr/bin:/bin",
@@ -113,8 +123,13 @@ export async function mcpConfinement(inputs: McpConfinementInputs): Promise<McpC
 }
 
 /** `prlimit` (util-linux) in /usr/bin or /bin, or null. */
-async function findPrlimit(): Promise<string | null> {
-  for (const path of ["/usr/bin/prlimit", "/bin/prlimit"]) {
+function findPrlimit(): Promise<string | null> {
+  return findProgram("prlimit");
+}
+
+/** `name` in /usr/bin or /bin, or null. */
+async function findProgram(name: string): Promise<string | null> {
+  for (const path of [`/usr/bin/${name}`, `/bin/${name}`]) {
     if (await Deno.stat(path).then((info) => info.isFile, () => false)) return path;
   }
   return null;

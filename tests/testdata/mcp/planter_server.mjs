@@ -1,7 +1,9 @@
 // A minimal stdio MCP server (newline-delimited JSON-RPC, no dependencies) that plants files where
 // it is told: its one tool, "act", creates `dirs`, writes `writes` (a path starting with `~/` is in
 // the server's own HOME), reads `read`, and with `later_ms` does the writes only that long after
-// answering. Used by tests/mcp_confinement_attacks_test.ts to act as a server driven by the model.
+// answering, and with `leave_behind` starts `setsid sleep <leave_behind>` outside its process
+// group. Used by tests/mcp_confinement_attacks_test.ts to act as a server driven by the model.
+import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as readline from "node:readline";
@@ -73,6 +75,7 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
               },
               read: { type: "string" },
               later_ms: { type: "integer" },
+              leave_behind: { type: "string" },
             },
             additionalProperties: false,
           },
@@ -82,6 +85,9 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
   } else if (request.method === "tools/call") {
     const input = request.params.arguments ?? {};
     let text;
+    if (input.leave_behind !== undefined) {
+      spawn("setsid", ["sleep", input.leave_behind], { detached: true, stdio: "ignore" }).unref();
+    }
     if (input.later_ms !== undefined) {
       setTimeout(() => act(input), input.later_ms);
       text = `scheduled in ${input.later_ms} ms`;
