@@ -14,6 +14,7 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
 /** The files of the confinement module, relative to the repository (docs/CONFINEMENT.md). */
 export const CONFINEMENT_MODULE: readonly string[] = [
   "src/exec/confinement_domain.ts",
+  "src/exec/child_environment.ts",
   "src/exec/confinement_plan.ts",
   "src/exec/command_profile.ts",
   "src/exec/system_mounts.ts",

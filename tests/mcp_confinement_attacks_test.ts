@@ -384,6 +384,21 @@ for (const isolation of ["bwrap", "none"] as const) {
         assert.equal(python.output.trim(), "1");
         assert.ok(!(await exists(pwned)), "the server's usercustomize.py ran in a command");
         assert.ok(!(await exists(nodePath.join(run, "home", site))), "it reached the commands");
+        if (isolation === "bwrap") {
+          // The server's domain is hidden from commands (the runs folder is in the workspace);
+          // near miss: their own HOME is there.
+          const look = await call(session, "exec.run_command", {
+            argv: [
+              "python3",
+              "-c",
+              `import os; print(os.path.exists(${
+                JSON.stringify(nodePath.join(serverHome, site))
+              }),` +
+              ` os.path.isdir(os.environ["HOME"]))`,
+            ],
+          });
+          assert.equal(look.output.trim(), "False True", look.error?.message);
+        }
         // Control: with the server's HOME, python does run it.
         await new Deno.Command("/usr/bin/python3", {
           args: ["-c", "print(1)"],

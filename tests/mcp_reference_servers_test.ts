@@ -181,13 +181,24 @@ Deno.test({
           assert.equal(write.ok, false, write.output);
           assert.match(write.output, /EROFS|read-only/i);
           assert.equal(await Deno.stat(planted).then(() => true, () => false), false);
-          // Near miss: the workspace is readable through "/", and the run-private TMPDIR writable.
+          // The commands' TMPDIR is another confinement domain's: not writable (hidden) here.
+          const commandsTmp = nodePath.join(run.folder.dir, "tmp", "scratch.txt");
+          const crossed = await call("mcp.root.write_file", { path: commandsTmp, content: "x" });
+          assert.equal(crossed.ok, false, crossed.output);
+          assert.equal(await Deno.stat(commandsTmp).then(() => true, () => false), false);
+          // Near miss: the workspace is readable through "/", and the server's own TMPDIR writable.
           const near = await call("mcp.root.read_text_file", {
             path: nodePath.join(dir, "notes.md"),
           });
           assert.equal(near.ok, true, near.output);
           assert.match(near.output, /the workspace file/);
-          const scratch = nodePath.join(run.folder.dir, "tmp", "scratch.txt");
+          const scratch = nodePath.join(
+            run.folder.dir,
+            "domains",
+            "mcp-root",
+            "tmp",
+            "scratch.txt",
+          );
           const wrote = await call("mcp.root.write_file", { path: scratch, content: "scratch" });
           assert.equal(wrote.ok, true, wrote.output);
         },
