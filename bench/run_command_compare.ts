@@ -18,7 +18,12 @@
  * @module
  */
 
-import { EnvironmentScanner, sweepMarked } from "../src/exec/mod.ts";
+import {
+  buildBwrapArgs,
+  EnvironmentScanner,
+  hostSystemMounts,
+  sweepMarked,
+} from "../src/exec/mod.ts";
 import { unconfinedCommandApprover } from "../src/testing/unconfined_approver.ts";
 
 interface PipelineRun {
@@ -67,6 +72,25 @@ const variants: Record<string, () => Promise<unknown>> = {
     const output = await new Deno.Command("true").output();
     if (!output.success) throw new Error("Cannot run true");
   },
+  ...(bwrap
+    ? {
+      // The floor under bubblewrap: bwrap itself, with the system mounts and nothing else.
+      "bwrap true (bare sandbox)": async () => {
+        const args = buildBwrapArgs(
+          {
+            mode: "bwrap",
+            bwrapPath: "/usr/bin/bwrap",
+            system: hostSystemMounts(),
+            writablePaths: [],
+            network: false,
+          },
+          { cwd: "/", program: "/usr/bin/true", args: [] },
+        );
+        const output = await new Deno.Command("/usr/bin/bwrap", { args, clearEnv: true }).output();
+        if (!output.success) throw new Error("Cannot run true under bwrap");
+      },
+    }
+    : {}),
   ...Object.fromEntries(
     Object.entries(runs).map(([name, run]) => [name, async () => {
       const result = await run.call("exec.run_command", { argv: ["true"] });
