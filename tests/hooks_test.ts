@@ -33,6 +33,12 @@ esac
 echo '{"decision": "allow", "arguments": {"path": "elsewhere.txt"}}'
 `,
   "observe.sh": `cat > "$(dirname "$0")/../outside/post_$$.json"\n`,
+  // Denies when its HOME holds a planted file; says where its HOME is.
+  "home.sh": `cat > /dev/null
+printf '%s' "$HOME" > "$(dirname "$0")/../outside/home.txt"
+if [ -e "$HOME/.planted" ]; then echo '{"decision": "deny", "reason": "planted"}'
+else echo '{"decision": "allow"}'; fi
+`,
   // Leaves a TERM-ignoring process in its own session and one in its group, then allows.
   "stubborn.sh": `cat > /dev/null
 setsid sh -c "trap '' TERM; exec sleep $1" >/dev/null 2>&1 </dev/null &
@@ -338,3 +344,19 @@ async function sleepsWith(marker: string): Promise<number> {
     line.trim() === `sleep ${marker}`
   ).length;
 }
+
+Deno.test("a hook runs with its own domain's HOME, where a file planted in the commands' HOME is not", async () => {
+  await using run = await openHookRun({ pre_tool_use: [hook("home.sh")] });
+  const runDir = run.session.folder.dir;
+  // What a command of the run would plant in its own HOME.
+  await Deno.mkdir(nodePath.join(runDir, "home"), { recursive: true });
+  await Deno.writeTextFile(nodePath.join(runDir, "home", ".planted"), "x");
+  const allowed = await run.call("fs.read_file", { path: "notes.txt" });
+  assert.equal(allowed.ok, true, allowed.error?.message);
+  const home = await Deno.readTextFile(nodePath.join(run.sandbox.outside, "home.txt"));
+  assert.equal(home, nodePath.join(runDir, "domains", "hooks", "home"));
+  // Near miss: the check is live, a file in the hooks' own HOME is seen.
+  await Deno.writeTextFile(nodePath.join(home, ".planted"), "x");
+  const denied = await run.call("fs.read_file", { path: "notes.txt" });
+  assert.equal(denied.error?.type, "hook_denied");
+});

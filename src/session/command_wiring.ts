@@ -5,8 +5,8 @@
  * @module
  */
 
-import * as nodePath from "node:path";
 import type { LoadedConfig } from "../config/mod.ts";
+import { domainFolders } from "../exec/mod.ts";
 import type { CommandSetup } from "./command_setup.ts";
 import type { CommandResolutionContext } from "../runtime/mod.ts";
 import type { ExecContext } from "../tools/mod.ts";
@@ -60,9 +60,10 @@ export function execContext(
       : { prlimitPath: commands.prlimitPath, max: config.tools.max_processes },
     search_path: commands.searchPath,
     environment_names: commands.environmentNames,
-    // Outside the folders fs tools may write, so no tool call can plant dotfiles a child reads.
-    home: nodePath.join(run.dir, "home"),
-    tmp_dir: nodePath.join(run.dir, "tmp"),
+    // The commands' confinement domain (`runs/<id>/home`, `runs/<id>/tmp`): outside the folders fs
+    // tools may write, so no tool call can plant dotfiles a child reads.
+    home: domainFolders(run.dir, { kind: "commands" }).home,
+    tmp_dir: domainFolders(run.dir, { kind: "commands" }).tmpDir,
     git_safe_mode: config.tools.git_safe_mode,
     default_timeout_ms: config.tools.default_timeout_ms,
     max_timeout_ms: config.tools.max_timeout_ms,

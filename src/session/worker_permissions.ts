@@ -6,6 +6,7 @@
  */
 
 import * as nodePath from "node:path";
+import { domainFolders } from "../exec/mod.ts";
 import type { CommandSetup } from "./command_setup.ts";
 import type { MemorySettings } from "../memory/mod.ts";
 import type { PathGuard } from "../sandbox/mod.ts";
@@ -47,8 +48,9 @@ export function sessionWorkerPermissions(
       read: skillDirs,
       write: run === null ? [] : [
         run.artifacts,
-        nodePath.join(run.dir, "home"),
-        nodePath.join(run.dir, "tmp"),
+        // The commands' confinement domain, never another's (hooks', MCP servers').
+        domainFolders(run.dir, { kind: "commands" }).home,
+        domainFolders(run.dir, { kind: "commands" }).tmpDir,
         // Protected paths a command created (a planted .git) are moved here.
         nodePath.join(run.dir, "quarantine"),
       ],
