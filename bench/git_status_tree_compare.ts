@@ -8,8 +8,13 @@
  * per round (a shared, noisy machine moves every row alike); each row is the median of its rounds.
  * Not a `Deno.bench` file (`deno bench` skips it); run it alone:
  *
+ * Optionally the same rows from another tree (e.g. the commit before a change), loaded in this
+ * process beside this one:
+ *
  * ```sh
- * deno run --unstable-worker-options --allow-all bench/git_status_tree_compare.ts [rounds = 30]
+ * git archive <commit> src | tar -x -C /tmp/before   # a copy of the other tree's src/
+ * deno run --unstable-worker-options --allow-all bench/git_status_tree_compare.ts [rounds = 30] \
+ *   [/tmp/before]
  * ```
  *
  * Prints one line per row: the median in ms, its ratio to the bare `git status`, and the ratio of
@@ -19,10 +24,11 @@
  */
 
 import * as nodePath from "node:path";
-import { openTestRun, type TestRun } from "../src/testing/run_harness.ts";
+import type { TestRun, TestRunOptions } from "../src/testing/run_harness.ts";
 import type { TempSandbox } from "../src/testing/temp_sandbox.ts";
 
 const rounds = Number(Deno.args[0] ?? 30);
+const otherTree = Deno.args[1] ?? null;
 const TRACKED_FILES = 100;
 const LARGE_TREE_FILES = 100_000;
 
@@ -65,7 +71,9 @@ async function prepareRepository(workspace: string, ignored: number): Promise<vo
   await git(workspace, "commit", "-q", "-m", "first");
 }
 
-async function openRepositoryRun(ignored: number): Promise<TestRun> {
+async function openRepositoryRun(root: string, ignored: number): Promise<TestRun> {
+  const harness = await import(new URL("src/testing/run_harness.ts", root).href);
+  const openTestRun = harness.openTestRun as (options: TestRunOptions) => Promise<TestRun>;
   const run = await openTestRun({
     config: { commands: ["git"], sandbox: { command_isolation: "bwrap" } },
     permissions: {
@@ -78,8 +86,16 @@ async function openRepositoryRun(ignored: number): Promise<TestRun> {
   return run;
 }
 
-const small = await openRepositoryRun(0);
-const large = await openRepositoryRun(LARGE_TREE_FILES - TRACKED_FILES);
+const trees: Record<string, string> = { "this tree": new URL("../", import.meta.url).href };
+if (otherTree !== null) trees[otherTree] = `file://${otherTree.replace(/\/?$/, "/")}`;
+const runs: Record<string, { small: TestRun; large: TestRun }> = {};
+for (const [name, root] of Object.entries(trees)) {
+  runs[name] = {
+    small: await openRepositoryRun(root, 0),
+    large: await openRepositoryRun(root, LARGE_TREE_FILES - TRACKED_FILES),
+  };
+}
+const small = runs["this tree"]?.small as TestRun;
 
 async function boundaryStatus(run: TestRun): Promise<void> {
   const result = await run.call("exec.run_command", { argv: ["git", "status", "--short"] });
@@ -95,8 +111,12 @@ const variants: Record<string, () => Promise<unknown>> = {
     }).output();
     if (!output.success) throw new Error("Cannot run git status");
   },
-  "exec.run_command git status, bwrap (100 files)": () => boundaryStatus(small),
-  "exec.run_command git status, bwrap (100,000 files)": () => boundaryStatus(large),
+  ...Object.fromEntries(
+    Object.entries(runs).flatMap(([name, pair]) => [
+      [`git status, bwrap, 100 files (${name})`, () => boundaryStatus(pair.small)],
+      [`git status, bwrap, 100,000 files (${name})`, () => boundaryStatus(pair.large)],
+    ]),
+  ),
 };
 
 const times: Record<string, number[]> = {};
@@ -121,9 +141,12 @@ const bare = medians["bare git status (100 files)"] ?? NaN;
 for (const [name, value] of Object.entries(medians)) {
   console.log(`${name}: ${value.toFixed(1)} ms (${(value / bare).toFixed(2)}× bare)`);
 }
-const smallRow = medians["exec.run_command git status, bwrap (100 files)"] ?? NaN;
-const largeRow = medians["exec.run_command git status, bwrap (100,000 files)"] ?? NaN;
-console.log(`100,000 files ÷ 100 files under the boundary: ${(largeRow / smallRow).toFixed(2)}×`);
-
-await small.close();
-await large.close();
+for (const name of Object.keys(runs)) {
+  const smallRow = medians[`git status, bwrap, 100 files (${name})`] ?? NaN;
+  const largeRow = medians[`git status, bwrap, 100,000 files (${name})`] ?? NaN;
+  console.log(`100,000 files ÷ 100 files (${name}): ${(largeRow / smallRow).toFixed(2)}×`);
+}
+for (const pair of Object.values(runs)) {
+  await pair.small.close();
+  await pair.large.close();
+}

@@ -18,6 +18,15 @@ import * as nodePath from "node:path";
 import { isWithin } from "../sandbox/mod.ts";
 import type { BwrapPlan } from "./bubblewrap.ts";
 import type { SystemMount } from "./system_mounts.ts";
+import {
+  gitdirOf,
+  MAX_PROFILE_SCAN_ENTRIES,
+  outermost,
+  scanTree,
+  type TreeFacts,
+} from "./protected_tree.ts";
+
+export { MAX_PROFILE_SCAN_ENTRIES };
 
 /**
  * Entries of a `.git` folder that stay read-only even with `tools.git_write`: each makes git run a
@@ -33,9 +42,6 @@ export const GIT_READ_ONLY_ENTRIES: readonly string[] = [
   "info",
   "objects/info/alternates",
 ];
-
-/** Most entries scanned for `.git` folders and sensitive files before a command. */
-export const MAX_PROFILE_SCAN_ENTRIES = 200_000;
 
 /** What {@linkcode commandProfile} needs; every path absolute and real. */
 export interface ProfileInputs {
@@ -67,6 +73,11 @@ export interface ProfileInputs {
   processLimit: { prlimitPath: string; max: number } | null;
   /** Folders a scan never enters (the runs folder, bound read-only as a whole). */
   scanExclusions: readonly string[];
+  /**
+   * What is known of the roots' trees (kept current by the run's `ProtectedPathWatch`); without
+   * it the roots are scanned now (at most {@linkcode MAX_PROFILE_SCAN_ENTRIES} entries).
+   */
+  tree?: TreeFacts | undefined;
 }
 
 /** The profile, or why none could be built. */
@@ -117,51 +128,32 @@ export function commandProfile(inputs: ProfileInputs): ProfileResult {
   // The run's own folders inside the protected runs folder are writable again: deeper binds win.
   const writable = new Set<string>([...inputs.writeRoots, inputs.home, inputs.tmpDir]);
 
-  let budget = MAX_PROFILE_SCAN_ENTRIES;
-  const unmasked = new Set(inputs.unmasked);
-  const exclusions = inputs.scanExclusions;
-  for (const root of outermost([...inputs.writeRoots, ...inputs.readRoots])) {
+  for (const root of writeRoots) {
     // A repository planted at the top of the workspace or a write root would be the one the
     // user's next `git status` there reads (the run's own scratch folders excepted).
-    if (writeRoots.includes(root) && !inputs.writableExceptions.includes(root)) {
+    if (!inputs.writableExceptions.includes(root)) {
       const gitPath = nodePath.join(root, ".git");
       if (!exists(gitPath)) watched.add(gitPath);
     }
-    const pending = [root];
-    while (pending.length > 0) {
-      const folder = pending.pop() as string;
-      let entries: Deno.DirEntry[];
-      try {
-        entries = [...Deno.readDirSync(folder)];
-      } catch {
-        continue; // Not readable here: then not readable inside either.
-      }
-      budget -= entries.length;
-      if (budget < 0) {
-        return {
-          ok: false,
-          reason: `the roots hold more than ${MAX_PROFILE_SCAN_ENTRIES} entries to check for ` +
-            `.git folders and sensitive files; narrow the workspace or add read roots instead`,
-        };
-      }
-      for (const entry of entries) {
-        const path = nodePath.join(folder, entry.name);
-        if (entry.isSymlink) continue; // Links are never followed; their targets are not mounted.
-        if (entry.name === ".git") {
-          protectGit(path, entry.isDirectory, inputs.gitWrite, readable, watched, inWritable);
-          continue;
-        }
-        const sensitive = inputs.sensitiveMatch(path);
-        if (sensitive !== null && !unmasked.has(path)) {
-          if (entry.isFile) masked.push({ path, type: "file" });
-          else if (entry.isDirectory) masked.push({ path, type: "directory" });
-          continue;
-        }
-        if (entry.isDirectory && !exclusions.some((excluded) => isWithin(path, excluded))) {
-          pending.push(path);
-        }
-      }
-    }
+  }
+  let tree = inputs.tree;
+  if (tree === undefined) {
+    const scan = scanTree({
+      writeRoots: inputs.writeRoots,
+      readRoots: inputs.readRoots,
+      exclusions: inputs.scanExclusions,
+      sensitiveMatch: inputs.sensitiveMatch,
+    });
+    if (!scan.ok) return scan;
+    tree = scan.facts;
+  }
+  for (const [path, isDirectory] of tree.repositories) {
+    protectGit(path, isDirectory, inputs.gitWrite, readable, watched, inWritable);
+  }
+  const unmasked = new Set(inputs.unmasked);
+  for (const [path, type] of tree.masked) {
+    // A scan's facts may be older than the tree: a file removed since cannot be bound over.
+    if (!unmasked.has(path) && exists(path)) masked.push({ path, type });
   }
   const plan: BwrapPlan = {
     mode: "bwrap",
@@ -211,18 +203,6 @@ function protectGit(
   }
 }
 
-/** The folder a `.git` file names (`gitdir: ../.git/worktrees/x`), or null. */
-function gitdirOf(path: string): string | null {
-  try {
-    const text = Deno.readTextFileSync(path).slice(0, 4096);
-    const match = /^gitdir:\s*(.+?)\s*$/m.exec(text);
-    if (match?.[1] === undefined) return null;
-    return nodePath.resolve(nodePath.dirname(path), match[1]);
-  } catch {
-    return null;
-  }
-}
-
 /** What {@linkcode quarantineCreated} moved. */
 export interface QuarantinedPath {
   /** Where the command created it. */
@@ -267,12 +247,6 @@ export function quarantineCreated(
     found.push({ path, moved_to: movedTo });
   }
   return found;
-}
-
-/** The paths of `paths` that no other path of `paths` contains. */
-function outermost(paths: readonly string[]): string[] {
-  const unique = [...new Set(paths)];
-  return unique.filter((path) => !unique.some((other) => other !== path && isWithin(path, other)));
 }
 
 function exists(path: string): boolean {

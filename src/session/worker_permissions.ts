@@ -51,6 +51,8 @@ export function sessionWorkerPermissions(
         nodePath.join(run.dir, "tmp"),
         // Protected paths a command created (a planted .git) are moved here.
         nodePath.join(run.dir, "quarantine"),
+        // The write roots' watch: its sentinel files, and the scrubbed .git/config copies.
+        nodePath.join(run.dir, "watch"),
       ],
     },
     skillDirs,
