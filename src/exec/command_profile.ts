@@ -14,8 +14,9 @@
  * @module
  */
 
+import { createHash } from "node:crypto";
 import * as nodePath from "node:path";
-import { isWithin } from "../sandbox/mod.ts";
+import { isWithin, scrubGitConfig } from "../sandbox/mod.ts";
 import type { BwrapPlan } from "./bubblewrap.ts";
 import type { SystemMount } from "./system_mounts.ts";
 import {
@@ -78,6 +79,11 @@ export interface ProfileInputs {
    * it the roots are scanned now (at most {@linkcode MAX_PROFILE_SCAN_ENTRIES} entries).
    */
   tree?: TreeFacts | undefined;
+  /**
+   * A folder of the run no command can write, for the scrubbed copies of repositories' configs
+   * bound over `.git/config`; without it a config holding credentials is masked instead.
+   */
+  mountFolder?: string | undefined;
 }
 
 /** The profile, or why none could be built. */
@@ -147,8 +153,13 @@ export function commandProfile(inputs: ProfileInputs): ProfileResult {
     if (!scan.ok) return scan;
     tree = scan.facts;
   }
+  const replaced: { path: string; source: string }[] = [];
   for (const [path, isDirectory] of tree.repositories) {
     protectGit(path, isDirectory, inputs.gitWrite, readable, watched, inWritable);
+    if (!isDirectory) continue;
+    const view = scrubbedConfig(nodePath.join(path, "config"), inputs.mountFolder);
+    if (view === "mask") masked.push({ path: nodePath.join(path, "config"), type: "file" });
+    else if (view !== null) replaced.push(view);
   }
   const unmasked = new Set(inputs.unmasked);
   for (const [path, type] of tree.masked) {
@@ -164,6 +175,7 @@ export function commandProfile(inputs: ProfileInputs): ProfileResult {
     // look at program folders); the rest came from the scan and must still exist.
     readablePaths: [...readable].filter((path) => known.has(path) || exists(path)),
     maskedPaths: masked,
+    replacedFiles: replaced,
     network: inputs.network,
   };
   if (inputs.processLimit !== null) plan.processLimit = inputs.processLimit;
@@ -201,6 +213,35 @@ function protectGit(
     if (exists(inside)) readable.add(inside);
     else watched.add(inside);
   }
+}
+
+/**
+ * A repository config with credentials in it (`scrubGitConfig`): its scrubbed copy, written into
+ * `mountFolder` (named by the config's path), to bind over it; "mask" when there is no folder for
+ * it; null when the config holds none (or cannot be read: then git cannot read it either).
+ */
+function scrubbedConfig(
+  configPath: string,
+  mountFolder: string | undefined,
+): { path: string; source: string } | "mask" | null {
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(configPath);
+  } catch {
+    return null;
+  }
+  const view = scrubGitConfig(text);
+  if (view.removed === 0) return null;
+  if (mountFolder === undefined) return "mask";
+  const name = `git-config-${createHash("sha256").update(configPath).digest("hex")}`;
+  const source = nodePath.join(mountFolder, name);
+  try {
+    Deno.mkdirSync(mountFolder, { recursive: true });
+    Deno.writeTextFileSync(source, view.text);
+  } catch {
+    return "mask";
+  }
+  return { path: configPath, source };
 }
 
 /** What {@linkcode quarantineCreated} moved. */

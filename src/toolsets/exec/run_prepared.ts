@@ -221,15 +221,13 @@ function isolationPlan(
     processLimit: exec.process_limit,
     scanExclusions: guard.walkExclusions,
     tree: watch.facts,
+    mountFolder: nodePath.join(exec.run_dir, "watch"),
   });
   if (!profile.ok) return profile;
   return { ok: true, plan: profile.plan, watched: profile.watched, watch };
 }
 
-/**
- * Sensitive files the command's arguments name: the policy asked for them (`sensitive` findings),
- * so a command that runs was approved for them, and they are not masked.
- */
+/** Sensitive files the arguments name (`sensitive` findings, asked for): not masked. */
 function approvedSensitivePaths(command: CommandScope): string[] {
   return command.findings
     .filter((finding) => finding.kind === "sensitive")
