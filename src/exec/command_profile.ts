@@ -157,9 +157,22 @@ export function commandProfile(inputs: ProfileInputs): ProfileResult {
   for (const [path, isDirectory] of tree.repositories) {
     protectGit(path, isDirectory, inputs.gitWrite, readable, watched, inWritable);
     if (!isDirectory) continue;
-    const view = scrubbedConfig(nodePath.join(path, "config"), inputs.mountFolder);
-    if (view === "mask") masked.push({ path: nodePath.join(path, "config"), type: "file" });
+    const configPath = nodePath.join(path, "config");
+    let config: string;
+    try {
+      config = Deno.readTextFileSync(configPath);
+    } catch {
+      continue; // Unreadable here: git cannot read it inside either.
+    }
+    const view = scrubbedConfig(configPath, config, inputs.mountFolder);
+    if (view === "mask") masked.push({ path: configPath, type: "file" });
     else if (view !== null) replaced.push(view);
+    // Hooks kept in the work tree (`core.hooksPath = .husky`) run on the user's next commit.
+    const hooks = hooksFolderOf(config, nodePath.dirname(path));
+    if (hooks !== null && inWritable(hooks)) {
+      if (exists(hooks)) readable.add(hooks);
+      else watched.add(hooks);
+    }
   }
   const unmasked = new Set(inputs.unmasked);
   for (const [path, type] of tree.masked) {
@@ -218,18 +231,13 @@ function protectGit(
 /**
  * A repository config with credentials in it (`scrubGitConfig`): its scrubbed copy, written into
  * `mountFolder` (named by the config's path), to bind over it; "mask" when there is no folder for
- * it; null when the config holds none (or cannot be read: then git cannot read it either).
+ * it; null when the config holds none.
  */
 function scrubbedConfig(
   configPath: string,
+  text: string,
   mountFolder: string | undefined,
 ): { path: string; source: string } | "mask" | null {
-  let text: string;
-  try {
-    text = Deno.readTextFileSync(configPath);
-  } catch {
-    return null;
-  }
   const view = scrubGitConfig(text);
   if (view.removed === 0) return null;
   if (mountFolder === undefined) return "mask";
@@ -242,6 +250,23 @@ function scrubbedConfig(
     return "mask";
   }
   return { path: configPath, source };
+}
+
+/**
+ * The folder a repository's own config names as `core.hooksPath` (the last one, `~` not
+ * expanded: a home folder is outside the roots), resolved against the work tree; or null.
+ */
+export function hooksFolderOf(config: string, workTree: string): string | null {
+  let section = "";
+  let found: string | null = null;
+  for (const line of config.split("\n")) {
+    const header = /^\s*\[\s*([A-Za-z0-9.-]+)/.exec(line);
+    if (header !== null) section = (header[1] ?? "").toLowerCase();
+    const entry = /^\s*(?:\[[^\]]*\]\s*)?hookspath\s*=\s*("?)(.*?)\1\s*$/i.exec(line);
+    if (section === "core" && entry?.[2] !== undefined && entry[2] !== "") found = entry[2];
+  }
+  if (found === null || found.startsWith("~")) return null;
+  return nodePath.resolve(workTree, found);
 }
 
 /** What {@linkcode quarantineCreated} moved. */
