@@ -80,3 +80,28 @@ Deno.test({
     assert.equal(await exists(nodePath.join(run.sandbox.workspace, "hooks-notes", "a")), true);
   },
 });
+
+Deno.test({
+  name: "a .git that appears after the last command is quarantined when the run closes",
+  ignore: !HAS_BWRAP,
+  fn: async () => {
+    await using run = await openHooksRun(".husky", true);
+    assertWorked(await run.call("exec.run_command", { argv: ["sh", "-c", "true"] }));
+    // A late writer (a process that outlived its call, say): no command checks after it.
+    const late = nodePath.join(run.sandbox.workspace, "late", "repo", ".git");
+    await Deno.mkdir(late, { recursive: true });
+    await Deno.mkdir(nodePath.join(run.sandbox.workspace, "late", "plain"), { recursive: true });
+    await run.session.close();
+    assert.equal(await exists(late), false);
+    const quarantine = nodePath.join(run.session.folder.dir, "quarantine");
+    assert.equal([...Deno.readDirSync(quarantine)].length, 1);
+    const errors = await run.readLog("errors");
+    assert.ok(
+      errors.some((record) => String(record.message).includes("late/repo/.git")),
+      JSON.stringify(errors),
+    );
+    // Near miss: the plain folder beside it and the repository of the start stay.
+    assert.equal(await exists(nodePath.join(run.sandbox.workspace, "late", "plain")), true);
+    assert.equal(await exists(nodePath.join(run.sandbox.workspace, ".git")), true);
+  },
+});

@@ -39,6 +39,7 @@ export { gitSafeEnvironment, unsafeGitConfigKeys, withSafeDiffOptions } from "./
 export { commandProfile, quarantineCreated, type QuarantinedPath } from "./command_profile.ts";
 export {
   type ExamineMode,
+  newRepositoriesAtClose,
   ProtectedPathWatch,
   type ProtectedPathWatchOptions,
 } from "./protected_path_watch.ts";

@@ -95,6 +95,11 @@ export class ProtectedPathWatch {
     const scan = scanTree(options);
     if (!scan.ok) return { reason: scan.reason };
     Deno.mkdirSync(options.sentinelFolder, { recursive: true });
+    // What the run's close compares with (`newRepositoriesAtClose`).
+    Deno.writeTextFileSync(
+      nodePath.join(options.sentinelFolder, BASELINE_FILE),
+      JSON.stringify([...scan.facts.repositories.keys()]),
+    );
     const watch = new ProtectedPathWatch(options, scan.facts, scan.folders);
     watch.#rebuild();
     return watch;
@@ -205,12 +210,7 @@ export class ProtectedPathWatch {
       this.#facts.repositories.set(path, isFolder);
       return;
     }
-    if (this.#excluded(path) || this.#options.exempt.some((folder) => isWithin(path, folder))) {
-      return;
-    }
-    const atTop = this.#writeRoots.includes(nodePath.dirname(path));
-    if (this.#options.allowNestedRepositories && !atTop) return;
-    created.add(path);
+    if (isNewRepository(path, this.#options)) created.add(path);
   }
 
   /** Walks the whole tree again; the facts and the watch start afresh. */
@@ -341,4 +341,46 @@ export class ProtectedPathWatch {
       }
     }
   }
+}
+
+/** The file in the sentinel folder that lists the `.git` entries present at the start (JSON). */
+export const BASELINE_FILE = "repositories-at-start.json";
+
+/** Whether a `.git` absent at the start is one to quarantine (not exempt, not kept). */
+function isNewRepository(
+  path: string,
+  options: Pick<
+    ProtectedPathWatchOptions,
+    "writeRoots" | "exclusions" | "exempt" | "allowNestedRepositories"
+  >,
+): boolean {
+  if (options.exclusions.some((excluded) => isWithin(path, excluded))) return false;
+  if (options.exempt.some((folder) => isWithin(path, folder))) return false;
+  const atTop = options.writeRoots.includes(nodePath.dirname(path));
+  return !(options.allowNestedRepositories && !atTop);
+}
+
+/**
+ * When the run closes: walks the write roots once more and compares with the `.git` entries the
+ * run's watch found at its start (written by {@linkcode ProtectedPathWatch.open}), catching what a
+ * process that outlived its call (or any late writer) created after the last check.
+ *
+ * @returns the new `.git` entries to quarantine, sorted; empty when no watch was opened (no
+ *   process ran); or why the roots cannot be scanned
+ */
+export function newRepositoriesAtClose(
+  options: Omit<ProtectedPathWatchOptions, "sentinelTimeoutMs">,
+): string[] | { reason: string } {
+  let baseline: Set<string>;
+  try {
+    const text = Deno.readTextFileSync(nodePath.join(options.sentinelFolder, BASELINE_FILE));
+    baseline = new Set(JSON.parse(text) as string[]);
+  } catch {
+    return [];
+  }
+  const scan = scanTree({ ...options, readRoots: [] });
+  if (!scan.ok) return { reason: scan.reason };
+  return [...scan.facts.repositories.keys()]
+    .filter((path) => !baseline.has(path) && isNewRepository(path, options))
+    .sort();
 }
