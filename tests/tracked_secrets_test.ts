@@ -13,6 +13,7 @@ import type { ToolResult } from "../src/result/tool_result.ts";
 import type { Approver } from "../src/approval/mod.ts";
 import { assertWorked, git } from "./_attack_helpers.ts";
 import { BWRAP_PROBE } from "../src/exec/_test_support.ts";
+import { createProject, runCli } from "./_cli_helpers.ts";
 
 const HAS_BWRAP = BWRAP_PROBE.usable;
 const SECRET = "KAGENT-UNTRACKED-SECRET-77a1";
@@ -110,4 +111,25 @@ Deno.test({
     const readme = await run.call("fs.read_file", { path: "README.md" });
     assertWorked(readme);
   },
+});
+
+Deno.test("kagent-run policy lists tracked sensitive files as readable through git, not .env", async () => {
+  await using project = await createProject();
+  const workspace = project.sandbox.workspace;
+  await git(workspace, "init", "-q", "-b", "main");
+  await Deno.mkdir(nodePath.join(workspace, "certs"));
+  await Deno.writeTextFile(nodePath.join(workspace, "certs", "test.key"), TRACKED_KEY);
+  await Deno.writeTextFile(nodePath.join(workspace, ".env.example"), "TOKEN=\n");
+  await git(workspace, "add", "certs/test.key", ".env.example");
+  await Deno.writeTextFile(nodePath.join(workspace, ".env"), `TOKEN=${SECRET}\n`);
+  const { code, stdout } = await runCli(["policy", "--config", project.configPath]);
+  assert.equal(code, 0);
+  const line = stdout.split("\n").find((text) => text.includes("readable through git")) ?? "";
+  assert.match(line, /\.env\.example, certs\/test\.key$/);
+  // Near miss: the untracked .env is not among them (it stays masked).
+  assert.ok(!/(^|[ ,])\.env(,|$)/.test(line.split(": ").at(-1) ?? ""), line);
+  const json = JSON.parse(
+    (await runCli(["policy", "--json", "--config", project.configPath])).stdout,
+  );
+  assert.deepEqual(json.readable_through_git, [".env.example", "certs/test.key"]);
 });
