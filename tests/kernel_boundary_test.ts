@@ -202,9 +202,76 @@ Deno.test({
     assert.equal(kept.length, 1, "the planted .git is not kept in the run folder");
     await hostGitStatus(sandbox);
     assert.equal(await exists(nodePath.join(sandbox.outside, "marker-fsmonitor")), false);
-    // Near miss: a .git below the top (a vendored repository) is the workspace's content.
+  },
+});
+
+Deno.test({
+  name: "a .git a command creates at any depth, in a new folder or moved in, is quarantined",
+  ignore: !HAS_BWRAP,
+  fn: async () => {
+    await using run = await openConfined();
+    const sandbox = run.sandbox;
+    const marker = nodePath.join(sandbox.outside, "marker-nested");
+    await Deno.mkdir(nodePath.join(sandbox.workspace, "existing", "deep"), { recursive: true });
+    // Warm the watch: the first command scans, later ones read only what changed.
+    assertWorked(await sh(run, "true"));
+    // The name is spelled at run time: the policy's path findings must not see it (this tests
+    // the kernel and the watch, not the argument analysis).
+    const plant = (path: string) =>
+      `g=.gi; g="$g"t; git init -q ${path} && ` +
+      `printf '[core]\\n\\tfsmonitor = touch ${marker}; false\\n' >> ${path}/$g/config`;
+    const cases = [
+      // A new folder whose .git appears before any watch could see the folder.
+      { script: plant("fresh/a/b"), planted: "fresh/a/b/.git" },
+      // An existing folder, deep down.
+      { script: plant("existing/deep"), planted: "existing/deep/.git" },
+      // Built in the run's private TMPDIR, then moved in whole.
+      {
+        script: `mkdir -p "$TMPDIR/x/y" && ${plant('"$TMPDIR/x/y"')} && mv "$TMPDIR/x" moved`,
+        planted: "moved/y/.git",
+      },
+    ];
+    for (const { script, planted } of cases) {
+      const result = await sh(run, script);
+      assert.equal(result.ok, false, `${planted}: ${result.output}`);
+      assert.equal(result.error?.type, "sandbox_violation", result.error?.message);
+      assert.ok(result.error?.message.includes(planted), result.error?.message);
+      assert.equal(await exists(nodePath.join(sandbox.workspace, planted)), false);
+      const folder = nodePath.join(sandbox.workspace, nodePath.dirname(planted));
+      await new Deno.Command("git", {
+        args: ["status"],
+        cwd: folder,
+        stdout: "null",
+        stderr: "null",
+      })
+        .output();
+    }
+    assert.equal(await exists(marker), false, "a host git status ran a planted fsmonitor");
+    const quarantine = nodePath.join(run.session.folder.dir, "quarantine");
+    assert.equal([...Deno.readDirSync(quarantine)].length, cases.length);
+    // Near miss: the same folders without a .git stay, and the next command runs.
+    assertWorked(await sh(run, "mkdir -p fresh/c/d && echo ok > fresh/c/d/file"));
+    assert.equal(
+      await Deno.readTextFile(nodePath.join(sandbox.workspace, "fresh/c/d/file")),
+      "ok\n",
+    );
+  },
+});
+
+Deno.test({
+  name: "sandbox.allow_nested_repositories keeps a repository a command clones below the top",
+  ignore: !HAS_BWRAP,
+  fn: async () => {
+    await using run = await openConfined({
+      config: { sandbox: { command_isolation: "bwrap", allow_nested_repositories: true } },
+    });
+    const sandbox = run.sandbox;
     assertWorked(await sh(run, "mkdir -p vendor/lib && git init -q vendor/lib"));
     assert.equal(await exists(nodePath.join(sandbox.workspace, "vendor", "lib", ".git")), true);
+    // The top of the workspace stays protected even so.
+    const top = await sh(run, "git init -q .");
+    assert.equal(top.error?.type, "sandbox_violation");
+    assert.equal(await exists(nodePath.join(sandbox.workspace, ".git")), false);
   },
 });
 

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { scanTree } from "../exec/mod.ts";
+import type { PathGuard } from "../sandbox/mod.ts";
 import { preparePolicy } from "../session/mod.ts";
 import { discoverSkills, skillRequestFor } from "../skills/mod.ts";
 import { telemetryChannel, telemetrySnapshot } from "../telemetry/mod.ts";
@@ -82,6 +84,7 @@ export function policyCommand(args: string[], io: CommandIo): Promise<number> {
               telemetry: telemetrySnapshot(telemetryChannel(io.env), config.audit),
               skills,
               invalid_skills: catalogue.invalid,
+              readable_through_git: readableThroughGit(guard),
             },
             null,
             2,
@@ -95,8 +98,17 @@ export function policyCommand(args: string[], io: CommandIo): Promise<number> {
       `  workspace:    ${guard.workspace}`,
       `  read roots:   ${guard.readRoots.join(", ") || "(none besides the workspace)"}`,
       `  write roots:  ${guard.writeRoots.join(", ") || "(none besides the workspace)"}`,
-      `  protected:    ${[...guard.protectedPaths, "any .git folder"].join(", ")}`,
+      `  protected:    ${
+        [
+          ...guard.protectedPaths,
+          "any .git folder (a new one, at any depth, is quarantined)",
+          "the folder core.hooksPath names",
+        ].join(", ")
+      }`,
       `  sensitive:    ${guard.sensitivePatterns.join(", ")}`,
+      `  readable through git (tracked, so not masked for commands): ${
+        describeTracked(readableThroughGit(guard))
+      }`,
       `  permissions:  ${
         config.permissionsPath ??
           (config.permissions.rules.length > 0 ? "inline" : "none (runtime defaults only)")
@@ -187,4 +199,26 @@ export function isolationInWords(
     "protected paths read-only, sensitive files masked, " +
     (config.sandbox.command_network ? "host network on; " : "no network; ") +
     "no process outlives its call";
+}
+
+/**
+ * Sensitive files git tracks in the roots: commands see them (git must hash them, and their
+ * content is in the object store already); the file tools still ask for them.
+ *
+ * @returns their paths as displayed, or why the roots could not be scanned
+ */
+function readableThroughGit(guard: PathGuard): string[] | { not_checked: string } {
+  const scan = scanTree({
+    writeRoots: guard.allWriteRoots,
+    readRoots: guard.readRoots,
+    exclusions: guard.walkExclusions,
+    sensitiveMatch: (path) => guard.sensitiveMatch(path),
+  });
+  if (!scan.ok) return { not_checked: scan.reason };
+  return [...scan.facts.tracked].map((path) => guard.display(path)).sort();
+}
+
+function describeTracked(tracked: string[] | { not_checked: string }): string {
+  if (!Array.isArray(tracked)) return `(not checked: ${tracked.not_checked})`;
+  return tracked.length === 0 ? "none" : tracked.join(", ");
 }

@@ -37,6 +37,8 @@ export async function resolveSandbox(context: ResolveContext): Promise<LoadedCon
   return {
     command_isolation: sandbox?.command_isolation ?? DEFAULT_SANDBOX.command_isolation,
     command_network: sandbox?.command_network ?? DEFAULT_SANDBOX.command_network,
+    allow_nested_repositories: sandbox?.allow_nested_repositories ??
+      DEFAULT_SANDBOX.allow_nested_repositories,
     read_roots: readRoots,
     write_roots: writeRoots,
     sensitive_paths: [...(sandbox?.sensitive_paths ?? [])],

@@ -59,6 +59,13 @@ export const SandboxConfigSchema = z.strictObject({
     "Commands under bubblewrap keep the host network (every host: bubblewrap cannot filter by " +
       "host); otherwise they see only an isolated loopback. Default: false.",
   ),
+  allow_nested_repositories: z.boolean().optional().describe(
+    "A .git folder or file that a process of the run creates below the top of the workspace or " +
+      "a write root (a task that clones a repository) is kept; otherwise every new .git, at any " +
+      "depth, is moved to runs/<id>/quarantine/ and the call fails. A kept repository's config " +
+      "and hooks are the agent's: a later git command of the user inside it can run them. " +
+      "Default: false.",
+  ),
   hide_sensitive_in_listings: z.boolean().optional().describe(
     "fs.list_files leaves sensitive files (.env, *.pem, sensitive_paths, ...) out of its " +
       'listings and says how many it hid; otherwise it lists them marked "sensitive". ' +

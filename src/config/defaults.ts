@@ -20,11 +20,14 @@ export const DEFAULT_SANDBOX: Readonly<{
   command_isolation: "auto" | "bwrap" | "none";
   /** Commands under bubblewrap keep the host network. @default false */
   command_network: boolean;
+  /** New `.git` below the top of a write root are kept, not quarantined. @default false */
+  allow_nested_repositories: boolean;
   /** `fs.list_files` hides sensitive entries instead of marking them. @default false */
   hide_sensitive_in_listings: boolean;
 }> = Object.freeze({
   command_isolation: "auto",
   command_network: false,
+  allow_nested_repositories: false,
   hide_sensitive_in_listings: false,
 });
 

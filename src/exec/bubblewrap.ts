@@ -32,6 +32,11 @@ export interface BwrapPlan {
    * `.env` and keys inside a root). Default: none.
    */
   maskedPaths?: { path: string; type: "file" | "directory" }[];
+  /**
+   * Existing files shown read-only with another file's content (`source`, a file of the run):
+   * a repository's `.git/config` without credentials. Default: none.
+   */
+  replacedFiles?: { path: string; source: string }[];
   /** True to keep the host network; false leaves only an isolated loopback. */
   network: boolean;
   /**
@@ -135,6 +140,13 @@ export function buildBwrapArgs(plan: BwrapPlan, target: BwrapTarget): string[] {
     const path = checkedPath("masked path", mask.path);
     if (mask.type === "file") args.push("--ro-bind", "/dev/null", path);
     else args.push("--tmpfs", path, "--remount-ro", path);
+  }
+  for (const replaced of plan.replacedFiles ?? []) {
+    args.push(
+      "--ro-bind",
+      checkedPath("replacement file", replaced.source),
+      checkedPath("replaced path", replaced.path),
+    );
   }
 
   // The new root itself (a tmpfs holding the mount points) is read-only too.

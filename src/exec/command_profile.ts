@@ -14,10 +14,20 @@
  * @module
  */
 
+import { createHash } from "node:crypto";
 import * as nodePath from "node:path";
-import { isWithin } from "../sandbox/mod.ts";
+import { isWithin, scrubGitConfig } from "../sandbox/mod.ts";
 import type { BwrapPlan } from "./bubblewrap.ts";
 import type { SystemMount } from "./system_mounts.ts";
+import {
+  gitdirOf,
+  MAX_PROFILE_SCAN_ENTRIES,
+  outermost,
+  scanTree,
+  type TreeFacts,
+} from "./protected_tree.ts";
+
+export { MAX_PROFILE_SCAN_ENTRIES };
 
 /**
  * Entries of a `.git` folder that stay read-only even with `tools.git_write`: each makes git run a
@@ -33,9 +43,6 @@ export const GIT_READ_ONLY_ENTRIES: readonly string[] = [
   "info",
   "objects/info/alternates",
 ];
-
-/** Most entries scanned for `.git` folders and sensitive files before a command. */
-export const MAX_PROFILE_SCAN_ENTRIES = 200_000;
 
 /** What {@linkcode commandProfile} needs; every path absolute and real. */
 export interface ProfileInputs {
@@ -67,6 +74,16 @@ export interface ProfileInputs {
   processLimit: { prlimitPath: string; max: number } | null;
   /** Folders a scan never enters (the runs folder, bound read-only as a whole). */
   scanExclusions: readonly string[];
+  /**
+   * What is known of the roots' trees (kept current by the run's `ProtectedPathWatch`); without
+   * it the roots are scanned now (at most {@linkcode MAX_PROFILE_SCAN_ENTRIES} entries).
+   */
+  tree?: TreeFacts | undefined;
+  /**
+   * A folder of the run no command can write, for the scrubbed copies of repositories' configs
+   * bound over `.git/config`; without it a config holding credentials is masked instead.
+   */
+  mountFolder?: string | undefined;
 }
 
 /** The profile, or why none could be built. */
@@ -117,51 +134,50 @@ export function commandProfile(inputs: ProfileInputs): ProfileResult {
   // The run's own folders inside the protected runs folder are writable again: deeper binds win.
   const writable = new Set<string>([...inputs.writeRoots, inputs.home, inputs.tmpDir]);
 
-  let budget = MAX_PROFILE_SCAN_ENTRIES;
-  const unmasked = new Set(inputs.unmasked);
-  const exclusions = inputs.scanExclusions;
-  for (const root of outermost([...inputs.writeRoots, ...inputs.readRoots])) {
+  for (const root of writeRoots) {
     // A repository planted at the top of the workspace or a write root would be the one the
     // user's next `git status` there reads (the run's own scratch folders excepted).
-    if (writeRoots.includes(root) && !inputs.writableExceptions.includes(root)) {
+    if (!inputs.writableExceptions.includes(root)) {
       const gitPath = nodePath.join(root, ".git");
       if (!exists(gitPath)) watched.add(gitPath);
     }
-    const pending = [root];
-    while (pending.length > 0) {
-      const folder = pending.pop() as string;
-      let entries: Deno.DirEntry[];
-      try {
-        entries = [...Deno.readDirSync(folder)];
-      } catch {
-        continue; // Not readable here: then not readable inside either.
-      }
-      budget -= entries.length;
-      if (budget < 0) {
-        return {
-          ok: false,
-          reason: `the roots hold more than ${MAX_PROFILE_SCAN_ENTRIES} entries to check for ` +
-            `.git folders and sensitive files; narrow the workspace or add read roots instead`,
-        };
-      }
-      for (const entry of entries) {
-        const path = nodePath.join(folder, entry.name);
-        if (entry.isSymlink) continue; // Links are never followed; their targets are not mounted.
-        if (entry.name === ".git") {
-          protectGit(path, entry.isDirectory, inputs.gitWrite, readable, watched, inWritable);
-          continue;
-        }
-        const sensitive = inputs.sensitiveMatch(path);
-        if (sensitive !== null && !unmasked.has(path)) {
-          if (entry.isFile) masked.push({ path, type: "file" });
-          else if (entry.isDirectory) masked.push({ path, type: "directory" });
-          continue;
-        }
-        if (entry.isDirectory && !exclusions.some((excluded) => isWithin(path, excluded))) {
-          pending.push(path);
-        }
-      }
+  }
+  let tree = inputs.tree;
+  if (tree === undefined) {
+    const scan = scanTree({
+      writeRoots: inputs.writeRoots,
+      readRoots: inputs.readRoots,
+      exclusions: inputs.scanExclusions,
+      sensitiveMatch: inputs.sensitiveMatch,
+    });
+    if (!scan.ok) return scan;
+    tree = scan.facts;
+  }
+  const replaced: { path: string; source: string }[] = [];
+  for (const [path, isDirectory] of tree.repositories) {
+    protectGit(path, isDirectory, inputs.gitWrite, readable, watched, inWritable);
+    if (!isDirectory) continue;
+    const configPath = nodePath.join(path, "config");
+    let config: string;
+    try {
+      config = Deno.readTextFileSync(configPath);
+    } catch {
+      continue; // Unreadable here: git cannot read it inside either.
     }
+    const view = scrubbedConfig(configPath, config, inputs.mountFolder);
+    if (view === "mask") masked.push({ path: configPath, type: "file" });
+    else if (view !== null) replaced.push(view);
+    // Hooks kept in the work tree (`core.hooksPath = .husky`) run on the user's next commit.
+    const hooks = hooksFolderOf(config, nodePath.dirname(path));
+    if (hooks !== null && inWritable(hooks)) {
+      if (exists(hooks)) readable.add(hooks);
+      else watched.add(hooks);
+    }
+  }
+  const unmasked = new Set(inputs.unmasked);
+  for (const [path, type] of tree.masked) {
+    // A scan's facts may be older than the tree: a file removed since cannot be bound over.
+    if (!unmasked.has(path) && exists(path)) masked.push({ path, type });
   }
   const plan: BwrapPlan = {
     mode: "bwrap",
@@ -172,6 +188,7 @@ export function commandProfile(inputs: ProfileInputs): ProfileResult {
     // look at program folders); the rest came from the scan and must still exist.
     readablePaths: [...readable].filter((path) => known.has(path) || exists(path)),
     maskedPaths: masked,
+    replacedFiles: replaced,
     network: inputs.network,
   };
   if (inputs.processLimit !== null) plan.processLimit = inputs.processLimit;
@@ -211,16 +228,45 @@ function protectGit(
   }
 }
 
-/** The folder a `.git` file names (`gitdir: ../.git/worktrees/x`), or null. */
-function gitdirOf(path: string): string | null {
+/**
+ * A repository config with credentials in it (`scrubGitConfig`): its scrubbed copy, written into
+ * `mountFolder` (named by the config's path), to bind over it; "mask" when there is no folder for
+ * it; null when the config holds none.
+ */
+function scrubbedConfig(
+  configPath: string,
+  text: string,
+  mountFolder: string | undefined,
+): { path: string; source: string } | "mask" | null {
+  const view = scrubGitConfig(text);
+  if (view.removed === 0) return null;
+  if (mountFolder === undefined) return "mask";
+  const name = `git-config-${createHash("sha256").update(configPath).digest("hex")}`;
+  const source = nodePath.join(mountFolder, name);
   try {
-    const text = Deno.readTextFileSync(path).slice(0, 4096);
-    const match = /^gitdir:\s*(.+?)\s*$/m.exec(text);
-    if (match?.[1] === undefined) return null;
-    return nodePath.resolve(nodePath.dirname(path), match[1]);
+    Deno.mkdirSync(mountFolder, { recursive: true });
+    Deno.writeTextFileSync(source, view.text);
   } catch {
-    return null;
+    return "mask";
   }
+  return { path: configPath, source };
+}
+
+/**
+ * The folder a repository's own config names as `core.hooksPath` (the last one, `~` not
+ * expanded: a home folder is outside the roots), resolved against the work tree; or null.
+ */
+export function hooksFolderOf(config: string, workTree: string): string | null {
+  let section = "";
+  let found: string | null = null;
+  for (const line of config.split("\n")) {
+    const header = /^\s*\[\s*([A-Za-z0-9.-]+)/.exec(line);
+    if (header !== null) section = (header[1] ?? "").toLowerCase();
+    const entry = /^\s*(?:\[[^\]]*\]\s*)?hookspath\s*=\s*("?)(.*?)\1\s*$/i.exec(line);
+    if (section === "core" && entry?.[2] !== undefined && entry[2] !== "") found = entry[2];
+  }
+  if (found === null || found.startsWith("~")) return null;
+  return nodePath.resolve(workTree, found);
 }
 
 /** What {@linkcode quarantineCreated} moved. */
@@ -267,12 +313,6 @@ export function quarantineCreated(
     found.push({ path, moved_to: movedTo });
   }
   return found;
-}
-
-/** The paths of `paths` that no other path of `paths` contains. */
-function outermost(paths: readonly string[]): string[] {
-  const unique = [...new Set(paths)];
-  return unique.filter((path) => !unique.some((other) => other !== path && isWithin(path, other)));
 }
 
 function exists(path: string): boolean {

@@ -40,7 +40,15 @@ export {
   expandAllowlist,
 } from "./child_environment.ts";
 export { gitSafeEnvironment, unsafeGitConfigKeys, withSafeDiffOptions } from "./git_safe_mode.ts";
-export { commandProfile, quarantineCreated } from "./command_profile.ts";
+export { commandProfile, quarantineCreated, type QuarantinedPath } from "./command_profile.ts";
+export {
+  type ExamineMode,
+  newRepositoriesAtClose,
+  ProtectedPathWatch,
+  type ProtectedPathWatchOptions,
+} from "./protected_path_watch.ts";
+export { scanTree, type TreeFacts } from "./protected_tree.ts";
+export { readIndexPaths } from "./git_index.ts";
 export {
   type ConfinementDomain,
   type DomainFolders,

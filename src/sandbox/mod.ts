@@ -31,3 +31,9 @@ export {
 export { type AtomicWriteOptions, writeFileAtomic } from "./atomic_write.ts";
 export { emptyWalkStats, walk, type WalkEntry, type WalkOptions, type WalkStats } from "./walk.ts";
 export { DEFAULT_SEARCH_TIME_BUDGET_MS, describeBudget, TimeBudget } from "./time_budget.ts";
+export {
+  isGitConfigPath,
+  presentedText,
+  type ScrubbedGitConfig,
+  scrubGitConfig,
+} from "./git_config_view.ts";

@@ -55,6 +55,7 @@ export function execContext(
     program_folders: commands.programFolders,
     git_write: config.tools.git_write,
     network: config.sandbox.command_network,
+    allow_nested_repositories: config.sandbox.allow_nested_repositories,
     process_limit: commands.prlimitPath === null
       ? null
       : { prlimitPath: commands.prlimitPath, max: config.tools.max_processes },

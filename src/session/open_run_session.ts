@@ -28,6 +28,7 @@ import { violationMessage } from "../mcp_client/mod.ts";
 import { discoverSkills } from "../skills/mod.ts";
 import { describeTool, type ExecContext, type RegisteredTool } from "../tools/mod.ts";
 import { commandResolution, commandsRun, execContext } from "./command_wiring.ts";
+import { quarantineAtClose } from "./close_quarantine.ts";
 import { environmentReader } from "./environment.ts";
 import { checkGrants } from "./grant_check.ts";
 import { type PreparedPolicy, preparePolicy } from "./prepare_policy.ts";
@@ -281,6 +282,7 @@ async function wireStarting(
         });
       }
       sweep?.scanner?.close();
+      await quarantineAtClose(prepared.guard, exec, recorder);
       await approvals.close();
       await recorder.close();
     },

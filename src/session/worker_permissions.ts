@@ -53,6 +53,8 @@ export function sessionWorkerPermissions(
         domainFolders(run.dir, { kind: "commands" }).tmpDir,
         // Protected paths a command created (a planted .git) are moved here.
         nodePath.join(run.dir, "quarantine"),
+        // The write roots' watch: its sentinel files, and the scrubbed .git/config copies.
+        nodePath.join(run.dir, "watch"),
       ],
     },
     skillDirs,

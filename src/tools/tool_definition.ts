@@ -125,6 +125,11 @@ export interface ExecContext {
   program_folders: string[];
   /** `tools.git_write`: `.git` writable inside bubblewrap, except its code-running entries. */
   git_write: boolean;
+  /**
+   * `sandbox.allow_nested_repositories`: a `.git` a command creates below the top of a write root
+   * is kept (not quarantined).
+   */
+  allow_nested_repositories: boolean;
   /** `sandbox.command_network`: commands keep the host network. */
   network: boolean;
   /** RLIMIT_NPROC inside bubblewrap, set by `prlimit`; null when prlimit is missing. */

@@ -18,7 +18,8 @@ import { Redactor } from "../../audit/mod.ts";
 import { gitSafeEnvironment, unsafeGitConfigKeys, withSafeDiffOptions } from "../../exec/mod.ts";
 import type { CommandScope } from "../../policy/mod.ts";
 import type { ExecContext, ToolContext } from "../../tools/mod.ts";
-import { confinementPlan, quarantineCreated } from "../../exec/mod.ts";
+import { confinementPlan, type ProtectedPathWatch } from "../../exec/mod.ts";
+import { quarantinePlanted, runWatch } from "./_run_watch.ts";
 import { CALL_MARKER_ENV, callMarker } from "../../exec/mod.ts";
 import { failure, success, type ToolOutcome } from "../../result/mod.ts";
 
@@ -145,7 +146,14 @@ export async function runPrepared(
   const left = outcome.process_group_id;
   let result: ToolOutcome;
   try {
-    result = afterCommand(command, outcome, timeoutMs, profile.watched, exec, context);
+    result = await afterCommand(
+      command,
+      outcome,
+      timeoutMs,
+      profile.watched,
+      context,
+      profile.watch,
+    );
   } catch (error: unknown) {
     if (left !== null) await killGroupWithProgram(exec.kill_path, left).catch(() => false);
     throw error;
@@ -154,31 +162,22 @@ export async function runPrepared(
 }
 
 /** Moves out what the command planted at protected paths, then describes the outcome. */
-function afterCommand(
+async function afterCommand(
   command: CommandScope,
   outcome: CommandOutcome,
   timeoutMs: number,
   watched: string[],
-  exec: ExecContext,
   context: ToolContext,
-): ToolOutcome {
-  const planted = quarantineCreated(watched, nodePath.join(exec.run_dir, "quarantine"));
-  if (planted.length > 0) {
-    return failure(
-      "sandbox_violation",
-      `Command "${displayArgv(command.argv)}" in "${command.cwd.display}" created protected ` +
-        `paths, which were moved out of the workspace: ${
-          planted.map((entry) =>
-            `"${context.guard.display(entry.path)}"${
-              entry.moved_to === null ? " (removed)" : ` (now in ${entry.moved_to})`
-            }`
-          ).join(", ")
-        }; a repository's .git, its config, hooks, commondir and alternates are never written ` +
-        `by commands`,
-      { rule: "sandbox:protected-path", layer: "sandbox", quarantined: planted },
-    );
-  }
-  return describe(command, outcome, timeoutMs);
+  watch: ProtectedPathWatch,
+): Promise<ToolOutcome> {
+  const planted = await quarantinePlanted(
+    displayArgv(command.argv),
+    command.cwd.display,
+    watched,
+    context,
+    watch,
+  );
+  return planted ?? describe(command, outcome, timeoutMs);
 }
 
 function isBaseName(name: string): boolean {
@@ -187,17 +186,22 @@ function isBaseName(name: string): boolean {
 
 /**
  * The confinement of one command: none (isolation "none", chosen explicitly), or the commands
- * domain's bubblewrap plan (`confinementPlan`: the mount profile built from the tree as it is now,
- * the other domains' folders hidden). Not artifacts/: the
+ * domain's bubblewrap plan (`confinementPlan`: the mount profile of `command_profile.ts` built from
+ * what the run's watch knows of the tree, the other domains' folders hidden). Not artifacts/: the
  * Worker writes command streams there, the command itself never does.
  */
 function isolationPlan(
   exec: ExecContext,
   context: ToolContext,
   command: CommandScope,
-): { ok: true; plan: IsolationPlan; watched: string[] } | { ok: false; reason: string } {
+):
+  | { ok: true; plan: IsolationPlan; watched: string[]; watch: ProtectedPathWatch }
+  | { ok: false; reason: string } {
+  // Under both modes: a new .git at any depth is quarantined after the command.
+  const watch = runWatch(exec, context.guard);
+  if ("reason" in watch) return { ok: false, reason: watch.reason };
   if (exec.isolation !== "bwrap" || exec.bwrap_path === null) {
-    return { ok: true, plan: { mode: "none" }, watched: [] };
+    return { ok: true, plan: { mode: "none" }, watched: [], watch };
   }
   const guard = context.guard;
   const profile = confinementPlan({
@@ -220,16 +224,15 @@ function isolationPlan(
       network: exec.network,
       processLimit: exec.process_limit,
       scanExclusions: guard.walkExclusions,
+      tree: watch.facts,
+      mountFolder: nodePath.join(exec.run_dir, "watch"),
     },
   });
   if (!profile.ok) return profile;
-  return { ok: true, plan: profile.plan, watched: profile.watched };
+  return { ok: true, plan: profile.plan, watched: profile.watched, watch };
 }
 
-/**
- * Sensitive files the command's arguments name: the policy asked for them (`sensitive` findings),
- * so a command that runs was approved for them, and they are not masked.
- */
+/** Sensitive files the arguments name (`sensitive` findings, asked for): not masked. */
 function approvedSensitivePaths(command: CommandScope): string[] {
   return command.findings
     .filter((finding) => finding.kind === "sensitive")

@@ -19,6 +19,7 @@ import type { SearchCandidates, ToolContext } from "../../tools/mod.ts";
 import { success, type ToolOutcome } from "../../result/mod.ts";
 import type { ResolvedPath } from "../../sandbox/mod.ts";
 import { openProvenForRead, openVerifiedForRead, type VerifiedFile } from "../../sandbox/mod.ts";
+import { presentedText } from "../../sandbox/mod.ts";
 import type { TimeBudget } from "../../sandbox/mod.ts";
 import { emptyWalkStats, walk, type WalkEntry, type WalkStats } from "../../sandbox/mod.ts";
 import { hasNulByte } from "./_binary.ts";
@@ -317,7 +318,7 @@ export class Search {
     if (fromWalkOnly && this.budget.exhausted()) return { unsearched: true };
     // Counted as searched: ruling a file out by its bytes is searching it.
     if (!this.pattern.mayMatchBytes(bytes)) return { matches: [], complete: true };
-    const text = this.#decoder.decode(bytes);
+    const text = presentedText(display, this.#decoder.decode(bytes)); // A config: no credentials.
     if (!this.pattern.mayMatchText(text)) return { matches: [], complete: true };
     return this.searchText(text, display);
   }

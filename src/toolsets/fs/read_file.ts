@@ -7,7 +7,12 @@
 import { z } from "zod";
 import { defineTool } from "../../tools/mod.ts";
 import { failure, success, type ToolOutcome } from "../../result/mod.ts";
-import { ioFailure, openVerifiedForRead } from "../../sandbox/mod.ts";
+import {
+  ioFailure,
+  isGitConfigPath,
+  openVerifiedForRead,
+  scrubGitConfig,
+} from "../../sandbox/mod.ts";
 import { guessMediaType, looksBinary } from "./_binary.ts";
 import { checkPath, isOutcome } from "./_check.ts";
 import { BINARY_SNIFF_BYTES, formatBytes } from "./_limits.ts";
@@ -87,9 +92,11 @@ export const readFileTool = defineTool({
     );
     if ("ok" in opened) return opened;
     try {
+      // A repository's config is shown without the credentials a checkout left in it.
+      const source = isGitConfigPath(path.real) ? scrubbedReader(opened.file) : null;
       return readWindow(
-        opened.file,
-        opened.size,
+        source ?? opened.file,
+        source?.size ?? opened.size,
         path.display,
         startLine,
         maxLines,
@@ -117,7 +124,7 @@ interface WindowLine {
  * trip to Deno's blocking thread pool. The abort signal is looked at between chunks.
  */
 function readWindow(
-  file: Deno.FsFile,
+  file: SyncReader,
   size: number,
   display: string,
   startLine: number,
@@ -310,7 +317,7 @@ function summarize(display: string, data: ReadFileData, count: number): string {
 }
 
 /** Reads exactly `length` bytes, or fewer at the end of the file. */
-function readUpTo(file: Deno.FsFile, length: number): Uint8Array {
+function readUpTo(file: SyncReader, length: number): Uint8Array {
   const buffer = new Uint8Array(length);
   let filled = 0;
   while (filled < length) {
@@ -319,4 +326,30 @@ function readUpTo(file: Deno.FsFile, length: number): Uint8Array {
     filled += read;
   }
   return buffer.subarray(0, filled);
+}
+
+/** What the window reads from: an open file, or text held in memory. */
+type SyncReader = Pick<Deno.FsFile, "readSync">;
+
+/** Most bytes of a repository config read to scrub it (configs are a few KiB). */
+const MAX_GIT_CONFIG_BYTES = 1_048_576;
+
+/**
+ * The config file's text without credentials (`scrubGitConfig`), as a reader of its bytes; the
+ * file's first {@linkcode MAX_GIT_CONFIG_BYTES} bytes only.
+ */
+function scrubbedReader(file: Deno.FsFile): SyncReader & { size: number } {
+  const raw = readUpTo(file, MAX_GIT_CONFIG_BYTES);
+  const bytes = new TextEncoder().encode(scrubGitConfig(new TextDecoder().decode(raw)).text);
+  let offset = 0;
+  return {
+    size: bytes.length,
+    readSync(buffer: Uint8Array): number | null {
+      if (offset >= bytes.length) return null;
+      const count = Math.min(buffer.length, bytes.length - offset);
+      buffer.set(bytes.subarray(offset, offset + count));
+      offset += count;
+      return count;
+    },
+  };
 }
