@@ -219,8 +219,16 @@ Deno.test("exec.run_command runs a program by its resolved path from the allowli
   assert.equal(stdoutOf(result), "by path\n");
 });
 
-Deno.test("exec.run_command asks before running sh even when the allowlist names it", async () => {
-  await using run = await openCommandRun({ commands: ["echo", "sh", "env"] });
+/** Enables exec.run_command with an allow rule that names echo only. */
+const ALLOW_ECHO_ONLY = {
+  rules: [{ tools: ["exec.run_command"], commands: ["echo"], decision: "allow" }],
+};
+
+Deno.test("exec.run_command asks before running sh when the allowlist names it but no allow rule does", async () => {
+  await using run = await openCommandRun({
+    commands: ["echo", "sh", "env"],
+    permissions: ALLOW_ECHO_ONLY,
+  });
   const touched = marker(run, "allowlisted-sh");
   for (
     const argv of [
@@ -235,6 +243,23 @@ Deno.test("exec.run_command asks before running sh even when the allowlist names
     await assertAudited(run, result, "tool.denied", UNRESTRICTED);
   }
   await assertNoMarkers(run);
+});
+
+Deno.test("exec.run_command under bwrap runs sh unasked when an allow rule names it, and the kernel keeps it inside (near miss)", async () => {
+  await using run = await openCommandRun({ commands: ["echo", "sh", "env"] });
+  const hello = await runCommand(run, ["sh", "-c", "echo hi"]);
+  assertWorked(hello);
+  assert.equal(stdoutOf(hello), "hi\n");
+  assert.equal(dataOf(hello).isolation, "bwrap");
+  // Outside every root nothing exists inside the sandbox: the touch fails, no marker appears.
+  const outside = await runCommand(run, ["sh", "-c", `touch ${marker(run, "named-sh")}`]);
+  assert.equal(outside.ok, false, "touch outside the roots succeeded");
+  assert.equal(outside.error?.type, "exit_nonzero");
+  await assertNoMarkers(run);
+  // Inside the workspace it writes: that is the job, and the diff shows it.
+  const inside = await runCommand(run, ["sh", "-c", "echo made > made.txt"]);
+  assertWorked(inside);
+  assert.equal(await Deno.readTextFile(nodePath.join(run.sandbox.workspace, "made.txt")), "made\n");
 });
 
 // ---------------------------------------------------------------------------------------------

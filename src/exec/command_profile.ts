@@ -67,6 +67,12 @@ export interface ProfileInputs {
   processLimit: { prlimitPath: string; max: number } | null;
   /** Folders a scan never enters (the runs folder, bound read-only as a whole). */
   scanExclusions: readonly string[];
+  /**
+   * A call the policy treats as read-only (a `readonly` declarative tool, a known-safe command):
+   * every root, HOME and TMPDIR are bound read-only; only the sandbox's own `/tmp` is writable.
+   * @default false
+   */
+  readOnly?: boolean;
 }
 
 /** The profile, or why none could be built. */
@@ -116,6 +122,12 @@ export function commandProfile(inputs: ProfileInputs): ProfileResult {
   }
   // The run's own folders inside the protected runs folder are writable again: deeper binds win.
   const writable = new Set<string>([...inputs.writeRoots, inputs.home, inputs.tmpDir]);
+  if (inputs.readOnly) {
+    for (const path of writable) {
+      known.add(path);
+      readable.add(path);
+    }
+  }
 
   let budget = MAX_PROFILE_SCAN_ENTRIES;
   const unmasked = new Set(inputs.unmasked);
@@ -167,7 +179,7 @@ export function commandProfile(inputs: ProfileInputs): ProfileResult {
     mode: "bwrap",
     bwrapPath: inputs.bwrapPath,
     system: inputs.system,
-    writablePaths: [...writable].filter((path) => !readable.has(path)),
+    writablePaths: inputs.readOnly ? [] : [...writable].filter((path) => !readable.has(path)),
     // Read roots, programs' and skill folders were found on the main thread (the Worker may not
     // look at program folders); the rest came from the scan and must still exist.
     readablePaths: [...readable].filter((path) => known.has(path) || exists(path)),

@@ -38,6 +38,7 @@ export {
 export { gitSafeEnvironment, unsafeGitConfigKeys, withSafeDiffOptions } from "./git_safe_mode.ts";
 export { commandProfile, quarantineCreated } from "./command_profile.ts";
 export { analyzeArgv } from "./argv_analysis.ts";
+export { isKnownSafeCommand } from "./known_safe_command.ts";
 export {
   type BubblewrapProbe,
   buildBwrapArgs,

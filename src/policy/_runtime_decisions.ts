@@ -13,7 +13,9 @@ import type {
   PolicyDecision,
   PolicyLayer,
   PolicyRule,
+  TargetScope,
 } from "./policy_rule.ts";
+import { isWithin } from "../sandbox/mod.ts";
 import { RUNTIME_RULES } from "./runtime_rules.ts";
 
 /**
@@ -116,6 +118,54 @@ export function strongest(candidates: PolicyDecision[]): PolicyDecision {
     }
     return best;
   });
+}
+
+/**
+ * The default layer, when no rule matched: writes into the run's own folders allow, a call whose
+ * commands are all known-safe (read-only in the kernel) allows, readonly tools allow, writes ask.
+ */
+export function defaultDecision(
+  tool: ToolDescriptor,
+  scope: TargetScope,
+  runFolders: readonly string[],
+): PolicyDecision {
+  if (
+    tool.permission === "write" && scope.paths.length > 0 &&
+    scope.paths.every((path) => runFolders.some((folder) => isWithin(path.real, folder)))
+  ) {
+    return {
+      decision: "allow",
+      rule: RUNTIME_RULES.defaultRunFolders,
+      layer: "default",
+      reason: "writes into the run's own workspace/ and deliverables/ are allowed by default",
+      error_type: null,
+    };
+  }
+  const commands = scope.commands ?? [];
+  if (commands.length > 0 && commands.every((command) => command.readOnly === true)) {
+    return {
+      decision: "allow",
+      rule: RUNTIME_RULES.defaultReadOnlyCommand,
+      layer: "default",
+      reason: "known-safe commands only read, and run with every root read-only",
+      error_type: null,
+    };
+  }
+  return tool.permission === "readonly"
+    ? {
+      decision: "allow",
+      rule: RUNTIME_RULES.defaultReadonly,
+      layer: "default",
+      reason: "readonly tools are allowed by default",
+      error_type: null,
+    }
+    : {
+      decision: "ask",
+      rule: RUNTIME_RULES.defaultWrite,
+      layer: "default",
+      reason: "write tools ask by default",
+      error_type: null,
+    };
 }
 
 /** Drops keys whose value is undefined (exactOptionalPropertyTypes). */

@@ -148,6 +148,13 @@ export interface CommandScope {
   cwd: ResolvedPath;
   /** What the argument analysis found (`src/exec/argv_analysis.ts`). */
   findings: readonly CommandFinding[];
+  /**
+   * For an argv the request chose (`exec.run_command`): true when it is a known-safe, read-only
+   * command (`src/exec/known_safe_command.ts`), which then runs with every root read-only; false
+   * when it may write or execute, which under kernel confinement runs unasked only by an allow
+   * rule that names its program. Absent when a tool file or a skill fixed the program.
+   */
+  readOnly?: boolean;
 }
 
 /** A host a call reaches (`net.fetch`), admitted by `network.hosts`. */

@@ -21,6 +21,7 @@ import type { ExecContext, ToolContext } from "../../tools/mod.ts";
 import { commandProfile, quarantineCreated } from "../../exec/mod.ts";
 import { CALL_MARKER_ENV, callMarker } from "../../exec/mod.ts";
 import { failure, success, type ToolOutcome } from "../../result/mod.ts";
+import { readOnlyHint } from "./_read_only_hint.ts";
 
 /** Per-call limits of a command tool. */
 export interface CommandLimits {
@@ -41,6 +42,12 @@ export interface CommandLimits {
   stdin?: string | undefined;
   /** Extra exact environment names (declarative tools' env_allowlist), within the run's allowlist. */
   environmentNames?: readonly string[] | undefined;
+  /**
+   * The policy treats the call as read-only (a `readonly` declarative tool): under bubblewrap every
+   * root is mounted read-only. A known-safe argv (`command.readOnly`) is read-only without it.
+   * @default false
+   */
+  readOnly?: boolean | undefined;
 }
 
 /**
@@ -94,7 +101,8 @@ export async function runPrepared(
   });
   await Deno.mkdir(exec.home, { recursive: true }).catch(() => {});
   await Deno.mkdir(exec.tmp_dir, { recursive: true }).catch(() => {});
-  const profile = isolationPlan(exec, context, command);
+  const readOnly = limits.readOnly === true || command.readOnly === true;
+  const profile = isolationPlan(exec, context, command, readOnly);
   if (!profile.ok) {
     return failure(
       "sandbox_violation",
@@ -145,7 +153,7 @@ export async function runPrepared(
   const left = outcome.process_group_id;
   let result: ToolOutcome;
   try {
-    result = afterCommand(command, outcome, timeoutMs, profile.watched, exec, context);
+    result = afterCommand(command, outcome, timeoutMs, profile.watched, exec, context, readOnly);
   } catch (error: unknown) {
     if (left !== null) await killGroupWithProgram(exec.kill_path, left).catch(() => false);
     throw error;
@@ -161,6 +169,7 @@ function afterCommand(
   watched: string[],
   exec: ExecContext,
   context: ToolContext,
+  readOnly: boolean,
 ): ToolOutcome {
   const planted = quarantineCreated(watched, nodePath.join(exec.run_dir, "quarantine"));
   if (planted.length > 0) {
@@ -178,7 +187,7 @@ function afterCommand(
       { rule: "sandbox:protected-path", layer: "sandbox", quarantined: planted },
     );
   }
-  return describe(command, outcome, timeoutMs);
+  return describe(command, outcome, timeoutMs, readOnly);
 }
 
 function isBaseName(name: string): boolean {
@@ -194,6 +203,7 @@ function isolationPlan(
   exec: ExecContext,
   context: ToolContext,
   command: CommandScope,
+  readOnly: boolean,
 ): { ok: true; plan: IsolationPlan; watched: string[] } | { ok: false; reason: string } {
   if (exec.isolation !== "bwrap" || exec.bwrap_path === null) {
     return { ok: true, plan: { mode: "none" }, watched: [] };
@@ -216,6 +226,7 @@ function isolationPlan(
     network: exec.network,
     processLimit: exec.process_limit,
     scanExclusions: guard.walkExclusions,
+    readOnly,
   });
   if (!profile.ok) return profile;
   return { ok: true, plan: profile.plan, watched: profile.watched };
@@ -272,7 +283,12 @@ export function displayArgv(argv: readonly string[]): string {
   ).join(" ");
 }
 
-function describe(command: CommandScope, outcome: CommandOutcome, timeoutMs: number): ToolOutcome {
+function describe(
+  command: CommandScope,
+  outcome: CommandOutcome,
+  timeoutMs: number,
+  readOnly: boolean,
+): ToolOutcome {
   const line = displayArgv([command.program, ...command.argv.slice(1)]);
   const where = command.cwd.display;
   const data = {
@@ -353,7 +369,7 @@ function describe(command: CommandScope, outcome: CommandOutcome, timeoutMs: num
       "exit_nonzero",
       `Command "${line}" in "${where}" failed with ${status}${
         lastError === "" ? "" : `: ${lastError}`
-      }${readOnlyHint(outcome)}`,
+      }${readOnlyHint(outcome, readOnly)}`,
       { exit_code: outcome.exit_code, signal: outcome.signal, stderr_tail: lastError },
     ));
   }
@@ -365,31 +381,4 @@ function describe(command: CommandScope, outcome: CommandOutcome, timeoutMs: num
     ),
     artifacts,
   };
-}
-
-/**
- * Why a confined command met a read-only file system, and what to change: `.git` is read-only
- * unless `tools.git_write`; elsewhere only the workspace, write roots and the run's folders are
- * writable.
- */
-function readOnlyHint(outcome: CommandOutcome): string {
-  if (outcome.isolation === "bwrap" && outcome.exit_code === 127) {
-    // A program or file the command needs lies outside what the profile mounts.
-    const missing = /(\/[^\s:'"]+)[:'"]?\s*(?::\s*)?(?:No such file or directory|not found)/.exec(
-      outcome.stderr.text,
-    )?.[1];
-    return ` (under bubblewrap only the system folders, the allowlisted programs' folders, the ` +
-      `roots and the run's folders exist${
-        missing === undefined ? "" : `; "${missing}" is not among them`
-      }: allowlist the program in "commands", or add its folder to "sandbox.read_roots")`;
-  }
-  if (outcome.isolation !== "bwrap" || !outcome.stderr.text.includes("Read-only file system")) {
-    return "";
-  }
-  if (/(^|[\s'"/])\.git(\/|['"\s:]|$)/m.test(outcome.stderr.text)) {
-    return ' (.git is read-only for commands; set "tools.git_write": true in the config to let ' +
-      "git write it, except its config, hooks, info, commondir and alternates)";
-  }
-  return " (commands may write only the workspace, the write roots and the run's folders; " +
-    "protected paths such as the config and the runs folder stay read-only)";
 }
