@@ -16,8 +16,7 @@
 const ALWAYS_SAFE: ReadonlySet<string> = new Set(
   (
     "cat cut echo expr false grep egrep fgrep head id ls nl paste pwd rev seq stat tail tr true " +
-    "uname uniq wc which whoami basename dirname realpath readlink du df file cmp diff tac " +
-    "printf test date"
+    "uname wc which whoami basename dirname realpath readlink du df cmp diff tac printf test"
   ).split(" "),
 );
 
@@ -38,7 +37,7 @@ const FIND_UNSAFE = new Set([
 ]);
 
 /** git subcommands that only read, each run with the options below. */
-const GIT_READ_SUBCOMMANDS = new Set(["status", "log", "diff", "show", "blame", "ls-files"]);
+const GIT_READ_SUBCOMMANDS = new Set(["status", "log", "diff", "show", "ls-files"]);
 
 /**
  * git options (after the subcommand) that only choose what is shown. Long options are matched in
@@ -54,7 +53,7 @@ const GIT_SAFE_OPTIONS = new Set(
     "--author --committer --grep --follow --first-parent --merges --no-merges --word-diff " +
     "--unified -U --no-ext-diff --no-textconv --ignore-all-space -w --ignore-space-change " +
     "--diff-filter --relative --no-renames --find-renames -M --abbrev --date --raw -z " +
-    "--cached --modified --others --deleted --exclude-standard --directory -l -t -L -e -c -r"
+    "--modified --others --deleted --exclude-standard --directory"
   ).split(" "),
 );
 

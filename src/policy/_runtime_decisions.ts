@@ -30,6 +30,7 @@ export function narrowsExactly(rule: PolicyRule, tool: ToolDescriptor): boolean 
     !patterns.some((pattern) => /^(\.\/)?[/*]+$/.test(pattern));
   // Host patterns never match everything: `*` alone is not one (config/host_pattern.ts).
   return narrows(rule.paths) || narrows(rule.commands) || narrows(rule.arguments) ||
+    narrows(rule.argument_prefix) ||
     (rule.hosts !== undefined && rule.hosts.length > 0);
 }
 

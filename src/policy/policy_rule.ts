@@ -37,6 +37,11 @@ export interface PolicyRule {
   /** Glob patterns over a command's arguments (argv[1..], one element at a time). */
   arguments?: readonly string[];
   /**
+   * Glob patterns, in order, that a command's first arguments must match one for one
+   * (`["run", "lint"]` covers `npm run lint` and `npm run lint -- --fix`, not `npm run build`).
+   */
+  argument_prefix?: readonly string[];
+  /**
    * Host patterns (`api.github.com`, `*.example.com`, `host:8443`, `host:*`; see
    * `config/host_pattern.ts`) over the hosts a call reaches. Matches no call without a host.
    */
@@ -203,7 +208,10 @@ export function matchesCall(
   const combine = (matches: boolean[]) =>
     restrictive ? matches.some(Boolean) : matches.every(Boolean);
   const commands = scope.commands ?? [];
-  if (rule.commands !== undefined || rule.arguments !== undefined) {
+  if (
+    rule.commands !== undefined || rule.arguments !== undefined ||
+    rule.argument_prefix !== undefined
+  ) {
     if (commands.length === 0) return false;
     if (!combine(commands.map((command) => commandMatches(rule, command)))) return false;
   }
@@ -226,7 +234,8 @@ export function matchesCall(
  * A command matches when its program is one of `rule.commands` (the allowlisted name or the
  * absolute path) and, with `rule.arguments`: for ask and deny, when any argument matches a pattern;
  * for allow, when the FIRST argument (argv[1], the subcommand of git-like programs) does — an allow
- * for `["status", "log"]` must not cover `git push origin log`.
+ * for `["status", "log"]` must not cover `git push origin log`. With `rule.argument_prefix`, the
+ * first arguments must also match its patterns in order, one for one.
  */
 export function commandMatches(rule: PolicyRule, command: CommandScope): boolean {
   if (
@@ -235,6 +244,13 @@ export function commandMatches(rule: PolicyRule, command: CommandScope): boolean
   ) {
     return false;
   }
+  const prefix = rule.argument_prefix ?? [];
+  const leading = (pattern: string, index: number) => {
+    const argument = command.argv[index + 1];
+    return argument !== undefined &&
+      picomatch.isMatch(argument, pattern, { dot: true, nonegate: true });
+  };
+  if (!prefix.every(leading)) return false;
   if (rule.arguments === undefined) return true;
   const patterns = [...rule.arguments];
   const matches = (argument: string | undefined) =>
