@@ -36,8 +36,10 @@ export function narrowsExactly(rule: PolicyRule, tool: ToolDescriptor): boolean 
 
 /**
  * The runtime's answer to an argument finding: a shell, interpreter or exec wrapper runs whatever it
- * is told, so it asks even when allowlisted; an option that makes a bounded program run code or
- * write files it was not asked to, or arguments the analysis cannot check, are denied (fail closed).
+ * is told, so it asks (unless, under bubblewrap, an allow rule names it: `_command_trust.ts` then
+ * drops this ask); a sensitive file asks; an argument naming a path outside the roots or a protected
+ * path, or arguments that cannot be checked, are denied (fail closed). `code_execution` stays in the
+ * closed set for rules of that kind; the analysis no longer reports it.
  */
 export function findingDecision(
   program: string,

@@ -102,21 +102,18 @@ export interface PolicyAllow extends PolicyDecisionBase {
 export type PolicyDecision = PolicyDeny | PolicyAsk | PolicyAllow;
 
 /**
- * What a finding of the argument analysis (`src/exec/argv_analysis.ts`) means; the policy
- * decides on it (`src/policy/_runtime_decisions.ts`):
+ * What a finding of the argument analysis (`src/exec/argv_analysis.ts`,
+ * `src/exec/path_argument_findings.ts`) means; the policy decides on it
+ * (`src/policy/_runtime_decisions.ts`, `src/policy/_command_trust.ts`):
  *
- * - `unrestricted_execution`: the program is a shell, interpreter or exec wrapper: it runs
- *   whatever it is told.
- * - `code_execution`: an option makes an otherwise bounded program run code
- *   (`git -c core.pager=…`, `rg --pre`, `find -exec`).
- * - `file_write`: an option makes a program that otherwise only reads or prints write or delete
- *   files, a file it was not asked to write as its output (`git diff --output`, `sed -i`,
- *   `sed 'w file'`, `sort -o`, `find -delete`); also an argument naming a protected path
- *   (`argv:protected-path`). Where the files land is the mount profile's business; whether this
- *   call may write at all is the policy's.
- * - `unchecked`: the analyzer cannot fully check the arguments (an unknown global git option,
- *   `sed -f script`, `git -C elsewhere`), or an argument names a path outside every root
- *   (`argv:path-outside-roots`).
+ * - `unrestricted_execution`: the program is a shell, interpreter, exec wrapper or build tool: it
+ *   runs whatever it is told (asks unless, under bubblewrap, an allow rule names it).
+ * - `code_execution`: an option makes an otherwise bounded program run code. Kept in the closed
+ *   set (denied) for callers that report it; the per-program grammars that did are gone: such an
+ *   argv is simply not known-safe (`CommandScope.readOnly` false).
+ * - `file_write`: an argument names a protected path (`argv:protected-path`): denied.
+ * - `unchecked`: an argument names a path outside every root (`argv:path-outside-roots`), or the
+ *   argv names no program: denied.
  * - `sensitive`: an argument names a sensitive file (`.env`, `*.pem`, `~/.ssh/...`:
  *   `argv:sensitive-path`): the call asks; once approved, the command sees that file, which is
  *   otherwise masked.
