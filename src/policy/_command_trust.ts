@@ -37,6 +37,11 @@ export interface CommandTrustInputs {
   workspace: string;
   /** Whether commands of this tool run under bubblewrap. */
   confined: boolean;
+  /**
+   * The tool is destructive or dangerous: an allow that does not name it exactly and narrow it
+   * asks already (`runtime:high-risk-unscoped`), so only narrow allows count here.
+   */
+  highRisk: boolean;
 }
 
 /**
@@ -46,10 +51,11 @@ export interface CommandTrustInputs {
  * it.
  */
 export function commandDecisions(inputs: CommandTrustInputs): PolicyDecision[] {
-  const { tool, scope, rules, workspace, confined } = inputs;
+  const { tool, scope, rules, workspace, confined, highRisk } = inputs;
   const candidates: PolicyDecision[] = [];
   const allows = rules.filter((rule) =>
-    rule.decision === "allow" && matchesCall(rule, tool, scope, workspace)
+    rule.decision === "allow" && matchesCall(rule, tool, scope, workspace) &&
+    (!highRisk || narrowsExactly(rule, tool))
   );
   for (const command of scope.commands ?? []) {
     const named = confined &&

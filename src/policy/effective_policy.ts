@@ -221,6 +221,7 @@ export class EffectivePolicy {
       rules: this.rules,
       workspace: this.#inputs.workspace,
       confined: isolation?.effective === "bwrap" && isolation.tools.includes(tool.name),
+      highRisk: this.#isDestructive(tool),
     }));
     // After the findings: an ask of theirs names the more specific reason (same layer, first wins).
     if (isolation !== undefined && isolation.tools.includes(tool.name)) {
