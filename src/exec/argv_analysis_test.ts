@@ -95,7 +95,8 @@ Deno.test("analyzeArgv reports every program group the brief names when run bare
       "node nodejs bun deno perl ruby php lua luajit tclsh wish Rscript julia osascript pwsh " +
       "powershell env xargs nice nohup timeout stdbuf setsid sudo doas su chroot unshare nsenter " +
       "strace ltrace gdb time watch flock script expect make npx npm pnpm yarn awk gawk mawk " +
-      "nawk vim vi nvim emacs ed ex ssh scp docker kubectl coreutils toybox less").split(" ");
+      "nawk vim vi nvim emacs ed ex ssh scp docker kubectl coreutils toybox less pytest vitest " +
+      "jest").split(" ");
   for (const name of names) {
     assert.equal(analyzeArgv([name])[0]?.kind, "unrestricted_execution", name);
   }
