@@ -32,7 +32,6 @@ import { createProject, runCli } from "./_cli_helpers.ts";
 
 const ALLOWLIST = { rule: "sandbox:command-allowlist", layer: "sandbox" } as const;
 const UNRESTRICTED = { rule: "runtime:unrestricted-execution", layer: "runtime" } as const;
-const CODE_EXECUTING = "runtime:code-executing-arguments";
 const UNCHECKED = "runtime:unchecked-arguments";
 
 const HAS_RG = (await programOnPath("rg")) !== null;
@@ -219,8 +218,16 @@ Deno.test("exec.run_command runs a program by its resolved path from the allowli
   assert.equal(stdoutOf(result), "by path\n");
 });
 
-Deno.test("exec.run_command asks before running sh even when the allowlist names it", async () => {
-  await using run = await openCommandRun({ commands: ["echo", "sh", "env"] });
+/** Enables exec.run_command with an allow rule that names echo only. */
+const ALLOW_ECHO_ONLY = {
+  rules: [{ tools: ["exec.run_command"], commands: ["echo"], decision: "allow" }],
+};
+
+Deno.test("exec.run_command asks before running sh when the allowlist names it but no allow rule does", async () => {
+  await using run = await openCommandRun({
+    commands: ["echo", "sh", "env"],
+    permissions: ALLOW_ECHO_ONLY,
+  });
   const touched = marker(run, "allowlisted-sh");
   for (
     const argv of [
@@ -235,6 +242,23 @@ Deno.test("exec.run_command asks before running sh even when the allowlist names
     await assertAudited(run, result, "tool.denied", UNRESTRICTED);
   }
   await assertNoMarkers(run);
+});
+
+Deno.test("exec.run_command under bwrap runs sh unasked when an allow rule names it, and the kernel keeps it inside (near miss)", async () => {
+  await using run = await openCommandRun({ commands: ["echo", "sh", "env"] });
+  const hello = await runCommand(run, ["sh", "-c", "echo hi"]);
+  assertWorked(hello);
+  assert.equal(stdoutOf(hello), "hi\n");
+  assert.equal(dataOf(hello).isolation, "bwrap");
+  // Outside every root nothing exists inside the sandbox: the touch fails, no marker appears.
+  const outside = await runCommand(run, ["sh", "-c", `touch ${marker(run, "named-sh")}`]);
+  assert.equal(outside.ok, false, "touch outside the roots succeeded");
+  assert.equal(outside.error?.type, "exit_nonzero");
+  await assertNoMarkers(run);
+  // Inside the workspace it writes: that is the job, and the diff shows it.
+  const inside = await runCommand(run, ["sh", "-c", "echo made > made.txt"]);
+  assertWorked(inside);
+  assert.equal(await Deno.readTextFile(nodePath.join(run.sandbox.workspace, "made.txt")), "made\n");
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -536,21 +560,22 @@ Deno.test("exec.run_command runs in a workspace sub-folder given as cwd (near mi
 // Options that execute or write
 // ---------------------------------------------------------------------------------------------
 
-Deno.test("exec.run_command refuses git and rg options that run code or write files", async () => {
-  await using run = await openCommandRun({
-    prepare: async (sandbox) => {
-      await prepareRepository(sandbox);
-      await Deno.mkdir(nodePath.join(sandbox.outside, "home"));
-      await writeExecutable(
-        nodePath.join(sandbox.workspace, "evil.sh"),
-        `#!/bin/sh\ntouch ${nodePath.join(sandbox.outside, "marker-rg-pre")}\ncat "$1"\n`,
-      );
-    },
-  });
+/** Options that make git or rg run code or write files, with the markers they would leave. */
+async function prepareOptionAttacks(sandbox: TempSandbox): Promise<void> {
+  await prepareRepository(sandbox);
+  await Deno.mkdir(nodePath.join(sandbox.outside, "home"));
+  await writeExecutable(
+    nodePath.join(sandbox.workspace, "evil.sh"),
+    `#!/bin/sh\ntouch ${nodePath.join(sandbox.outside, "marker-rg-pre")}\ncat "$1"\n`,
+  );
+}
+
+function optionAttacks(run: TestRun): { attacks: string[][]; bashrc: string } {
   const m = (name: string) => marker(run, name);
   const bashrc = nodePath.join(run.sandbox.outside, "home", ".bashrc");
-  await withEnvironment({ KAGENT_PAGER: `touch ${m("config-env")}` }, async () => {
-    const attacks: string[][] = [
+  return {
+    bashrc,
+    attacks: [
       ["git", "diff", `--output=${bashrc}`],
       ["git", "diff", "--output", bashrc],
       ["git", "-c", `core.pager=touch ${m("pager")}`, "log"],
@@ -560,20 +585,45 @@ Deno.test("exec.run_command refuses git and rg options that run code or write fi
       ["git", "clone", `--upload-p=touch ${m("upload-p")}`, "x", "y"],
       ["git", "clone", `ext::sh -c touch% ${m("ext")}`, "y"],
       ...(HAS_RG ? [["rg", "--pre", "./evil.sh", "x"], ["rg", "--pre=./evil.sh", "x"]] : []),
-    ];
-    let last: ToolResult | undefined;
+    ],
+  };
+}
+
+Deno.test("exec.run_command asks before git and rg options that run code or write files when no rule names the program", async () => {
+  await using run = await openCommandRun({
+    prepare: prepareOptionAttacks,
+    permissions: {
+      rules: [{ tools: ["exec.run_command"], commands: ["echo"], decision: "allow" }],
+    },
+  });
+  const { attacks, bashrc } = optionAttacks(run);
+  await withEnvironment({ KAGENT_PAGER: `touch ${marker(run, "config-env")}` }, async () => {
     for (const argv of attacks) {
-      last = await runCommand(run, argv);
-      assertRefused(last, "permission_denied");
-      const rule = last.error?.details.rule;
+      const result = await runCommand(run, argv);
+      assert.equal(result.ok, false, `${JSON.stringify(argv)} ran unasked`);
       assert.ok(
-        rule === CODE_EXECUTING || rule === UNCHECKED,
-        `${JSON.stringify(argv)} was refused by "${rule}"`,
+        result.error?.type === "approval_required" || result.error?.type === "permission_denied",
+        `${JSON.stringify(argv)}: ${result.error?.type}: ${result.error?.message}`,
       );
-      assert.equal(last.error?.details.layer, "runtime");
     }
-    assert.ok(last !== undefined);
-    await assertAudited(run, last, "tool.denied", { rule: CODE_EXECUTING, layer: "runtime" });
+    // The one that names a path outside the roots is denied outright.
+    const output = await runCommand(run, ["git", "diff", `--output=${bashrc}`]);
+    assertDenied(output, "permission_denied", { rule: UNCHECKED, layer: "runtime" });
+    assert.equal(await exists(bashrc), false);
+    assert.equal(await exists(nodePath.join(run.sandbox.workspace, "y")), false);
+    await assertNoMarkers(run);
+  });
+});
+
+Deno.test("exec.run_command under bwrap runs git and rg named by a rule with those options, and nothing outside changes", async () => {
+  await using run = await openCommandRun({ prepare: prepareOptionAttacks });
+  const { attacks, bashrc } = optionAttacks(run);
+  await withEnvironment({ KAGENT_PAGER: `touch ${marker(run, "config-env")}` }, async () => {
+    for (const argv of attacks) {
+      const result = await runCommand(run, argv);
+      // Denied (a path outside the roots), failed, or ran confined: never an effect outside.
+      if (!result.ok) assert.ok(result.error !== null, JSON.stringify(argv));
+    }
     assert.equal(await exists(bashrc), false);
     assert.equal(await exists(nodePath.join(run.sandbox.workspace, "y")), false);
     await assertNoMarkers(run);

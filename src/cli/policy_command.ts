@@ -198,7 +198,8 @@ export function isolationInWords(
       : ".git is read-only; ") +
     "protected paths read-only, sensitive files masked, " +
     (config.sandbox.command_network ? "host network on; " : "no network; ") +
-    "no process outlives its call";
+    "known-safe commands and readonly tools see every root read-only; an allow rule that names " +
+    "a program (npm, python3) lets it run unasked; no process outlives its call";
 }
 
 /**

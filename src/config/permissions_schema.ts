@@ -48,6 +48,11 @@ export const PermissionRuleSchema = z.strictObject({
       'joined string); the rule applies when one argument matches. Needs "commands" or ' +
       "applies to every program.",
   ).min(1).optional(),
+  argument_prefix: patternList(
+    "Glob patterns, in order, that a command's first arguments (argv[1], argv[2], ...) must " +
+      'match one for one: ["test"] covers "npm test" (and "npm test -- --watch"), ["run", ' +
+      '"lint"] covers "npm run lint" but not "npm run build". Further arguments are free.',
+  ).min(1).optional(),
   hosts: z.array(
     z.string().min(1).superRefine((text, context) => {
       try {

@@ -87,10 +87,10 @@ export const UNRESTRICTED_GROUPS: readonly UnrestrictedGroup[] = [
     names: words(
       "make gmake bmake cmake ninja meson npx npm pnpm pnpx yarn yarnpkg bunx corepack pip " +
         "pip2 pip3 pipx uv uvx poetry cargo go rake bundle bundler gem gradle gradlew mvn ant " +
-        "just tox nox composer",
+        "just tox nox composer pytest py.test vitest jest mocha tape ava phpunit rspec",
     ),
     reason:
-      "it runs code the project defines (make(1) recipes; npm-run-script(1) scripts and install hooks; cargo build.rs; pip setup.py; go generate)",
+      "it runs code the project defines (make(1) recipes; npm-run-script(1) scripts and install hooks; cargo build.rs; pip setup.py; go generate; test runners load the project's tests and config)",
   },
   {
     id: "argv:editor",

@@ -1,59 +1,22 @@
 /**
- * Static analysis of an `exec.run_command` argv before it runs: does it let the allowlisted
- * program run other code, or write files although the program otherwise only reads?
+ * What an `exec.run_command` argv means to the policy, before it runs. The kernel holds the
+ * boundary (the mount profile, no network, the PID namespace); this module only names what the
+ * policy decides on, with no per-program option grammar:
  *
- * The analysis gives POLICY MEANING the kernel cannot see; it is not a security boundary. Where a
- * command may read and write is the mount profile's job (only the roots exist inside, `.git` and
- * protected paths read-only): a rule that only kept paths inside the roots has no place here
- * (see the decisions in `_argv_tar.ts` and `_argv_git_tables.ts`). The values arguments carry
- * ({@linkcode argumentValues}) feed the path check of `resolve_command.ts`, which names paths
- * outside the roots, protected and sensitive ones for the policy and the audit.
+ * - a shell, interpreter, exec wrapper, build tool… runs whatever it is told: one
+ *   `unrestricted_execution` finding at index 0 (`_argv_unrestricted.ts` lists them by group);
+ * - whether the argv is known-safe, read-only (`known_safe_command.ts`): every other argv may
+ *   write or execute, and under bubblewrap runs unasked only by an allow rule that names its
+ *   program;
+ * - the values arguments carry ({@linkcode argumentValues}), for the path findings of
+ *   `path_argument_findings.ts` (outside the roots, protected, sensitive).
  *
- * The analysis is by program basename (`/usr/bin/git` and `git` are both git):
- *
- * - Shells, interpreters, exec wrappers, privilege and namespace wrappers, tracers, build tools,
- *   editors and pagers with shell escapes, remote shells and container tools give one
- *   `unrestricted_execution` finding at index 0, whatever the arguments (`_argv_unrestricted.ts`
- *   lists them by group, each with its rule).
- * - git, rg, find, tar, sed, sort, split and man have a specific analyzer
- *   ({@linkcode KNOWN_ANALYZERS}); a `git-<name>` program (`git-upload-pack`) is git's `<name>`
- *   subcommand.
- * - Any other program gives no finding: the allowlist owner chose it.
- *
- * The analyzers are conservative: an argument that spells a dangerous option is reported even
- * where it is the value of another option (`git commit -m --exec`, `rg -e --pre`), and `--` does
- * not end the scan (sed excepted, whose options are modelled completely), because a wrong guess
- * about an option's arity would hide a real option. A false finding stops a harmless call (the
- * policy asks or denies); a missed one runs.
- *
- * Outside argv, and left to the runtime: the environment (GIT_*, RIPGREP_CONFIG_PATH, PAGER,
- * LESSOPEN, ...), configuration files, and which file the program really is (see
- * `program_allowlist.ts`: analyze the resolved path's basename too, so that a name linked to
- * busybox or a shell is caught).
+ * The analysis is by program basename (`/usr/bin/git` and `git` are both git); the caller
+ * analyzes the resolved path's basename too, so that a name linked to busybox or a shell is seen.
  *
  * @module
  */
 
-import { analyzeGit, analyzeGitSubcommand } from "./_argv_git.ts";
-import { GIT_SHORT_VALUES } from "./_argv_git_tables.ts";
-import {
-  type ArgumentValue,
-  argumentValues as valuesOf,
-  finding,
-  type OptionTable,
-  scanOptions,
-  type ShortValues,
-  UNMODELLED,
-} from "./_argv_options.ts";
-import { analyzeSed, SED_SHORT_VALUES } from "./_argv_sed.ts";
-import {
-  FIND_OPTIONS,
-  MAN_OPTIONS,
-  RG_OPTIONS,
-  SORT_OPTIONS,
-  SPLIT_OPTIONS,
-} from "./_argv_tables.ts";
-import { analyzeTar, TAR_SHORT_VALUES } from "./_argv_tar.ts";
 import { unrestrictedGroup } from "./_argv_unrestricted.ts";
 import type { FindingKind } from "../policy/mod.ts";
 
@@ -62,7 +25,7 @@ export type { FindingKind };
 
 /** One reason the argv is not plainly bounded. */
 export interface ArgumentFinding {
-  /** Stable rule id, `argv:<group>` or `argv:<program>:<rule>` (`argv:git:upload-pack`). */
+  /** Stable rule id, `argv:<group>` or `argv:<rule>` (`argv:interpreter`, `argv:sensitive-path`). */
   id: string;
   kind: FindingKind;
   /** Index in argv of the argument at fault; 0 is the program. */
@@ -77,46 +40,6 @@ export interface ArgumentFinding {
    */
   path?: string;
 }
-
-type Analyzer = (argv: readonly string[]) => ArgumentFinding[];
-
-/** A program's analyzer and how its short options take values. */
-interface Grammar {
-  analyze: Analyzer;
-  shortValues: ShortValues;
-}
-
-const table = (options: OptionTable): Grammar => ({
-  analyze: (argv) => scanOptions(argv, 1, options),
-  shortValues: options.shortValues ?? UNMODELLED,
-});
-const GIT: Grammar = { analyze: analyzeGit, shortValues: GIT_SHORT_VALUES };
-const TAR: Grammar = { analyze: analyzeTar, shortValues: TAR_SHORT_VALUES };
-const SED: Grammar = { analyze: analyzeSed, shortValues: SED_SHORT_VALUES };
-
-/** Specific analyzers by lower-case basename; g-prefixed and bsd names are GNU/BSD builds. */
-const ANALYZERS: ReadonlyMap<string, Grammar> = new Map([
-  ["git", GIT],
-  ["rg", table(RG_OPTIONS)],
-  ["find", table(FIND_OPTIONS)],
-  ["gfind", table(FIND_OPTIONS)],
-  ["tar", TAR],
-  ["gtar", TAR],
-  ["bsdtar", TAR],
-  ["sed", SED],
-  ["gsed", SED],
-  ["sort", table(SORT_OPTIONS)],
-  ["gsort", table(SORT_OPTIONS)],
-  ["split", table(SPLIT_OPTIONS)],
-  ["gsplit", table(SPLIT_OPTIONS)],
-  ["man", table(MAN_OPTIONS)],
-]);
-
-/**
- * Program basenames (lower case) with a specific analyzer. `git-<name>` programs are analyzed as
- * git subcommands as well.
- */
-export const KNOWN_ANALYZERS: readonly string[] = [...ANALYZERS.keys()];
 
 /**
  * The key a program is analyzed by: the basename of `argv0` (after the last `/` or `\`), in lower
@@ -137,13 +60,14 @@ export function programKey(argv0: string): string {
  * Analyzes one argv, as `exec.run_command` would run it (each element one argument, no shell).
  *
  * @param argv The program (a name or a path) and its arguments.
- * @returns Every finding, in argument order per rule; empty when nothing is wrong. An empty argv
- * or a program without a basename gives one `unchecked` finding (`argv:no-program`).
+ * @returns One `unrestricted_execution` finding for a program that runs whatever it is told, one
+ * `unchecked` finding (`argv:no-program`) for an empty argv or a program without a basename;
+ * else empty (whether the argv is read-only is `isKnownSafeCommand`'s answer).
  *
  * @example
  * ```ts
  * import { analyzeArgv } from "./argv_analysis.ts";
- * analyzeArgv(["git", "diff", "--output=/home/u/.bashrc"])[0]?.kind; // "file_write"
+ * analyzeArgv(["python3", "-c", "print(1)"])[0]?.kind; // "unrestricted_execution"
  * analyzeArgv(["git", "status"]); // []
  * ```
  */
@@ -151,51 +75,108 @@ export function analyzeArgv(argv: readonly string[]): ArgumentFinding[] {
   const program = argv[0];
   const key = program === undefined ? "" : programKey(program);
   if (program === undefined || key === "") {
-    return [finding(
-      "argv:no-program",
-      "unchecked",
-      0,
-      program ?? "",
-      "argv names no program: it is empty or its first element ends with a slash (execve(2): argv[0])",
-    )];
+    return [{
+      id: "argv:no-program",
+      kind: "unchecked",
+      index: 0,
+      argument: program ?? "",
+      reason:
+        "argv names no program: it is empty or its first element ends with a slash (execve(2): argv[0])",
+    }];
   }
   const group = unrestrictedGroup(key);
-  if (group !== null) {
-    return [finding(group.id, "unrestricted_execution", 0, program, group.reason)];
-  }
-  const grammar = ANALYZERS.get(key);
-  if (grammar !== undefined) return grammar.analyze(argv);
-  if (key.startsWith("git-") && key.length > 4) {
-    return analyzeGitSubcommand(argv, 0, key.slice(4));
-  }
-  return [];
+  if (group === null) return [];
+  return [{
+    id: group.id,
+    kind: "unrestricted_execution",
+    index: 0,
+    argument: program,
+    reason: group.reason,
+  }];
 }
 
-export type { ArgumentValue };
+/** One value an argument carries (`if=/x` → `/x`), for checks on the paths it names. */
+export interface ArgumentValue {
+  /** Index in argv of the argument that holds the value. */
+  index: number;
+  value: string;
+}
+
+/**
+ * Short options whose attached value is a search text or a separator, never a file: git's
+ * pickaxe and line ranges (`-S`, `-G`, `-L`), the pattern of rg and grep (`-e`), sort's and cut's
+ * separators and fields.
+ */
+const TEXT_LETTERS: ReadonlyMap<string, string> = new Map([
+  ["git", "SGL"],
+  ["rg", "e"],
+  ["grep", "e"],
+  ["sort", "tk"],
+  ["cut", "df"],
+  ["paste", "d"],
+]);
+
+/** `key=value` operands (dd(1) `if=`, `of=`; make variables; `-c name=value`). */
+const KEY_VALUE = /^[A-Za-z_][A-Za-z0-9_.-]*=(.+)$/s;
 
 /**
  * Lists the values the arguments of `argv` carry, for the path check of `resolve_command.ts`:
- * each operand, the value of `--option=value`, the value attached to a short option in its
- * cluster as the program's grammar reads it (`tar -cf/x` → `/x`; `sort -t/` is text, not listed;
- * a program without a grammar gives the rest after the first letter: `-T/x` → `/x`), and the value
- * of a `key=value` spelling in any of them (dd(1) `if=/x` → `/x`). Values as spelled: no URL or
- * `~` is interpreted here.
+ * each operand, the value of `--option=value`, and in a short-option cluster (no grammar tells
+ * which letter takes a value) the rest after the first letter unless it is one character other
+ * than `/` and `~` (a separator: `tr`-like `-d,`), plus every later rest after a letter that holds a `/` or starts with
+ * `~` (`tar -czf/x` → `zf/x`, `f/x` and `/x`), except after a letter that takes a search text
+ * (`git log -S/api`, `rg -e/usr`); then the value of a `key=value` spelling in any of them (dd(1) `if=/x` →
+ * `/x`). After `--` every argument is an operand. Values as spelled: no URL or `~` is
+ * interpreted here. Reading too many values only adds findings for paths the policy then checks.
  *
  * @param argv The program (a name or a path) and its arguments.
- * @returns Values in argument order, each with the index of the argument holding it; an argument
- * may give two (`if=/x` gives `if=/x` and `/x`).
+ * @returns Values in argument order, each with the index of the argument holding it.
  *
  * @example
  * ```ts
  * import { argumentValues } from "./argv_analysis.ts";
- * argumentValues(["tar", "-czfgood.tgz", "src"]).map((found) => found.value);
- * // ["good.tgz", "src"]
+ * argumentValues(["tar", "-cf/tmp/x.tar", "src"]).map((found) => found.value);
+ * // ["f/tmp/x.tar", "/tmp/x.tar", "src"]
  * argumentValues(["dd", "if=/etc/passwd"]).map((found) => found.value);
  * // ["if=/etc/passwd", "/etc/passwd"]
  * ```
  */
 export function argumentValues(argv: readonly string[]): ArgumentValue[] {
-  const key = programKey(argv[0] ?? "");
-  const grammar = ANALYZERS.get(key) ?? (key.startsWith("git-") ? GIT : undefined);
-  return valuesOf(argv, grammar?.shortValues ?? UNMODELLED);
+  const text = TEXT_LETTERS.get(programKey(argv[0] ?? "")) ?? "";
+  const found: ArgumentValue[] = [];
+  const add = (index: number, value: string) => {
+    found.push({ index, value });
+    const keyed = KEY_VALUE.exec(value)?.[1];
+    if (keyed !== undefined) found.push({ index, value: keyed });
+  };
+  let operands = false;
+  for (let index = 1; index < argv.length; index++) {
+    const argument = argv[index] ?? "";
+    if (argument === "-" && !operands) continue; // Standard input, not a path.
+    if (operands || !argument.startsWith("-")) {
+      add(index, argument);
+      continue;
+    }
+    if (argument === "--") {
+      operands = true;
+      continue;
+    }
+    if (argument.startsWith("--")) {
+      const equals = argument.indexOf("=");
+      const value = equals === -1 ? "" : argument.slice(equals + 1);
+      if (value !== "") add(index, value);
+      continue;
+    }
+    if (text.includes(argument[1] ?? "")) continue; // A search text, not a file (`-S/api`).
+    // Each letter may own the rest of the cluster: the rest after the first letter, and every
+    // later rest that holds a `/` or starts with `~`, up to the first character that is no letter.
+    for (let at = 2; at < argument.length && /[A-Za-z0-9]/.test(argument[at - 1] ?? ""); at++) {
+      const value = argument.slice(at);
+      const path = value.includes("/") || value.startsWith("~");
+      if ((value.length > 1 || path) && (at === 2 || path)) {
+        add(index, value);
+      }
+    }
+  }
+  return found;
 }

@@ -84,6 +84,12 @@ export interface ProfileInputs {
    * bound over `.git/config`; without it a config holding credentials is masked instead.
    */
   mountFolder?: string | undefined;
+  /**
+   * A call the policy treats as read-only (a `readonly` declarative tool, a known-safe command):
+   * every root, HOME and TMPDIR are bound read-only; only the sandbox's own `/tmp` is writable.
+   * @default false
+   */
+  readOnly?: boolean;
 }
 
 /** The profile, or why none could be built. */
@@ -133,6 +139,12 @@ export function commandProfile(inputs: ProfileInputs): ProfileResult {
   }
   // The run's own folders inside the protected runs folder are writable again: deeper binds win.
   const writable = new Set<string>([...inputs.writeRoots, inputs.home, inputs.tmpDir]);
+  if (inputs.readOnly) {
+    for (const path of writable) {
+      known.add(path);
+      readable.add(path);
+    }
+  }
 
   for (const root of writeRoots) {
     // A repository planted at the top of the workspace or a write root would be the one the
@@ -183,7 +195,7 @@ export function commandProfile(inputs: ProfileInputs): ProfileResult {
     mode: "bwrap",
     bwrapPath: inputs.bwrapPath,
     system: inputs.system,
-    writablePaths: [...writable].filter((path) => !readable.has(path)),
+    writablePaths: inputs.readOnly ? [] : [...writable].filter((path) => !readable.has(path)),
     // Read roots, programs' and skill folders were found on the main thread (the Worker may not
     // look at program folders); the rest came from the scan and must still exist.
     readablePaths: [...readable].filter((path) => known.has(path) || exists(path)),

@@ -71,6 +71,7 @@ export {
   startConfinedProcess,
 } from "./confined_process.ts";
 export { analyzeArgv } from "./argv_analysis.ts";
+export { isKnownSafeCommand } from "./known_safe_command.ts";
 export {
   type BubblewrapProbe,
   buildBwrapArgs,

@@ -12,6 +12,7 @@ import type { CommandScope } from "../policy/mod.ts";
 import { isWithin, type PathGuard, printable } from "../sandbox/mod.ts";
 import type { ToolError } from "../result/mod.ts";
 import { analyzeArgv } from "./argv_analysis.ts";
+import { isKnownSafeCommand } from "./known_safe_command.ts";
 import { pathArgumentFindings } from "./path_argument_findings.ts";
 import { type AllowedProgram, matchProgram } from "./program_allowlist.ts";
 import { skillNameProblem } from "./skill_name.ts";
@@ -38,7 +39,8 @@ function refuse(
  * Resolves `argv` run in `cwd`: argv[0] must equal an allowlisted name or its resolved path
  * exactly (no PATH lookup from the request), `cwd` must be a folder the guard accepts for listing.
  * With `declared`, the program comes from a tool definition and is not judged as unrestricted
- * execution (its arguments still are).
+ * execution (its arguments still are); without it the scope says whether the argv is known-safe
+ * (`readOnly`).
  *
  * @returns the scope, or `permission_denied` (program not allowlisted, with rule
  * `sandbox:command-allowlist`), `invalid_arguments` (empty argv, NUL), or the guard's refusal.
@@ -84,8 +86,19 @@ export async function resolveCommand(
         ),
         ...pathArgumentFindings(argv, folder.path.real, guard),
       ],
+      // A program a tool file fixed is the file's; an argv the request chose is judged here.
+      ...(options.declared ? {} : { readOnly: knownSafe(program, argv) }),
     },
   };
+}
+
+/**
+ * Known-safe by the program as named and as it really is (an `ls` that resolves to busybox is
+ * not `ls`).
+ */
+function knownSafe(program: AllowedProgram, argv: readonly string[]): boolean {
+  return isKnownSafeCommand([program.name, ...argv.slice(1)]) &&
+    isKnownSafeCommand([program.path, ...argv.slice(1)]);
 }
 
 /** Options of {@linkcode resolveScript}. */

@@ -13,7 +13,9 @@ import type {
   PolicyDecision,
   PolicyLayer,
   PolicyRule,
+  TargetScope,
 } from "./policy_rule.ts";
+import { isWithin } from "../sandbox/mod.ts";
 import { RUNTIME_RULES } from "./runtime_rules.ts";
 
 /**
@@ -28,13 +30,16 @@ export function narrowsExactly(rule: PolicyRule, tool: ToolDescriptor): boolean 
     !patterns.some((pattern) => /^(\.\/)?[/*]+$/.test(pattern));
   // Host patterns never match everything: `*` alone is not one (config/host_pattern.ts).
   return narrows(rule.paths) || narrows(rule.commands) || narrows(rule.arguments) ||
+    narrows(rule.argument_prefix) ||
     (rule.hosts !== undefined && rule.hosts.length > 0);
 }
 
 /**
  * The runtime's answer to an argument finding: a shell, interpreter or exec wrapper runs whatever it
- * is told, so it asks even when allowlisted; an option that makes a bounded program run code or
- * write files it was not asked to, or arguments the analysis cannot check, are denied (fail closed).
+ * is told, so it asks (unless, under bubblewrap, an allow rule names it: `_command_trust.ts` then
+ * drops this ask); a sensitive file asks; an argument naming a path outside the roots or a protected
+ * path, or arguments that cannot be checked, are denied (fail closed). `code_execution` stays in the
+ * closed set for rules of that kind; the analysis no longer reports it.
  */
 export function findingDecision(
   program: string,
@@ -116,6 +121,54 @@ export function strongest(candidates: PolicyDecision[]): PolicyDecision {
     }
     return best;
   });
+}
+
+/**
+ * The default layer, when no rule matched: writes into the run's own folders allow, a call whose
+ * commands are all known-safe (read-only in the kernel) allows, readonly tools allow, writes ask.
+ */
+export function defaultDecision(
+  tool: ToolDescriptor,
+  scope: TargetScope,
+  runFolders: readonly string[],
+): PolicyDecision {
+  if (
+    tool.permission === "write" && scope.paths.length > 0 &&
+    scope.paths.every((path) => runFolders.some((folder) => isWithin(path.real, folder)))
+  ) {
+    return {
+      decision: "allow",
+      rule: RUNTIME_RULES.defaultRunFolders,
+      layer: "default",
+      reason: "writes into the run's own workspace/ and deliverables/ are allowed by default",
+      error_type: null,
+    };
+  }
+  const commands = scope.commands ?? [];
+  if (commands.length > 0 && commands.every((command) => command.readOnly === true)) {
+    return {
+      decision: "allow",
+      rule: RUNTIME_RULES.defaultReadOnlyCommand,
+      layer: "default",
+      reason: "known-safe commands only read, and run with every root read-only",
+      error_type: null,
+    };
+  }
+  return tool.permission === "readonly"
+    ? {
+      decision: "allow",
+      rule: RUNTIME_RULES.defaultReadonly,
+      layer: "default",
+      reason: "readonly tools are allowed by default",
+      error_type: null,
+    }
+    : {
+      decision: "ask",
+      rule: RUNTIME_RULES.defaultWrite,
+      layer: "default",
+      reason: "write tools ask by default",
+      error_type: null,
+    };
 }
 
 /** Drops keys whose value is undefined (exactOptionalPropertyTypes). */

@@ -33,12 +33,12 @@ import {
   type TargetScope,
 } from "./policy_rule.ts";
 import picomatch from "picomatch";
-import { isWithin } from "../sandbox/mod.ts";
 import type { NamedLocation } from "./named_locations.ts";
 import { meaningHash, scopeLocations } from "./policy_hash.ts";
+import { commandDecisions } from "./_command_trust.ts";
 import {
+  defaultDecision,
   definedOnly,
-  findingDecision,
   narrowsExactly,
   ruleDecision,
   strongest,
@@ -214,13 +214,16 @@ export class EffectivePolicy {
         });
       }
     }
-    for (const command of scope.commands ?? []) {
-      for (const finding of command.findings) {
-        candidates.push(findingDecision(command.program, finding));
-      }
-    }
-    // After the findings: an ask of theirs names the more specific reason (same layer, first wins).
     const isolation = this.#inputs.commandIsolation;
+    candidates.push(...commandDecisions({
+      tool,
+      scope,
+      rules: this.rules,
+      workspace: this.#inputs.workspace,
+      confined: isolation?.effective === "bwrap" && isolation.tools.includes(tool.name),
+      highRisk: this.#isDestructive(tool),
+    }));
+    // After the findings: an ask of theirs names the more specific reason (same layer, first wins).
     if (isolation !== undefined && isolation.tools.includes(tool.name)) {
       if (isolation.effective === "off") {
         candidates.push({
@@ -271,34 +274,7 @@ export class EffectivePolicy {
     if (wide !== undefined && !narrowAllow) candidates.push(wideAllowDecision(wide, tool));
     if (candidates.length > 0) return strongest(candidates);
     // 4. Defaults.
-    const runFolders = this.#inputs.runFolders ?? [];
-    if (
-      tool.permission === "write" && scope.paths.length > 0 &&
-      scope.paths.every((path) => runFolders.some((folder) => isWithin(path.real, folder)))
-    ) {
-      return {
-        decision: "allow",
-        rule: RUNTIME_RULES.defaultRunFolders,
-        layer: "default",
-        reason: "writes into the run's own workspace/ and deliverables/ are allowed by default",
-        error_type: null,
-      };
-    }
-    return tool.permission === "readonly"
-      ? {
-        decision: "allow",
-        rule: RUNTIME_RULES.defaultReadonly,
-        layer: "default",
-        reason: "readonly tools are allowed by default",
-        error_type: null,
-      }
-      : {
-        decision: "ask",
-        rule: RUNTIME_RULES.defaultWrite,
-        layer: "default",
-        reason: "write tools ask by default",
-        error_type: null,
-      };
+    return defaultDecision(tool, scope, this.#inputs.runFolders ?? []);
   }
 
   /**
@@ -338,6 +314,7 @@ export class EffectivePolicy {
           defaults: [
             RUNTIME_RULES.defaultReadonly,
             RUNTIME_RULES.defaultRunFolders,
+            RUNTIME_RULES.defaultReadOnlyCommand,
             RUNTIME_RULES.defaultWrite,
           ],
           run_folders: this.#inputs.runFolders ?? [],

@@ -18,6 +18,8 @@ export interface ConfigRule {
   paths?: string[] | undefined;
   commands?: string[] | undefined;
   arguments?: string[] | undefined;
+  /** First arguments, in order; see {@linkcode PolicyRule.argument_prefix}. */
+  argument_prefix?: string[] | undefined;
   /** Host patterns (`net.fetch`); see {@linkcode PolicyRule.hosts}. */
   hosts?: string[] | undefined;
   decision: Decision;

@@ -37,6 +37,11 @@ export interface PolicyRule {
   /** Glob patterns over a command's arguments (argv[1..], one element at a time). */
   arguments?: readonly string[];
   /**
+   * Glob patterns, in order, that a command's first arguments must match one for one
+   * (`["run", "lint"]` covers `npm run lint` and `npm run lint -- --fix`, not `npm run build`).
+   */
+  argument_prefix?: readonly string[];
+  /**
    * Host patterns (`api.github.com`, `*.example.com`, `host:8443`, `host:*`; see
    * `config/host_pattern.ts`) over the hosts a call reaches. Matches no call without a host.
    */
@@ -97,21 +102,18 @@ export interface PolicyAllow extends PolicyDecisionBase {
 export type PolicyDecision = PolicyDeny | PolicyAsk | PolicyAllow;
 
 /**
- * What a finding of the argument analysis (`src/exec/argv_analysis.ts`) means; the policy
- * decides on it (`src/policy/_runtime_decisions.ts`):
+ * What a finding of the argument analysis (`src/exec/argv_analysis.ts`,
+ * `src/exec/path_argument_findings.ts`) means; the policy decides on it
+ * (`src/policy/_runtime_decisions.ts`, `src/policy/_command_trust.ts`):
  *
- * - `unrestricted_execution`: the program is a shell, interpreter or exec wrapper: it runs
- *   whatever it is told.
- * - `code_execution`: an option makes an otherwise bounded program run code
- *   (`git -c core.pager=…`, `rg --pre`, `find -exec`).
- * - `file_write`: an option makes a program that otherwise only reads or prints write or delete
- *   files, a file it was not asked to write as its output (`git diff --output`, `sed -i`,
- *   `sed 'w file'`, `sort -o`, `find -delete`); also an argument naming a protected path
- *   (`argv:protected-path`). Where the files land is the mount profile's business; whether this
- *   call may write at all is the policy's.
- * - `unchecked`: the analyzer cannot fully check the arguments (an unknown global git option,
- *   `sed -f script`, `git -C elsewhere`), or an argument names a path outside every root
- *   (`argv:path-outside-roots`).
+ * - `unrestricted_execution`: the program is a shell, interpreter, exec wrapper or build tool: it
+ *   runs whatever it is told (asks unless, under bubblewrap, an allow rule names it).
+ * - `code_execution`: an option makes an otherwise bounded program run code. Kept in the closed
+ *   set (denied) for callers that report it; the per-program grammars that did are gone: such an
+ *   argv is simply not known-safe (`CommandScope.readOnly` false).
+ * - `file_write`: an argument names a protected path (`argv:protected-path`): denied.
+ * - `unchecked`: an argument names a path outside every root (`argv:path-outside-roots`), or the
+ *   argv names no program: denied.
  * - `sensitive`: an argument names a sensitive file (`.env`, `*.pem`, `~/.ssh/...`:
  *   `argv:sensitive-path`): the call asks; once approved, the command sees that file, which is
  *   otherwise masked.
@@ -148,6 +150,13 @@ export interface CommandScope {
   cwd: ResolvedPath;
   /** What the argument analysis found (`src/exec/argv_analysis.ts`). */
   findings: readonly CommandFinding[];
+  /**
+   * For an argv the request chose (`exec.run_command`): true when it is a known-safe, read-only
+   * command (`src/exec/known_safe_command.ts`), which then runs with every root read-only; false
+   * when it may write or execute, which under kernel confinement runs unasked only by an allow
+   * rule that names its program. Absent when a tool file or a skill fixed the program.
+   */
+  readOnly?: boolean;
 }
 
 /** A host a call reaches (`net.fetch`), admitted by `network.hosts`. */
@@ -196,7 +205,10 @@ export function matchesCall(
   const combine = (matches: boolean[]) =>
     restrictive ? matches.some(Boolean) : matches.every(Boolean);
   const commands = scope.commands ?? [];
-  if (rule.commands !== undefined || rule.arguments !== undefined) {
+  if (
+    rule.commands !== undefined || rule.arguments !== undefined ||
+    rule.argument_prefix !== undefined
+  ) {
     if (commands.length === 0) return false;
     if (!combine(commands.map((command) => commandMatches(rule, command)))) return false;
   }
@@ -219,7 +231,8 @@ export function matchesCall(
  * A command matches when its program is one of `rule.commands` (the allowlisted name or the
  * absolute path) and, with `rule.arguments`: for ask and deny, when any argument matches a pattern;
  * for allow, when the FIRST argument (argv[1], the subcommand of git-like programs) does — an allow
- * for `["status", "log"]` must not cover `git push origin log`.
+ * for `["status", "log"]` must not cover `git push origin log`. With `rule.argument_prefix`, the
+ * first arguments must also match its patterns in order, one for one.
  */
 export function commandMatches(rule: PolicyRule, command: CommandScope): boolean {
   if (
@@ -228,6 +241,13 @@ export function commandMatches(rule: PolicyRule, command: CommandScope): boolean
   ) {
     return false;
   }
+  const prefix = rule.argument_prefix ?? [];
+  const leading = (pattern: string, index: number) => {
+    const argument = command.argv[index + 1];
+    return argument !== undefined &&
+      picomatch.isMatch(argument, pattern, { dot: true, nonegate: true });
+  };
+  if (!prefix.every(leading)) return false;
   if (rule.arguments === undefined) return true;
   const patterns = [...rule.arguments];
   const matches = (argument: string | undefined) =>

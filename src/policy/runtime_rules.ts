@@ -28,4 +28,6 @@ export const RUNTIME_RULES = {
   unconfinedCommand: "runtime:unconfined-command",
   hardLink: "runtime:hard-link",
   highRiskUnscoped: "runtime:high-risk-unscoped",
+  programNotNamed: "runtime:program-not-named",
+  defaultReadOnlyCommand: "default:read-only-command",
 } as const;

@@ -112,6 +112,8 @@ export function declarativeTool(file: DeclarativeToolFile): ToolDefinition {
         stderrLimitBytes: file.stderr_limit_bytes,
         stdin: JSON.stringify(args),
         environmentNames: file.env_allowlist,
+        // The label is the kernel's too: a readonly tool's command gets every root read-only.
+        readOnly: readonly,
       });
       if (!outcome.ok) return outcome;
       // The command's process group, left for the runtime to kill, stays with the answer.

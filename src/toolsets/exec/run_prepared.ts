@@ -22,6 +22,7 @@ import { confinementPlan, type ProtectedPathWatch } from "../../exec/mod.ts";
 import { quarantinePlanted, runWatch } from "./_run_watch.ts";
 import { CALL_MARKER_ENV, callMarker } from "../../exec/mod.ts";
 import { failure, success, type ToolOutcome } from "../../result/mod.ts";
+import { readOnlyHint } from "./_read_only_hint.ts";
 
 /** Per-call limits of a command tool. */
 export interface CommandLimits {
@@ -42,6 +43,12 @@ export interface CommandLimits {
   stdin?: string | undefined;
   /** Extra exact environment names (declarative tools' env_allowlist), within the run's allowlist. */
   environmentNames?: readonly string[] | undefined;
+  /**
+   * The policy treats the call as read-only (a `readonly` declarative tool): under bubblewrap every
+   * root is mounted read-only. A known-safe argv (`command.readOnly`) is read-only without it.
+   * @default false
+   */
+  readOnly?: boolean | undefined;
 }
 
 /**
@@ -95,7 +102,8 @@ export async function runPrepared(
   });
   await Deno.mkdir(exec.home, { recursive: true }).catch(() => {});
   await Deno.mkdir(exec.tmp_dir, { recursive: true }).catch(() => {});
-  const profile = isolationPlan(exec, context, command);
+  const readOnly = limits.readOnly === true || command.readOnly === true;
+  const profile = isolationPlan(exec, context, command, readOnly);
   if (!profile.ok) {
     return failure(
       "sandbox_violation",
@@ -153,6 +161,7 @@ export async function runPrepared(
       profile.watched,
       context,
       profile.watch,
+      readOnly,
     );
   } catch (error: unknown) {
     if (left !== null) await killGroupWithProgram(exec.kill_path, left).catch(() => false);
@@ -169,6 +178,7 @@ async function afterCommand(
   watched: string[],
   context: ToolContext,
   watch: ProtectedPathWatch,
+  readOnly: boolean,
 ): Promise<ToolOutcome> {
   const planted = await quarantinePlanted(
     displayArgv(command.argv),
@@ -177,7 +187,7 @@ async function afterCommand(
     context,
     watch,
   );
-  return planted ?? describe(command, outcome, timeoutMs);
+  return planted ?? describe(command, outcome, timeoutMs, readOnly);
 }
 
 function isBaseName(name: string): boolean {
@@ -194,6 +204,7 @@ function isolationPlan(
   exec: ExecContext,
   context: ToolContext,
   command: CommandScope,
+  readOnly: boolean,
 ):
   | { ok: true; plan: IsolationPlan; watched: string[]; watch: ProtectedPathWatch }
   | { ok: false; reason: string } {
@@ -226,6 +237,7 @@ function isolationPlan(
       scanExclusions: guard.walkExclusions,
       tree: watch.facts,
       mountFolder: nodePath.join(exec.run_dir, "watch"),
+      readOnly,
     },
   });
   if (!profile.ok) return profile;
@@ -280,7 +292,12 @@ export function displayArgv(argv: readonly string[]): string {
   ).join(" ");
 }
 
-function describe(command: CommandScope, outcome: CommandOutcome, timeoutMs: number): ToolOutcome {
+function describe(
+  command: CommandScope,
+  outcome: CommandOutcome,
+  timeoutMs: number,
+  readOnly: boolean,
+): ToolOutcome {
   const line = displayArgv([command.program, ...command.argv.slice(1)]);
   const where = command.cwd.display;
   const data = {
@@ -361,7 +378,7 @@ function describe(command: CommandScope, outcome: CommandOutcome, timeoutMs: num
       "exit_nonzero",
       `Command "${line}" in "${where}" failed with ${status}${
         lastError === "" ? "" : `: ${lastError}`
-      }${readOnlyHint(outcome)}`,
+      }${readOnlyHint(outcome, readOnly)}`,
       { exit_code: outcome.exit_code, signal: outcome.signal, stderr_tail: lastError },
     ));
   }
@@ -373,31 +390,4 @@ function describe(command: CommandScope, outcome: CommandOutcome, timeoutMs: num
     ),
     artifacts,
   };
-}
-
-/**
- * Why a confined command met a read-only file system, and what to change: `.git` is read-only
- * unless `tools.git_write`; elsewhere only the workspace, write roots and the run's folders are
- * writable.
- */
-function readOnlyHint(outcome: CommandOutcome): string {
-  if (outcome.isolation === "bwrap" && outcome.exit_code === 127) {
-    // A program or file the command needs lies outside what the profile mounts.
-    const missing = /(\/[^\s:'"]+)[:'"]?\s*(?::\s*)?(?:No such file or directory|not found)/.exec(
-      outcome.stderr.text,
-    )?.[1];
-    return ` (under bubblewrap only the system folders, the allowlisted programs' folders, the ` +
-      `roots and the run's folders exist${
-        missing === undefined ? "" : `; "${missing}" is not among them`
-      }: allowlist the program in "commands", or add its folder to "sandbox.read_roots")`;
-  }
-  if (outcome.isolation !== "bwrap" || !outcome.stderr.text.includes("Read-only file system")) {
-    return "";
-  }
-  if (/(^|[\s'"/])\.git(\/|['"\s:]|$)/m.test(outcome.stderr.text)) {
-    return ' (.git is read-only for commands; set "tools.git_write": true in the config to let ' +
-      "git write it, except its config, hooks, info, commondir and alternates)";
-  }
-  return " (commands may write only the workspace, the write roots and the run's folders; " +
-    "protected paths such as the config and the runs folder stay read-only)";
 }
