@@ -22,6 +22,8 @@ export interface Stage {
   pattern: RegExp;
   /** Code units at the start of a match that are not replaced. */
   keep: (match: RegExpExecArray) => number;
+  /** Tells whether a match is a secret (default: every match is). */
+  accept?: (match: RegExpExecArray) => boolean;
 }
 
 /** A span with the stage that found it. */

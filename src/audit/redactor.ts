@@ -5,7 +5,10 @@
  */
 
 import {
+  AUTHORIZATION_TOKEN_PATTERN,
+  BASIC_CREDENTIALS_PATTERN,
   BEARER_PATTERN,
+  isBasicCredential,
   isSecretKey,
   LATE_TOKEN_PATTERNS,
   MAX_TOKEN_MATCH_CHARS,
@@ -72,7 +75,8 @@ export const MIN_SECRET_LENGTH = 8;
  * `[REDACTED:<kind>]`.
  *
  * Redaction is applied to what the run writes; it is a safety net, not a guarantee: a secret
- * transformed by a tool (base64, split across lines) is not recognised.
+ * transformed by a tool (base64, split across lines) is not recognised, except Basic credentials,
+ * which are decoded (see {@linkcode RedactionKind}).
  *
  * @example
  * ```ts
@@ -85,7 +89,10 @@ export const MIN_SECRET_LENGTH = 8;
  */
 export class Redactor {
   readonly #longestSecret: number;
-  /** Secret values, the token patterns, bearer tokens, then JWTs: applied in this order. */
+  /**
+   * Secret values, private keys, the token patterns, URL credentials, bearer tokens, Basic
+   * credentials, `Authorization: token` values, then JWTs: applied in this order.
+   */
   readonly #stages: readonly Stage[];
   /**
    * Every stage's pattern as one alternation: it finds something in a text exactly when some stage
@@ -133,6 +140,18 @@ export class Redactor {
         // The scheme word and the blanks after it stay.
         keep: (match: RegExpExecArray) => (match[1]?.length ?? 0) + (match[2]?.length ?? 0),
       },
+      {
+        kind: "basic_credentials",
+        pattern: BASIC_CREDENTIALS_PATTERN,
+        // The scheme word and the blanks stay; the base64 goes when it decodes to a password.
+        keep: (match: RegExpExecArray) => (match[1]?.length ?? 0) + (match[2]?.length ?? 0),
+        accept: (match: RegExpExecArray) => isBasicCredential(match[3] ?? ""),
+      },
+      {
+        kind: "authorization_token",
+        pattern: AUTHORIZATION_TOKEN_PATTERN,
+        keep: (match: RegExpExecArray) => match[1]?.length ?? 0,
+      },
       ...LATE_TOKEN_PATTERNS.map(({ kind, pattern }) => ({ kind, pattern, keep: none })),
     ];
     const sources = [
@@ -141,6 +160,8 @@ export class Redactor {
       ...TOKEN_PATTERNS.map(({ pattern }) => pattern.source),
       URL_CREDENTIALS_PATTERN.source,
       BEARER_PATTERN.source,
+      BASIC_CREDENTIALS_PATTERN.source,
+      AUTHORIZATION_TOKEN_PATTERN.source,
       ...LATE_TOKEN_PATTERNS.map(({ pattern }) => pattern.source),
     ];
     this.#anyStage = compiledOrNull(sources.map((source) => `(?:${source})`).join("|"));
@@ -228,6 +249,7 @@ export class Redactor {
       const { kind, pattern, keep } = stage;
       const spans: StageSpan[] = [];
       for (const match of masked.matchAll(pattern)) {
+        if (stage.accept !== undefined && !stage.accept(match)) continue;
         // A kept prefix (`Bearer `) is part of the span, so that no cut falls between the two.
         const kept = match[0].slice(0, keep(match));
         const end = match.index + match[0].length;
