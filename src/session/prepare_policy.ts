@@ -28,6 +28,7 @@ import { policyInputs } from "./policy_inputs.ts";
 import { protectedPaths } from "./protected_paths.ts";
 import type { SessionOptions } from "./session_options.ts";
 import { sessionMemorySettings } from "./session_memory.ts";
+import { sensitiveFileSecrets } from "./sensitive_file_secrets.ts";
 import type { SessionRun } from "./session_run.ts";
 import { type TelemetryChannel, telemetryChannel } from "../telemetry/mod.ts";
 import { sessionWorkerPermissions } from "./worker_permissions.ts";
@@ -54,7 +55,10 @@ export interface PreparedPolicy {
   telemetry: TelemetryChannel;
   /** What the tool set is built from, in both threads (the Worker gets it in its init message). */
   toolSettings: ToolSetSettings;
-  /** The set values of `audit.secret_env`, read once, and the expanded `${VAR}` of MCP servers. */
+  /**
+   * The set values of `audit.secret_env`, read once, the expanded `${VAR}` of MCP servers, and
+   * (with a run) the values of the roots' sensitive files (`sensitive_file_secrets.ts`).
+   */
   secrets: string[];
   /**
    * The run's MCP servers, started, their tools registered; null when the config has none. Without
@@ -93,6 +97,13 @@ export async function preparePolicy(
     home,
     walkExclusions: [config.runs_dir],
   });
+  // The values of the roots' sensitive files: what `git show HEAD:.env` and the like would show.
+  // Only for a run: `tools` and `policy` redact nothing.
+  const fileSecrets = run === null ? [] : sensitiveFileSecrets({
+    roots: [guard.workspace, ...guard.readRoots, ...guard.writeRoots],
+    sensitiveMatch: (path) => guard.sensitiveMatch(path),
+    exclusions: guard.walkExclusions,
+  }).values;
   const commands = await prepareCommands(
     config,
     guard,
@@ -103,7 +114,7 @@ export async function preparePolicy(
   const memory = sessionMemorySettings(
     config,
     run,
-    secrets,
+    [...secrets, ...fileSecrets],
     await projectIdentity(guard.workspace, config.memory.project_id),
   );
   const toolSettings: ToolSetSettings = {
@@ -156,7 +167,7 @@ export async function preparePolicy(
     network,
     telemetry,
     toolSettings,
-    secrets: [...secrets, ...(mcp?.secrets ?? [])],
+    secrets: [...secrets, ...(mcp?.secrets ?? []), ...fileSecrets],
     mcp,
   };
 }
