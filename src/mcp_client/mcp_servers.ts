@@ -19,6 +19,7 @@ import {
   type LoadedMcpServer,
   type LoadedMcpStdioServer,
 } from "../config/mod.ts";
+import { Redactor } from "../audit/mod.ts";
 import { DEFAULT_ENV_ALLOWLIST } from "../exec/mod.ts";
 import { hostPermission } from "../network/mod.ts";
 import { failure, type ToolDefinition, type ToolOutcome } from "../tools/mod.ts";
@@ -194,6 +195,8 @@ export class McpServers {
             ...reached,
             onToolListChanged: () => toolListChanges.notify(id),
             configPath: options.configPath,
+            // A start-up error shows the server's output: without the values it was given.
+            redact: (text) => new Redactor({ secrets }).redactText(text),
           }),
         );
       } catch (error) {
