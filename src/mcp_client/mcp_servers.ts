@@ -75,21 +75,22 @@ export interface StartMcpServersOptions {
 }
 
 /**
- * Where `notifications/tools/list_changed` go: every listener gets those sent before it was added,
- * then each new one.
+ * Where `notifications/tools/list_changed` go: the first listener gets those sent before it was
+ * added (kept only until then: a server may send thousands), then every listener each new one.
  */
 class ToolListChanges {
-  readonly #seen: string[] = [];
+  #seen: string[] = [];
   readonly #listeners: ((server: string) => void)[] = [];
 
   notify(server: string): void {
-    this.#seen.push(server);
+    if (this.#listeners.length === 0) this.#seen.push(server);
     for (const listener of this.#listeners) listener(server);
   }
 
   listen(listener: (server: string) => void): void {
     this.#listeners.push(listener);
     for (const server of this.#seen) listener(server);
+    this.#seen = [];
   }
 }
 
@@ -220,8 +221,8 @@ export class McpServers {
 
   /**
    * Passes on each `notifications/tools/list_changed` a server sends, by server id, to `listener`
-   * (those sent before this call first). The run's tool set stays as the servers listed it at
-   * start-up.
+   * (to the first listener, those sent before this call first). The run's tool set stays as the
+   * servers listed it at start-up.
    */
   onToolListChanged(listener: (server: string) => void): void {
     this.#toolListChanges.listen(listener);
