@@ -16,6 +16,7 @@ import type { ToolResult } from "../src/result/tool_result.ts";
 import { BWRAP_PROBE } from "../src/exec/_test_support.ts";
 import { assertWorked, git } from "./_attack_helpers.ts";
 import { assertRunFolderClean } from "./_run_folder_scan.ts";
+import { createProject, onlyRunDir, runCli } from "./_cli_helpers.ts";
 
 /** Values of the committed files: a named secret, a generated one, a raw key file's line. */
 const VALUES = ["s3ssion-secret-0c5e1", "Zq81kV03mXe7Lp44", "7f3a9c1e5b2d8f4a6c0e9b1d3f5a7c9e"];
@@ -90,3 +91,27 @@ for (const isolation of ["bwrap", "none"] as const) {
     },
   });
 }
+
+Deno.test("kagent-run run prints no value of a workspace .env, in the answer or the step summary", async () => {
+  const value = "answer-leak-7c1d90e3b2";
+  await using project = await createProject({
+    plan: [JSON.stringify({ content: `The token is ${value}; NODE_ENV=development` })],
+  });
+  await Deno.writeTextFile(
+    nodePath.join(project.sandbox.workspace, ".env"),
+    `API_TOKEN=${value}\nNODE_ENV=development\n`,
+  );
+  const summary = nodePath.join(project.sandbox.root, "step_summary.md");
+  const { code, stdout, stderr } = await runCli(
+    ["run", "--config", project.configPath, "--non-interactive"],
+    { env: { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary } },
+  );
+  assert.equal(code, 0, stderr);
+  for (const [where, text] of [["stdout", stdout], ["stderr", stderr]] as const) {
+    assert.ok(!text.includes(value), `${where} shows the value`);
+  }
+  assert.ok(!(await Deno.readTextFile(summary)).includes(value), "the step summary shows it");
+  // Near miss: the rest of the answer is printed as the model wrote it.
+  assert.match(stdout, /The token is \[REDACTED:secret_env\]; NODE_ENV=development/);
+  await assertRunFolderClean(await onlyRunDir(project), [value]);
+});
