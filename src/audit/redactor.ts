@@ -5,20 +5,12 @@
  */
 
 import {
-  AUTHORIZATION_TOKEN_PATTERN,
-  BASIC_CREDENTIALS_PATTERN,
-  BEARER_PATTERN,
-  isBasicCredential,
   isSecretKey,
-  LATE_TOKEN_PATTERNS,
   MAX_TOKEN_MATCH_CHARS,
   MIN_REDACTED_TEXT_CHARS,
-  PRIVATE_KEY_PATTERN,
   type RedactionKind,
-  TOKEN_PATTERNS,
-  URL_CREDENTIALS_PATTERN,
 } from "./_secret_patterns.ts";
-import { mask, merge, type Stage, type StageSpan, tokenStage } from "./_redaction_stages.ts";
+import { mask, merge, PATTERN_STAGES, type Stage, type StageSpan } from "./_redaction_stages.ts";
 
 export { MAX_TOKEN_MATCH_CHARS, type RedactionKind };
 
@@ -126,44 +118,11 @@ export class Redactor {
     const secretPattern = sorted.length === 0
       ? null
       : new RegExp(sorted.map((value) => RegExp.escape(value)).join("|"), "g");
-    const none = () => 0;
-    this.#stages = [
-      ...(secretPattern === null
-        ? []
-        : [{ kind: "secret_env" as const, pattern: secretPattern, keep: none }]),
-      { ...PRIVATE_KEY_PATTERN, keep: none },
-      tokenStage(TOKEN_PATTERNS),
-      { kind: "url_credentials", pattern: URL_CREDENTIALS_PATTERN, keep: () => 3 },
-      {
-        kind: "bearer_token",
-        pattern: BEARER_PATTERN,
-        // The scheme word and the blanks after it stay.
-        keep: (match: RegExpExecArray) => (match[1]?.length ?? 0) + (match[2]?.length ?? 0),
-      },
-      {
-        kind: "basic_credentials",
-        pattern: BASIC_CREDENTIALS_PATTERN,
-        // The scheme word and the blanks stay; the base64 goes when it decodes to a password.
-        keep: (match: RegExpExecArray) => (match[1]?.length ?? 0) + (match[2]?.length ?? 0),
-        accept: (match: RegExpExecArray) => isBasicCredential(match[3] ?? ""),
-      },
-      {
-        kind: "authorization_token",
-        pattern: AUTHORIZATION_TOKEN_PATTERN,
-        keep: (match: RegExpExecArray) => match[1]?.length ?? 0,
-      },
-      ...LATE_TOKEN_PATTERNS.map(({ kind, pattern }) => ({ kind, pattern, keep: none })),
-    ];
-    const sources = [
-      ...(secretPattern === null ? [] : [secretPattern.source]),
-      PRIVATE_KEY_PATTERN.pattern.source,
-      ...TOKEN_PATTERNS.map(({ pattern }) => pattern.source),
-      URL_CREDENTIALS_PATTERN.source,
-      BEARER_PATTERN.source,
-      BASIC_CREDENTIALS_PATTERN.source,
-      AUTHORIZATION_TOKEN_PATTERN.source,
-      ...LATE_TOKEN_PATTERNS.map(({ pattern }) => pattern.source),
-    ];
+    const secretStage: Stage[] = secretPattern === null
+      ? []
+      : [{ kind: "secret_env", pattern: secretPattern, keep: () => 0 }];
+    this.#stages = [...secretStage, ...PATTERN_STAGES];
+    const sources = this.#stages.flatMap((stage) => stage.sources ?? [stage.pattern.source]);
     this.#anyStage = compiledOrNull(sources.map((source) => `(?:${source})`).join("|"));
   }
 
