@@ -32,27 +32,27 @@ async function tree(files: number): Promise<string> {
   return root;
 }
 
-/** Median milliseconds of `fn` over `runs` runs, after one warm-up. */
-function median(fn: () => void, runs = 9): number {
-  fn();
-  const times: number[] = [];
+/** Median milliseconds of each of `fns` over `runs` rounds, after one warm-up, run interleaved. */
+function medians(fns: (() => void)[], runs = 9): number[] {
+  for (const fn of fns) fn();
+  const times: number[][] = fns.map(() => []);
   for (let run = 0; run < runs; run++) {
-    const started = performance.now();
-    fn();
-    times.push(performance.now() - started);
+    for (const [index, fn] of fns.entries()) {
+      const started = performance.now();
+      fn();
+      times[index]?.push(performance.now() - started);
+    }
   }
-  times.sort((left, right) => left - right);
-  return times[Math.floor(runs / 2)] as number;
+  return times.map((list) => list.sort((left, right) => left - right)[Math.floor(runs / 2)] ?? 0);
 }
 
 const large = Number(Deno.args[0] ?? 20_000);
 for (const files of [100, large]) {
   const root = await tree(files);
   try {
-    const scan = median(() => {
+    const [scan = 0, profile = 0] = medians([() => {
       sensitiveFileSecrets({ roots: [root], sensitiveMatch: sensitive, exclusions: [] });
-    });
-    const profile = median(() => {
+    }, () => {
       commandProfile({
         bwrapPath: "/usr/bin/bwrap",
         system: [],
@@ -71,7 +71,7 @@ for (const files of [100, large]) {
         processLimit: null,
         scanExclusions: [],
       });
-    });
+    }]);
     console.log(
       `${files} files: start-up scan ${scan.toFixed(2)} ms, one command's profile scan ` +
         `${profile.toFixed(2)} ms (ratio ${(scan / profile).toFixed(2)})`,
@@ -82,10 +82,10 @@ for (const files of [100, large]) {
 }
 
 const values = Array.from({ length: MAX_FILE_SECRETS }, (_, index) => `value-${index}-Zq81kV03`);
-const none = median(() =>
-  new Redactor({ secrets: ["one-secret-env-value"] }).redactText("x".repeat(64))
-);
-const full = median(() => new Redactor({ secrets: values }).redactText("x".repeat(64)));
+const [none = 0, full = 0] = medians([
+  () => new Redactor({ secrets: ["one-secret-env-value"] }).redactText("x".repeat(64)),
+  () => new Redactor({ secrets: values }).redactText("x".repeat(64)),
+]);
 console.log(
   `Redactor built and used once: 1 secret ${none.toFixed(3)} ms, ${MAX_FILE_SECRETS} secrets ` +
     `${full.toFixed(3)} ms (ratio ${(full / none).toFixed(2)})`,
