@@ -14,6 +14,7 @@ import { unconfinedCommandApprover } from "../src/testing/unconfined_approver.ts
 import type { TempSandbox } from "../src/testing/temp_sandbox.ts";
 import type { ToolResult } from "../src/result/tool_result.ts";
 import { BWRAP_PROBE } from "../src/exec/_test_support.ts";
+import { MAX_SENSITIVE_FILES } from "../src/session/sensitive_file_secrets.ts";
 import { assertWorked, git } from "./_attack_helpers.ts";
 import { assertRunFolderClean } from "./_run_folder_scan.ts";
 import { createProject, onlyRunDir, runCli } from "./_cli_helpers.ts";
@@ -85,6 +86,8 @@ for (const isolation of ["bwrap", "none"] as const) {
       });
       assertWorked(readme);
       assert.equal(stdoutOf(readme), README);
+      const errors = await run.readLog("errors");
+      assert.ok(!errors.some((line) => /Cannot redact the values/.test(String(line.message))));
       await run.session.close();
       const files = await assertRunFolderClean(run.session.folder.dir, VALUES);
       assert.ok(files.includes("logs/tools.jsonl") && files.includes("events.jsonl"));
@@ -114,4 +117,27 @@ Deno.test("kagent-run run prints no value of a workspace .env, in the answer or 
   // Near miss: the rest of the answer is printed as the model wrote it.
   assert.match(stdout, /The token is \[REDACTED:secret_env\]; NODE_ENV=development/);
   await assertRunFolderClean(await onlyRunDir(project), [value]);
+});
+
+Deno.test("a run whose roots hold more sensitive files than the scan reads says so in logs/errors.jsonl", async () => {
+  await using run = await openTestRun({
+    prepare: async (sandbox) => {
+      await Deno.mkdir(nodePath.join(sandbox.workspace, "keys"));
+      for (let index = 0; index <= MAX_SENSITIVE_FILES; index++) {
+        await Deno.writeTextFile(
+          nodePath.join(sandbox.workspace, "keys", `${index}.key`),
+          `k3y${index}Zq81kV03mXe7\n`,
+        );
+      }
+    },
+  });
+  const errors = await run.readLog("errors");
+  const stopped = errors.find((line) =>
+    /Cannot redact the values of every/.test(String(line.message))
+  );
+  assert.match(
+    String(stopped?.message),
+    /: the roots hold more than 256 sensitive files; the values past the bound are not redacted$/,
+  );
+  // Near miss: a run under the bound records nothing of the kind (the first tests check it).
 });

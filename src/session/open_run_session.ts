@@ -169,6 +169,13 @@ async function wireStarting(
     await recorder.error({ source: "sandbox", message: prepared.commands.isolation.reason });
   }
   const recordToolListTotals = await recordMcpServers(prepared, recorder);
+  if (prepared.sensitiveFileScanStopped !== null) {
+    await recorder.error({
+      source: "sandbox",
+      message: `Cannot redact the values of every sensitive file: ` +
+        `${prepared.sensitiveFileScanStopped}; the values past the bound are not redacted`,
+    });
+  }
   // The main thread would only wait for the Worker here: compile the named tools' argument
   // validators meanwhile (a first compile costs 10 – 25 ms).
   for (const name of options.warmTools ?? []) void prepared.registry.get(name)?.validate;

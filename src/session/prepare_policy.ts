@@ -61,6 +61,11 @@ export interface PreparedPolicy {
    */
   secrets: string[];
   /**
+   * Why the start-up scan for sensitive files' values stopped at a bound (their values past it
+   * are not redacted), or null when it read them all or there is no run.
+   */
+  sensitiveFileScanStopped: string | null;
+  /**
    * The run's MCP servers, started, their tools registered; null when the config has none. Without
    * a run (`tools`, `policy`) they are already closed: only their tools' descriptions are used.
    */
@@ -99,11 +104,12 @@ export async function preparePolicy(
   });
   // The values of the roots' sensitive files: what `git show HEAD:.env` and the like would show.
   // Only for a run: `tools` and `policy` redact nothing.
-  const fileSecrets = run === null ? [] : sensitiveFileSecrets({
+  const fileScan = run === null ? null : sensitiveFileSecrets({
     roots: [guard.workspace, ...guard.readRoots, ...guard.writeRoots],
     sensitiveMatch: (path) => guard.sensitiveMatch(path),
     exclusions: guard.walkExclusions,
-  }).values;
+  });
+  const fileSecrets = fileScan?.values ?? [];
   const commands = await prepareCommands(
     config,
     guard,
@@ -168,6 +174,7 @@ export async function preparePolicy(
     telemetry,
     toolSettings,
     secrets: [...secrets, ...(mcp?.secrets ?? []), ...fileSecrets],
+    sensitiveFileScanStopped: fileScan?.incomplete ?? null,
     mcp,
   };
 }

@@ -95,7 +95,7 @@ export function sensitiveFileSecrets(scan: SensitiveFileScan): SensitiveFileSecr
       }
       if (!entry.isFile || scan.sensitiveMatch(path) === null) continue;
       if (files.length === MAX_SENSITIVE_FILES) {
-        incomplete = `more than ${MAX_SENSITIVE_FILES} sensitive files`;
+        incomplete = `the roots hold more than ${MAX_SENSITIVE_FILES} sensitive files`;
         break walk;
       }
       const text = readSmallText(path);
@@ -103,7 +103,7 @@ export function sensitiveFileSecrets(scan: SensitiveFileScan): SensitiveFileSecr
       files.push(path);
       for (const value of secretValuesOf(text)) {
         if (values.size === MAX_FILE_SECRETS) {
-          incomplete = `more than ${MAX_FILE_SECRETS} values`;
+          incomplete = `the sensitive files hold more than ${MAX_FILE_SECRETS} values`;
           break walk;
         }
         values.add(value);
