@@ -211,11 +211,13 @@ export const BASIC_CREDENTIALS_PATTERN = new RegExp(
 
 /**
  * `Authorization: token <value>` (GitHub's scheme; any case): the header name, the word and the
- * blanks stay, the value (8+ token68 characters) goes. Capturing group: what stays.
+ * blanks stay, the value (8+ token68 characters, a digit among them, so that "token required" in
+ * prose stays) goes. Capturing group: what stays.
  */
 export const AUTHORIZATION_TOKEN_PATTERN = new RegExp(
   `(?<![A-Za-z])([Aa][Uu][Tt][Hh][Oo][Rr][Ii][Zz][Aa][Tt][Ii][Oo][Nn]["']?[ \t]{0,64}[:=]` +
-    `[ \t]{0,64}["']?[Tt][Oo][Kk][Ee][Nn][ \t]{1,64})[A-Za-z0-9._~+/-]{8,${BODY}}={0,64}`,
+    `[ \t]{0,64}["']?[Tt][Oo][Kk][Ee][Nn][ \t]{1,64})(?=[A-Za-z._~+/-]{0,256}[0-9])` +
+    `[A-Za-z0-9._~+/-]{8,${BODY}}={0,64}`,
   "g",
 );
 

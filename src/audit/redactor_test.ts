@@ -307,6 +307,7 @@ Deno.test("Redactor.redactText keeps ordinary base64 and basic prose when they d
     "integrity sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+SfaPg==",
     `data:image/png;base64,${btoa("\x89PNG\r\n\x1a\nIHDR")}`,
     "the token budget: token count 12345678",
+    "Authorization: token required for this endpoint",
   ];
   for (const text of nearMisses) assert.equal(redactor.redactText(text), text, text);
 });
