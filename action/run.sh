@@ -13,6 +13,25 @@ if [ -n "${INPUT_TASK_FILE:-}" ]; then args+=(--task-file "$INPUT_TASK_FILE"); f
 if [ -n "${INPUT_WORKSPACE:-}" ]; then args+=(--workspace "$INPUT_WORKSPACE"); fi
 if [ -n "${INPUT_APPROVALS:-}" ]; then args+=(--approvals "$INPUT_APPROVALS"); fi
 
+# actions/checkout persists the job's token in .git/config unless told not to
+# (`persist-credentials: false`): `http.<url>.extraheader = AUTHORIZATION: basic <base64>`.
+# kagent-run redacts it, but a command the agent runs can still use it: warn, never print it.
+# The path is escaped as a workflow command's data (%, CR, LF), so it cannot end the command.
+escape_data() {
+  local text="${1//%/%25}"
+  text="${text//$'\r'/%0D}"
+  printf '%s' "${text//$'\n'/%0A}"
+}
+checked=()
+for folder in "." "${INPUT_WORKSPACE:-.}"; do
+  config_file="${folder%/}/.git/config"
+  case " ${checked[*]-} " in *" ${config_file} "*) continue ;; esac
+  checked+=("$config_file")
+  if [ -f "$config_file" ] && grep -qiE '^[[:space:]]*extraheader[[:space:]]*=' "$config_file"; then
+    printf '::warning title=kagent-run::%s\n' "$(escape_data "Set \"persist-credentials: false\" on actions/checkout: \"${config_file}\" holds an http extraheader, the job's credentials, which commands the agent runs can use (kagent-run redacts them from its logs)")"
+  fi
+done
+
 # The action's own deno.json (import map, lock), whatever the job's folder holds.
 deno run --config "${action_path}/deno.json" "${flags[@]}" "${action_path}/main.ts" "${args[@]}"
 code=$?

@@ -77,7 +77,7 @@ const FIELDS: FieldNames = {
     confinement: true,
   },
   "mcp_server.skipped": { server: true, reason: true },
-  "mcp_server.tools_changed": { server: true },
+  "mcp_server.tools_changed": { server: true, count: true },
   "network_boundary.measured": {
     model_hosts: true,
     memory_hosts: true,

@@ -186,6 +186,8 @@ Deno.test("action/run.sh, run as the runner would, hands on the outputs, and the
     "the refused write did not happen",
   );
   assert.match(first.stderr, /::group::kagent-run progress/);
+  // Near miss of the extraheader warning: a checkout without one is not warned about.
+  assert.doesNotMatch(first.stdout + first.stderr, /extraheader/);
   assert.match(await Deno.readTextFile(github.summary), /\*\*Approvals needed\*\*/);
 
   // The grant lines the run printed, as a file for the approvals input: the call goes through.
@@ -225,6 +227,10 @@ Deno.test("README's workflow for the Action parses, and uses only the Action's i
   const steps = Object.values(workflow.jobs).flatMap((job) => job.steps);
   const uses = steps.find((step) => /kagent-run@/.test(step.uses ?? ""));
   assert.ok(uses?.id, "the step that uses the Action has an id");
+  // The job's token must not sit in .git/config where the agent's commands can read it.
+  const checkout = steps.find((step) => /^actions\/checkout@/.test(step.uses ?? ""));
+  assert.ok(checkout, "the workflow checks out the repository");
+  assert.equal(checkout.with?.["persist-credentials"], false, "checkout persists no credentials");
   for (const input of Object.keys(uses?.with ?? {})) {
     assert.ok(action.inputs[input], `input "${input}" exists in action.yml`);
   }
@@ -233,4 +239,44 @@ Deno.test("README's workflow for the Action parses, and uses only the Action's i
   for (const output of referenced) {
     assert.ok(action.outputs[output as string], `output "${output}" exists in action.yml`);
   }
+});
+
+Deno.test("action/run.sh warns, escaped and without the value, when the checkout persisted an extraheader", async () => {
+  await using project = await createProject({
+    plan: [JSON.stringify({ content: "Nothing to do." })],
+  });
+  const token = `ghs_${"Pq4z".repeat(9)}`;
+  const basic = btoa(`x-access-token:${token}`);
+  // As actions/checkout writes it; the workspace's path holds a CR and a workflow command.
+  const workspace = nodePath.join(project.sandbox.root, "work\r::stop-commands::x");
+  await Deno.rename(project.sandbox.workspace, workspace);
+  await Deno.mkdir(nodePath.join(workspace, ".git"));
+  await Deno.writeTextFile(
+    nodePath.join(workspace, ".git", "config"),
+    `[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic ${basic}\n`,
+  );
+  const github = {
+    output: nodePath.join(project.sandbox.root, "github_output"),
+    summary: nodePath.join(project.sandbox.root, "step_summary.md"),
+  };
+  const result = await runAction(project.sandbox.root, {
+    INPUT_CONFIG: "config/agent.jsonc",
+    INPUT_TASK: "Look around",
+    INPUT_TASK_FILE: "",
+    INPUT_WORKSPACE: nodePath.basename(workspace),
+    INPUT_APPROVALS: "",
+  }, github);
+  assert.equal(result.code, 0, result.stderr);
+  const printed = result.stdout + result.stderr;
+  const warnings = printed.split("\n").filter((line) => line.startsWith("::warning"));
+  assert.equal(warnings.length, 1, printed);
+  assert.match(
+    warnings[0] as string,
+    /^::warning title=kagent-run::Set "persist-credentials: false" on actions\/checkout: "work%0D::stop-commands::x\/\.git\/config" holds an http extraheader/,
+  );
+  assert.ok(!printed.includes("\r"), "no carriage return is printed");
+  assert.ok(
+    !printed.includes(token) && !printed.includes(basic),
+    "the credentials are not printed",
+  );
 });

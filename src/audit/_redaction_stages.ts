@@ -5,7 +5,18 @@
  * @module
  */
 
-import type { RedactionKind, TokenPattern } from "./_secret_patterns.ts";
+import {
+  AUTHORIZATION_TOKEN_PATTERN,
+  BASIC_CREDENTIALS_PATTERN,
+  BEARER_PATTERN,
+  isBasicCredential,
+  LATE_TOKEN_PATTERNS,
+  PRIVATE_KEY_PATTERN,
+  type RedactionKind,
+  TOKEN_PATTERNS,
+  type TokenPattern,
+  URL_CREDENTIALS_PATTERN,
+} from "./_secret_patterns.ts";
 
 /** A stretch to replace (as `RedactionSpan` in redactor.ts, repeated here to keep the import one-way). */
 export interface Span {
@@ -22,6 +33,10 @@ export interface Stage {
   pattern: RegExp;
   /** Code units at the start of a match that are not replaced. */
   keep: (match: RegExpExecArray) => number;
+  /** Tells whether a match is a secret (default: every match is). */
+  accept?: (match: RegExpExecArray) => boolean;
+  /** The patterns the stage joins, for the redactor's prefilter (default: `pattern` alone). */
+  sources?: readonly string[];
 }
 
 /** A span with the stage that found it. */
@@ -41,6 +56,7 @@ export function tokenStage(patterns: readonly TokenPattern[]): Stage {
   return {
     kind: patterns[0]?.kind ?? "secret_env",
     pattern: new RegExp(source, "g"),
+    sources: patterns.map(({ pattern }) => pattern.source),
     keep: () => 0,
     kindOf: (match) => {
       const groups = match.groups ?? {};
@@ -83,3 +99,30 @@ export function merge(found: StageSpan[]): Span[] {
   }
   return merged.map(({ start, end, replacement }) => ({ start, end, replacement }));
 }
+
+/** The scheme word and the blanks after it: what a `Bearer`/`Basic` stage keeps. */
+const schemeWord = (match: RegExpExecArray) => (match[1]?.length ?? 0) + (match[2]?.length ?? 0);
+
+/**
+ * The stages after the secret values, in the order they run: private keys, the token patterns, URL
+ * credentials, bearer tokens, Basic credentials (decoded, kept only when they hold a password),
+ * `Authorization: token` values, then JWTs.
+ */
+export const PATTERN_STAGES: readonly Stage[] = [
+  { ...PRIVATE_KEY_PATTERN, keep: () => 0 },
+  tokenStage(TOKEN_PATTERNS),
+  { kind: "url_credentials", pattern: URL_CREDENTIALS_PATTERN, keep: () => 3 },
+  { kind: "bearer_token", pattern: BEARER_PATTERN, keep: schemeWord },
+  {
+    kind: "basic_credentials",
+    pattern: BASIC_CREDENTIALS_PATTERN,
+    keep: schemeWord,
+    accept: (match) => isBasicCredential(match[3] ?? ""),
+  },
+  {
+    kind: "authorization_token",
+    pattern: AUTHORIZATION_TOKEN_PATTERN,
+    keep: (match) => match[1]?.length ?? 0,
+  },
+  ...LATE_TOKEN_PATTERNS.map(({ kind, pattern }) => ({ kind, pattern, keep: () => 0 })),
+];

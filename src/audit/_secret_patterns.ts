@@ -25,6 +25,13 @@
  * - `url_credentials`: the `user:password` of a URL (`https://user:password@host/...`, as
  *   `git remote -v` prints a CI checkout's remote).
  * - `bearer_token`: the token after `Bearer ` (the word is kept).
+ * - `basic_credentials`: the base64 after `Basic ` (any case; the word is kept) when it decodes to
+ *   `user:password` with a password of a token's length (see
+ *   {@linkcode isBasicCredential}), as `actions/checkout` persists the job's token in
+ *   `.git/config` (`AUTHORIZATION: basic <base64 of x-access-token:ghs_…>`); and that base64 of
+ *   `x-access-token:…` wherever it appears, without the word.
+ * - `authorization_token`: the credentials of an `Authorization: token <value>` header (GitHub's
+ *   scheme; the header name and the word are kept).
  * - `jwt`: a JSON Web Token, `eyJ<header>.eyJ<payload>.<signature>` (base64url).
  * - `key_name`: a string under a key named like a secret (`password`, `api_key`, `Authorization`...).
  *
@@ -46,6 +53,8 @@ export type RedactionKind =
   | "stripe_key"
   | "url_credentials"
   | "bearer_token"
+  | "basic_credentials"
+  | "authorization_token"
   | "jwt"
   | "key_name";
 
@@ -140,6 +149,15 @@ export const TOKEN_PATTERNS: readonly TokenPattern[] = [
     pattern: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g,
   },
   {
+    // `x-access-token:` in base64 (15 bytes, so its 20 characters never depend on what follows):
+    // the Basic credentials of a GitHub Actions job token, found without the `basic` before them.
+    kind: "basic_credentials",
+    pattern: new RegExp(
+      `(?<![A-Za-z0-9+/])eC1hY2Nlc3MtdG9rZW46[A-Za-z0-9+/]{20,${BODY}}={0,2}`,
+      "g",
+    ),
+  },
+  {
     kind: "stripe_key",
     pattern: new RegExp(
       `(?<![A-Za-z0-9_])[sr]k_(?:live|test)_[0-9A-Za-z]{20,${BODY}}`,
@@ -180,6 +198,65 @@ export const BEARER_PATTERN = new RegExp(
   `(?<![A-Za-z])(Bearer|bearer|BEARER)([ \\t]{1,64})[A-Za-z0-9._~+/-]{8,${BODY}}={0,64}`,
   "g",
 );
+
+/**
+ * `Basic <base64>` (the scheme word in any case): the word and the blanks stay, the base64 goes
+ * when {@linkcode isBasicCredential} says it holds a password. Capturing groups: the word, the
+ * blanks, the base64.
+ */
+export const BASIC_CREDENTIALS_PATTERN = new RegExp(
+  `(?<![A-Za-z])([Bb][Aa][Ss][Ii][Cc])([ \t]{1,64})([A-Za-z0-9+/]{8,${BODY}}={0,2})`,
+  "g",
+);
+
+/**
+ * `Authorization: token <value>` (GitHub's scheme; any case): the header name, the word and the
+ * blanks stay, the value (8+ token68 characters, a digit among them, so that "token required" in
+ * prose stays) goes. Capturing group: what stays.
+ */
+export const AUTHORIZATION_TOKEN_PATTERN = new RegExp(
+  `(?<![A-Za-z])([Aa][Uu][Tt][Hh][Oo][Rr][Ii][Zz][Aa][Tt][Ii][Oo][Nn]["']?[ \t]{0,64}[:=]` +
+    `[ \t]{0,64}["']?[Tt][Oo][Kk][Ee][Nn][ \t]{1,64})(?=[A-Za-z._~+/-]{0,256}[0-9])` +
+    `[A-Za-z0-9._~+/-]{8,${BODY}}={0,64}`,
+  "g",
+);
+
+/**
+ * Shortest password that makes Basic credentials secret, in characters: the shortest secret value
+ * the redactor takes, and shorter than every token shape (a GitHub token has 40).
+ */
+export const MIN_BASIC_PASSWORD_CHARS = 8;
+
+const basicDecoder = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Tells whether a base64 text (standard alphabet, padding optional) is Basic credentials worth
+ * redacting: it decodes to UTF-8 text without control characters, `user:password`, whose password
+ * has at least {@linkcode MIN_BASIC_PASSWORD_CHARS} characters (every token shape does). Ordinary base64 (an image, a digest, `basic authentication` in
+ * prose) decodes to no such text.
+ *
+ * @example
+ * ```ts
+ * import { isBasicCredential } from "./_secret_patterns.ts";
+ * console.assert(isBasicCredential(btoa("x-access-token:ghs_0123456789abcdef")));
+ * console.assert(!isBasicCredential(btoa("user:pw")) && !isBasicCredential("authentication"));
+ * ```
+ */
+export function isBasicCredential(encoded: string): boolean {
+  const body = encoded.replace(/=+$/, "");
+  if (body.length % 4 === 1) return false;
+  let text: string;
+  try {
+    const binary = atob(body + "=".repeat((4 - (body.length % 4)) % 4));
+    text = basicDecoder.decode(Uint8Array.from(binary, (character) => character.charCodeAt(0)));
+  } catch {
+    return false;
+  }
+  // deno-lint-ignore no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(text)) return false;
+  const colon = text.indexOf(":");
+  return colon >= 0 && text.length - colon - 1 >= MIN_BASIC_PASSWORD_CHARS;
+}
 
 /**
  * Words that make a key's string values secret, compared with the key split into lower-case words

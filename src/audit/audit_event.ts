@@ -167,6 +167,11 @@ export type AuditEvent =
      * tool set stays as the server listed it at start-up.
      */
     server: string;
+    /**
+     * How many it has sent in this run: 1 at the first (recorded then), the total when the run
+     * closes the server (recorded again only if more came): at most two events a server.
+     */
+    count: number;
   }
   | {
     type: "network_boundary.measured";

@@ -53,6 +53,7 @@ export {
   type RedactorOptions,
   type StreamRedaction,
 } from "./redactor.ts";
+export { isSecretKey } from "./_secret_patterns.ts";
 export { RunFolder, type RunFolderOptions, type RunFolderPaths } from "./run_folder.ts";
 export {
   childRuns,

@@ -5,17 +5,12 @@
  */
 
 import {
-  BEARER_PATTERN,
   isSecretKey,
-  LATE_TOKEN_PATTERNS,
   MAX_TOKEN_MATCH_CHARS,
   MIN_REDACTED_TEXT_CHARS,
-  PRIVATE_KEY_PATTERN,
   type RedactionKind,
-  TOKEN_PATTERNS,
-  URL_CREDENTIALS_PATTERN,
 } from "./_secret_patterns.ts";
-import { mask, merge, type Stage, type StageSpan, tokenStage } from "./_redaction_stages.ts";
+import { mask, merge, PATTERN_STAGES, type Stage, type StageSpan } from "./_redaction_stages.ts";
 
 export { MAX_TOKEN_MATCH_CHARS, type RedactionKind };
 
@@ -72,7 +67,8 @@ export const MIN_SECRET_LENGTH = 8;
  * `[REDACTED:<kind>]`.
  *
  * Redaction is applied to what the run writes; it is a safety net, not a guarantee: a secret
- * transformed by a tool (base64, split across lines) is not recognised.
+ * transformed by a tool (base64, split across lines) is not recognised, except Basic credentials,
+ * which are decoded (see {@linkcode RedactionKind}).
  *
  * @example
  * ```ts
@@ -85,7 +81,10 @@ export const MIN_SECRET_LENGTH = 8;
  */
 export class Redactor {
   readonly #longestSecret: number;
-  /** Secret values, the token patterns, bearer tokens, then JWTs: applied in this order. */
+  /**
+   * Secret values, private keys, the token patterns, URL credentials, bearer tokens, Basic
+   * credentials, `Authorization: token` values, then JWTs: applied in this order.
+   */
   readonly #stages: readonly Stage[];
   /**
    * Every stage's pattern as one alternation: it finds something in a text exactly when some stage
@@ -119,30 +118,11 @@ export class Redactor {
     const secretPattern = sorted.length === 0
       ? null
       : new RegExp(sorted.map((value) => RegExp.escape(value)).join("|"), "g");
-    const none = () => 0;
-    this.#stages = [
-      ...(secretPattern === null
-        ? []
-        : [{ kind: "secret_env" as const, pattern: secretPattern, keep: none }]),
-      { ...PRIVATE_KEY_PATTERN, keep: none },
-      tokenStage(TOKEN_PATTERNS),
-      { kind: "url_credentials", pattern: URL_CREDENTIALS_PATTERN, keep: () => 3 },
-      {
-        kind: "bearer_token",
-        pattern: BEARER_PATTERN,
-        // The scheme word and the blanks after it stay.
-        keep: (match: RegExpExecArray) => (match[1]?.length ?? 0) + (match[2]?.length ?? 0),
-      },
-      ...LATE_TOKEN_PATTERNS.map(({ kind, pattern }) => ({ kind, pattern, keep: none })),
-    ];
-    const sources = [
-      ...(secretPattern === null ? [] : [secretPattern.source]),
-      PRIVATE_KEY_PATTERN.pattern.source,
-      ...TOKEN_PATTERNS.map(({ pattern }) => pattern.source),
-      URL_CREDENTIALS_PATTERN.source,
-      BEARER_PATTERN.source,
-      ...LATE_TOKEN_PATTERNS.map(({ pattern }) => pattern.source),
-    ];
+    const secretStage: Stage[] = secretPattern === null
+      ? []
+      : [{ kind: "secret_env", pattern: secretPattern, keep: () => 0 }];
+    this.#stages = [...secretStage, ...PATTERN_STAGES];
+    const sources = this.#stages.flatMap((stage) => stage.sources ?? [stage.pattern.source]);
     this.#anyStage = compiledOrNull(sources.map((source) => `(?:${source})`).join("|"));
   }
 
@@ -228,6 +208,7 @@ export class Redactor {
       const { kind, pattern, keep } = stage;
       const spans: StageSpan[] = [];
       for (const match of masked.matchAll(pattern)) {
+        if (stage.accept !== undefined && !stage.accept(match)) continue;
         // A kept prefix (`Bearer `) is part of the span, so that no cut falls between the two.
         const kept = match[0].slice(0, keep(match));
         const end = match.index + match[0].length;

@@ -4,7 +4,10 @@
 // the reference and compares both on random records with planted secrets.
 import assert from "node:assert/strict";
 import {
+  AUTHORIZATION_TOKEN_PATTERN,
+  BASIC_CREDENTIALS_PATTERN,
   BEARER_PATTERN,
+  isBasicCredential,
   isSecretKey,
   LATE_TOKEN_PATTERNS,
   MIN_REDACTED_TEXT_CHARS,
@@ -21,6 +24,7 @@ interface Stage {
   kindOf?: (match: RegExpExecArray) => RedactionKind;
   pattern: RegExp;
   keep: (match: RegExpExecArray) => number;
+  accept?: (match: RegExpExecArray) => boolean;
 }
 interface StageSpan extends RedactionSpan {
   stage: number;
@@ -53,6 +57,18 @@ class ReferenceRedactor {
         pattern: BEARER_PATTERN,
         keep: (match: RegExpExecArray) => (match[1]?.length ?? 0) + (match[2]?.length ?? 0),
       },
+      // Added with issue 23: Basic credentials decoded, `Authorization: token` values.
+      {
+        kind: "basic_credentials",
+        pattern: BASIC_CREDENTIALS_PATTERN,
+        keep: (match: RegExpExecArray) => (match[1]?.length ?? 0) + (match[2]?.length ?? 0),
+        accept: (match: RegExpExecArray) => isBasicCredential(match[3] ?? ""),
+      },
+      {
+        kind: "authorization_token",
+        pattern: AUTHORIZATION_TOKEN_PATTERN,
+        keep: (match: RegExpExecArray) => match[1]?.length ?? 0,
+      },
       ...LATE_TOKEN_PATTERNS.map(({ kind, pattern }) => ({ kind, pattern, keep: none })),
     ];
   }
@@ -66,6 +82,7 @@ class ReferenceRedactor {
       const { kind, pattern, keep } = stage;
       const spans: StageSpan[] = [];
       for (const match of masked.matchAll(pattern)) {
+        if (stage.accept !== undefined && !stage.accept(match)) continue;
         const kept = match[0].slice(0, keep(match));
         const end = match.index + match[0].length;
         const found = stage.kindOf?.(match) ?? kind;
@@ -199,6 +216,16 @@ Deno.test("Redactor redacts exactly what the plain algorithm does on random reco
         `eyJ${word(8 + Math.floor(next() * 4))}.eyJ${word(8 + Math.floor(next() * 4))}.${word(4)}`,
       () => `-----BEGIN RSA PRIVATE KEY-----\n${word(20)}\n-----END RSA PRIVATE KEY-----`,
       () => `-----BEGIN PRIVATE KEY-----\n${word(10)}`,
+      () =>
+        `${pick(["Basic", "basic", "BASIC"])} ${
+          btoa(`${word(4)}:${word(4 + Math.floor(next() * 8))}`)
+        }`,
+      () => `${pick(["basic", "Basic"])} ${word(8 + Math.floor(next() * 8))}`,
+      () => btoa(`x-access-token:ghs_${word(20 + Math.floor(next() * 20))}`),
+      () =>
+        `${pick(["Authorization", "AUTHORIZATION"])}: ${pick(["token", "Token"])} ${
+          word(6 + Math.floor(next() * 6))
+        }`,
     ])();
   const text = (): string => {
     const parts: string[] = [];

@@ -260,3 +260,54 @@ Deno.test("redactText gives a long text the same result when it comes again, als
   assert.equal(redactor.redactText(plain), plain);
   assert.equal(redactor.redactText(plain), plain);
 });
+
+/** The job token actions/checkout persists, as `git config --list` and `.git/config` show it. */
+const JOB_TOKEN = `ghs_${"k7Q2".repeat(9)}`;
+const JOB_BASIC = btoa(`x-access-token:${JOB_TOKEN}`);
+
+Deno.test("Redactor.redactText removes Basic credentials when their base64 decodes to a password", () => {
+  const cases: [string, string][] = [
+    [
+      `\textraheader = AUTHORIZATION: basic ${JOB_BASIC}`,
+      "\textraheader = AUTHORIZATION: basic [REDACTED:basic_credentials]",
+    ],
+    [
+      `http.https://github.com/.extraheader=AUTHORIZATION: basic ${JOB_BASIC}\ncore.bare=false`,
+      "http.https://github.com/.extraheader=AUTHORIZATION: basic [REDACTED:basic_credentials]\n" +
+      "core.bare=false",
+    ],
+    // Any user, any password of a token's length, the word in any case, padding or not.
+    [
+      `Authorization: Basic ${btoa("deploy:correct-horse-9")}`,
+      "Authorization: Basic [REDACTED:basic_credentials]",
+    ],
+    [`BASIC\t${btoa("u:12345678").replace(/=+$/, "")};`, "BASIC\t[REDACTED:basic_credentials];"],
+    // The job token's base64 without the word before it (copied, echoed, in a URL).
+    [`echo ${JOB_BASIC} | base64 -d`, "echo [REDACTED:basic_credentials] | base64 -d"],
+    // A GitHub token scheme header.
+    [
+      `Authorization: token abcdef0123456789abcdef`,
+      "Authorization: token [REDACTED:authorization_token]",
+    ],
+  ];
+  for (const [input, expected] of cases) assert.equal(redactor.redactText(input), expected, input);
+  for (const [input] of cases) {
+    const redacted = redactor.redactText(input);
+    assert.ok(!redacted.includes(JOB_TOKEN) && !redacted.includes(JOB_BASIC.slice(0, 30)), input);
+  }
+});
+
+Deno.test("Redactor.redactText keeps ordinary base64 and basic prose when they decode to no password (near miss)", () => {
+  const nearMisses = [
+    "basic authentication is not enough here",
+    "a basic building block of the runtime",
+    `Basic ${btoa("user:short")}`, // a password shorter than a token
+    `basic ${btoa("no colon in this decoded text")}`,
+    `basic ${btoa("\u0001\u0002binary:00000000000")}`,
+    "integrity sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+SfaPg==",
+    `data:image/png;base64,${btoa("\x89PNG\r\n\x1a\nIHDR")}`,
+    "the token budget: token count 12345678",
+    "Authorization: token required for this endpoint",
+  ];
+  for (const text of nearMisses) assert.equal(redactor.redactText(text), text, text);
+});

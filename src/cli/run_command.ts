@@ -119,7 +119,7 @@ async function runWithNetwork(
   args: readonly string[],
 ): Promise<number> {
   const paint = painter(io);
-  // The same secrets as the run's audit: the answer, the task and summaries are redacted too.
+  // Before the session exists, the values of audit.secret_env; after, all the run's (below).
   const redactor = Redactor.fromEnvironment(config.audit.secret_env, io.env);
   const output = outputFormat(values);
   const feed = new RunFeed({
@@ -151,6 +151,9 @@ async function runWithNetwork(
     ...(agents === null ? {} : { mainThreadTools: agents.tools }),
   });
   agents?.attach(session);
+  // From here on, what is printed is redacted with every secret of the run, as its audit is: the
+  // values of audit.secret_env, the MCP servers' ${VAR} and the roots' sensitive files.
+  const runRedactor = new Redactor({ secrets: session.secrets });
   // A run lives for many calls and turns: hash natively from now on (audit/sha256.ts).
   preloadNativeSha256();
   // Each pending approval carries the exact command that re-runs this run with its grant.
@@ -208,7 +211,7 @@ async function runWithNetwork(
       controller.abort(`the run folder refused a write: ${error.message}`)
     );
     if (!values.quiet) {
-      const dir = redactor.redactText(displayRunDir(session.folder.dir));
+      const dir = runRedactor.redactText(displayRunDir(session.folder.dir));
       io.stderr(`kagent-run: run ${session.folder.id} in ${dir}\n`);
     }
     await feed.begin(session.recorder, session.folder.paths.events);
@@ -267,11 +270,11 @@ async function runWithNetwork(
         paint(endTone, outcome.end_reason)
       } in ${seconds} s: ${counts.calls} tool calls, ${counts.denied} denied, ` +
         `${counts.failed} failed, ${counts.skipped} skipped; run folder ${
-          redactor.redactText(displayRunDir(session.folder.dir))
+          runRedactor.redactText(displayRunDir(session.folder.dir))
         }\n`,
     );
     if (outcome.error !== null) {
-      io.stderr(`kagent-run: ${paint("failed", redactor.redactText(outcome.error))}\n`);
+      io.stderr(`kagent-run: ${paint("failed", runRedactor.redactText(outcome.error))}\n`);
     }
     // The children's asks nobody could answer are the run's too (their grants name this policy).
     const pending = [...session.approvals.pending, ...(agents?.pending ?? [])];
@@ -291,13 +294,13 @@ async function runWithNetwork(
       replay: pending.length === 0
         ? null
         : session.approvals.replayFor(pending.map((entry) => entry.grant)),
-      redactor,
+      redactor: runRedactor,
       report_files: values.report === true ? runReportFiles(session.folder.dir) : null,
     };
     if (output === "json") io.stdout(`${reportJson(report)}\n`);
     else if (output === "stream-json") feed.end(report);
     else if (outcome.final_text !== null) {
-      const answer = redactor.redactText(outcome.final_text);
+      const answer = runRedactor.redactText(outcome.final_text);
       if (io.env("GITHUB_ACTIONS") === "true") {
         // The model's text is not workflow commands: a line of it such as `::error::` or
         // `::set-output` is printed between ::stop-commands:: and a token it cannot know.

@@ -173,3 +173,24 @@ Deno.test("PieceRedactor.suffix drops the part of a window before a secret it wo
   assert.ok(!shown.includes(SECRET.slice(9)), shown);
   assert.equal(pieces.suffix(text, text.indexOf(SECRET) + 3), `${MARKER} cd`);
 });
+
+Deno.test("StreamRedactor removes Basic credentials at every offset across chunk and piece boundaries, as the whole text does", () => {
+  // The line actions/checkout writes into .git/config, the way a command prints it: the
+  // credentials decode to the job token, so the stream must agree with the redactor on a decoded
+  // match (issue 23).
+  const token = `ghs_${"Tq9x".repeat(9)}`;
+  const line = `\textraheader = AUTHORIZATION: basic ${btoa(`x-access-token:${token}`)}\n`;
+  const plain = `\textraheader = AUTHORIZATION: basic ${btoa("no password in here")}\n`;
+  const boundaries = Array.from({ length: 40 }, (_, index) => (index + 1) * 16_384);
+  const starts = sweepStarts(boundaries, line.length);
+  const text = lineWith(line, starts, 700_000);
+  const nearMiss = lineWith(plain, sweepStarts(boundaries, plain.length), 700_000);
+  const expected = redactor.redactText(text);
+  assert.equal(expected.split("[REDACTED:basic_credentials]").length - 1, starts.length);
+  for (const size of [65_536, 4_099, 700_000]) {
+    const out = stream(text, size);
+    assert.ok(!out.includes(btoa(`x-access-token:${token}`).slice(20, 40)), `${size}`);
+    assertSame(out, expected, `chunks of ${size} bytes`);
+    assertSame(stream(nearMiss, size), nearMiss, `near miss in chunks of ${size} bytes`);
+  }
+});

@@ -4,10 +4,16 @@
  * blobs), each named by a line of the output; `structuredContent` becomes `data`; `isError` a
  * failed outcome of type `tool_error`.
  *
+ * Every stored text is redacted (issue 23 §6): a blob (`image.data`, `audio.data`,
+ * `resource.blob`) whose bytes decode as UTF-8 is text, whatever its declared type, and is stored
+ * redacted; other bytes are stored as they came with their type and sha256, unless the run's
+ * redactor finds a secret in them read as single-byte text: then they are not stored at all, and
+ * the output line says so.
+ *
  * @module
  */
 
-import type { ArtifactStore, Redactor } from "../audit/mod.ts";
+import { type ArtifactStore, type Redactor, sha256Hex } from "../audit/mod.ts";
 import { type ArtifactRef, failure, type ToolOutcome } from "../tools/mod.ts";
 
 /** One content block as the server sent it (checked loosely: servers are untrusted). */
@@ -49,12 +55,26 @@ export async function mcpCallOutcome(
     });
     lines.push(`[${what}, ${mediaType}, ${stored.bytes} bytes: ${stored.ref}]`);
   };
+  const keepBlob = async (base64: string, mediaType: string, what: string) => {
+    const bytes = decodeBase64(base64);
+    const text = bytes === null ? base64 : utf8Text(bytes);
+    if (text !== null) return await keep(stores.redactor.redactText(text), mediaType, what);
+    const binary = bytes as Uint8Array;
+    if (stores.redactor.spans(singleByteText(binary)).length === 0) {
+      return await keep(binary, mediaType, what);
+    }
+    const digest = sha256Hex(binary);
+    lines.push(
+      `[${what}, ${mediaType}, ${binary.length} bytes, sha256 ${digest}: not stored: ` +
+        `its bytes hold a secret]`,
+    );
+  };
   for (const item of content) {
     if (typeof item !== "object" || item === null) continue;
     const block = item as Block;
     if (block.type === "text" && typeof block.text === "string") lines.push(block.text);
     else if ((block.type === "image" || block.type === "audio") && typeof block.data === "string") {
-      await keep(decodeBase64(block.data), mediaTypeOf(block.mimeType), block.type);
+      await keepBlob(block.data, mediaTypeOf(block.mimeType), block.type);
     } else if (block.type === "resource" && typeof block.resource === "object") {
       const resource = (block.resource ?? {}) as Block;
       const uri = String(resource.uri ?? "");
@@ -65,7 +85,7 @@ export async function mcpCallOutcome(
           `resource ${uri}`,
         );
       } else if (typeof resource.blob === "string") {
-        await keep(decodeBase64(resource.blob), mediaTypeOf(resource.mimeType), `resource ${uri}`);
+        await keepBlob(resource.blob, mediaTypeOf(resource.mimeType), `resource ${uri}`);
       }
     } else if (block.type === "resource_link") {
       await keep(
@@ -102,11 +122,31 @@ function mediaTypeOf(value: unknown, fallback = "application/octet-stream"): str
   return typeof value === "string" && /^[\w.+-]+\/[\w.+-]+/.test(value) ? value : fallback;
 }
 
-/** Base64 to bytes; a malformed payload is kept as its text. */
-function decodeBase64(text: string): Uint8Array {
+/** Base64 to bytes; null for a malformed payload (then kept as its text, redacted). */
+function decodeBase64(text: string): Uint8Array | null {
   try {
     return Uint8Array.from(atob(text), (character) => character.charCodeAt(0));
   } catch {
-    return new TextEncoder().encode(text);
+    return null;
   }
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
+/** The bytes as text when they are UTF-8 (a text blob, whatever its declared type), else null. */
+function utf8Text(bytes: Uint8Array): string | null {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+/** Each byte as one character, so that ASCII secrets inside binary bytes can be found. */
+function singleByteText(bytes: Uint8Array): string {
+  let text = "";
+  for (let start = 0; start < bytes.length; start += 8192) {
+    text += String.fromCharCode(...bytes.subarray(start, start + 8192));
+  }
+  return text;
 }

@@ -14,6 +14,7 @@ import {
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type Tool, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { ConfigError, type LoadedMcpServer } from "../config/mod.ts";
+import { terminalSafe } from "../approval/mod.ts";
 
 /** What the server said about itself at start-up (recorded in the run folder). */
 export interface McpServerIdentity {
@@ -35,6 +36,11 @@ export interface McpConnectOptions {
   label: string;
   /** The last lines the server wrote on stderr (stdio), for start-up errors. @default none */
   stderrTail?: () => string;
+  /**
+   * Redacts what the server wrote or answered before a start-up error shows it (its expanded
+   * `${VAR}` values, token shapes). @default kept as it is
+   */
+  redact?: (text: string) => string;
   /** Called on each `notifications/tools/list_changed` the server sends. @default ignored */
   onToolListChanged?: () => void;
   /** The config file, named by start-up errors. */
@@ -112,11 +118,12 @@ export class McpServerConnection {
     } catch (error) {
       await client.close().catch(() => undefined);
       await transport.close().catch(() => undefined);
+      const redact = options.redact ?? ((text: string) => text);
       const reason = deadline.aborted
         ? `it did not start and list its tools within ${server.startup_timeout_ms} ms ` +
           `(mcp_servers.${id}.startup_timeout_ms)`
-        : failureText(error);
-      const stderr = (options.stderrTail?.() ?? "").trim().split("\n").slice(-3).join(" | ");
+        : terminalSafe(redact(failureText(error)));
+      const stderr = errorOutputText(options.stderrTail?.() ?? "", redact);
       throw new ConfigError({
         code: "mcp_server_failed",
         file: options.configPath,
@@ -167,6 +174,33 @@ export class McpServerConnection {
     await this.#client.close().catch(() => undefined);
     await this.#transport.close().catch(() => undefined);
   }
+}
+
+/** Lines of a server's error output a start-up error shows (the last ones). */
+const SHOWN_ERROR_LINES = 3;
+
+/**
+ * A server's error output as a start-up error shows it, on one line: its last
+ * {@linkcode SHOWN_ERROR_LINES} non-blank lines (split at LF, CRLF and a lone CR), each redacted,
+ * then written through `terminalSafe` (the escaping of every terminal and CI output: control
+ * characters, CR and LF included, become `\u` escapes), joined by ` | `. So the output cannot
+ * start a line of its own: a GitHub runner never reads `::add-mask::`, `::error` or
+ * `::stop-commands::` from it, and a terminal never gets its escape sequences.
+ *
+ * @param tail What the server wrote on stderr (its last few KiB).
+ * @param redact Redacts one line.
+ * @example
+ * ```ts
+ * import { errorOutputText } from "./mcp_server_connection.ts";
+ * const text = errorOutputText("boot\r\n::add-mask::x\r::stop-commands::t\n", (line) => line);
+ * console.assert(text === "boot | ::add-mask::x | ::stop-commands::t");
+ * ```
+ */
+export function errorOutputText(tail: string, redact: (text: string) => string): string {
+  const lines = tail.split(/\r\n|\n|\r/).filter((line) => line.trim() !== "");
+  return lines.slice(-SHOWN_ERROR_LINES)
+    .map((line) => terminalSafe(redact(line.trim())))
+    .join(" | ");
 }
 
 /**

@@ -13,8 +13,14 @@
  */
 
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ConfigError, type LoadedMcpHttpServer, type LoadedMcpServer } from "../config/mod.ts";
-import { sweepMarked } from "../exec/mod.ts";
+import {
+  ConfigError,
+  type LoadedMcpHttpServer,
+  type LoadedMcpServer,
+  type LoadedMcpStdioServer,
+} from "../config/mod.ts";
+import { Redactor } from "../audit/mod.ts";
+import { DEFAULT_ENV_ALLOWLIST, sweepMarked } from "../exec/mod.ts";
 import { hostPermission } from "../network/mod.ts";
 import { failure, type ToolDefinition, type ToolOutcome } from "../tools/mod.ts";
 import { mcpCallOutcome, type McpResultStores } from "./mcp_call_result.ts";
@@ -71,21 +77,22 @@ export interface StartMcpServersOptions {
 }
 
 /**
- * Where `notifications/tools/list_changed` go: every listener gets those sent before it was added,
- * then each new one.
+ * Where `notifications/tools/list_changed` go: the first listener gets those sent before it was
+ * added (kept only until then: a server may send thousands), then every listener each new one.
  */
 class ToolListChanges {
-  readonly #seen: string[] = [];
+  #seen: string[] = [];
   readonly #listeners: ((server: string) => void)[] = [];
 
   notify(server: string): void {
-    this.#seen.push(server);
+    if (this.#listeners.length === 0) this.#seen.push(server);
     for (const listener of this.#listeners) listener(server);
   }
 
   listen(listener: (server: string) => void): void {
     this.#listeners.push(listener);
     for (const server of this.#seen) listener(server);
+    this.#seen = [];
   }
 }
 
@@ -200,6 +207,8 @@ export class McpServers {
             ...reached,
             onToolListChanged: () => toolListChanges.notify(id),
             configPath: options.configPath,
+            // A start-up error shows the server's output: without the values it was given.
+            redact: (text) => new Redactor({ secrets }).redactText(text),
           }),
         );
       } catch (error) {
@@ -233,8 +242,8 @@ export class McpServers {
 
   /**
    * Passes on each `notifications/tools/list_changed` a server sends, by server id, to `listener`
-   * (those sent before this call first). The run's tool set stays as the servers listed it at
-   * start-up.
+   * (to the first listener, those sent before this call first). The run's tool set stays as the
+   * servers listed it at start-up.
    */
   onToolListChanged(listener: (server: string) => void): void {
     this.#toolListChanges.listen(listener);

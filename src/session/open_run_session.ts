@@ -171,7 +171,14 @@ async function wireStarting(
     await recorder.event("command_tools.disabled", { reason: prepared.commands.isolation.reason });
     await recorder.error({ source: "sandbox", message: prepared.commands.isolation.reason });
   }
-  await recordMcpServers(prepared, recorder);
+  const recordToolListTotals = await recordMcpServers(prepared, recorder);
+  if (prepared.sensitiveFileScanStopped !== null) {
+    await recorder.error({
+      source: "sandbox",
+      message: `Cannot redact the values of every sensitive file: ` +
+        `${prepared.sensitiveFileScanStopped}; the values past the bound are not redacted`,
+    });
+  }
   // The main thread would only wait for the Worker here: compile the named tools' argument
   // validators meanwhile (a first compile costs 10 – 25 ms).
   for (const name of options.warmTools ?? []) void prepared.registry.get(name)?.validate;
@@ -270,6 +277,7 @@ async function wireStarting(
       closed = true;
       worker.terminate();
       await mcp?.close();
+      await recordToolListTotals();
       // Whatever a command of this run left running ends with the run: under none what left the
       // call's group; under bubblewrap a namespace whose kill was cut short by an abort.
       const runPsPath = prepared.commands?.psPath ?? null;
@@ -289,8 +297,16 @@ async function wireStarting(
   };
 }
 
-/** Records each MCP server started (`mcp_server.started`) and each optional one that could not. */
-async function recordMcpServers(prepared: PreparedPolicy, recorder: AuditRecorder): Promise<void> {
+/**
+ * Records each MCP server started (`mcp_server.started`) and each optional one that could not.
+ *
+ * @returns What records, when the run has closed the servers, the total of each server that sent
+ *   `tools/list_changed` more than once.
+ */
+async function recordMcpServers(
+  prepared: PreparedPolicy,
+  recorder: AuditRecorder,
+): Promise<() => Promise<void>> {
   for (const record of prepared.mcp?.records ?? []) {
     await recorder.event("mcp_server.started", { ...record });
     if (record.confinement.mode === "none") {
@@ -312,10 +328,25 @@ async function recordMcpServers(prepared: PreparedPolicy, recorder: AuditRecorde
     await recorder.error({ source: "mcp", message: violationMessage(server, quarantined) });
   });
   // Recorded, not acted on: the run's tool set stays as listed. A refused write is the
-  // recorder's to report (the run's write-failure reporting), not this notification's.
+  // recorder's to report (the run's write-failure reporting), not this notification's. The first
+  // of a server is recorded at once; the total, if more came, when the run closes the servers
+  // (`recordToolListTotals`): one call sending 5,000 makes two lines, not 5,000.
+  const counts = new Map<string, number>();
   prepared.mcp?.onToolListChanged((server) => {
-    recorder.event("mcp_server.tools_changed", { server }).catch(() => undefined);
+    const count = (counts.get(server) ?? 0) + 1;
+    counts.set(server, count);
+    if (count === 1) {
+      recorder.event("mcp_server.tools_changed", { server, count }).catch(() => undefined);
+    }
   });
+  return async () => {
+    for (const [server, count] of counts) {
+      if (count > 1) {
+        await recorder.event("mcp_server.tools_changed", { server, count }).catch(() => undefined);
+      }
+    }
+    counts.clear();
+  };
 }
 
 /** Writes `run.json`, the `run.started` event and the skill catalogue (invalid skills as errors). */

@@ -27,6 +27,7 @@ import { policyInputs } from "./policy_inputs.ts";
 import { protectedPaths } from "./protected_paths.ts";
 import type { SessionOptions } from "./session_options.ts";
 import { sessionMemorySettings } from "./session_memory.ts";
+import { sensitiveFileSecrets } from "./sensitive_file_secrets.ts";
 import type { SessionRun } from "./session_run.ts";
 import { type TelemetryChannel, telemetryChannel } from "../telemetry/mod.ts";
 import { sessionWorkerPermissions } from "./worker_permissions.ts";
@@ -53,8 +54,16 @@ export interface PreparedPolicy {
   telemetry: TelemetryChannel;
   /** What the tool set is built from, in both threads (the Worker gets it in its init message). */
   toolSettings: ToolSetSettings;
-  /** The set values of `audit.secret_env`, read once, and the expanded `${VAR}` of MCP servers. */
+  /**
+   * The set values of `audit.secret_env`, read once, the expanded `${VAR}` of MCP servers, and
+   * (with a run) the values of the roots' sensitive files (`sensitive_file_secrets.ts`).
+   */
   secrets: string[];
+  /**
+   * Why the start-up scan for sensitive files' values stopped at a bound (their values past it
+   * are not redacted), or null when it read them all or there is no run.
+   */
+  sensitiveFileScanStopped: string | null;
   /**
    * The run's MCP servers, started, their tools registered; null when the config has none. Without
    * a run (`tools`, `policy`) they are already closed: only their tools' descriptions are used.
@@ -92,6 +101,14 @@ export async function preparePolicy(
     home,
     walkExclusions: [config.runs_dir],
   });
+  // The values of the roots' sensitive files: what `git show HEAD:.env` and the like would show.
+  // Only for a run: `tools` and `policy` redact nothing.
+  const fileScan = run === null ? null : sensitiveFileSecrets({
+    roots: [guard.workspace, ...guard.readRoots, ...guard.writeRoots],
+    sensitiveMatch: (path) => guard.sensitiveMatch(path),
+    exclusions: guard.walkExclusions,
+  });
+  const fileSecrets = fileScan?.values ?? [];
   const commands = await prepareCommands(
     config,
     guard,
@@ -102,7 +119,7 @@ export async function preparePolicy(
   const memory = sessionMemorySettings(
     config,
     run,
-    secrets,
+    [...secrets, ...fileSecrets],
     await projectIdentity(guard.workspace, config.memory.project_id),
   );
   const toolSettings: ToolSetSettings = {
@@ -155,7 +172,8 @@ export async function preparePolicy(
     network,
     telemetry,
     toolSettings,
-    secrets: [...secrets, ...(mcp?.secrets ?? [])],
+    secrets: [...secrets, ...(mcp?.secrets ?? []), ...fileSecrets],
+    sensitiveFileScanStopped: fileScan?.incomplete ?? null,
     mcp,
   };
 }
