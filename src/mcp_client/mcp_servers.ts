@@ -13,14 +13,9 @@
  */
 
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-  ConfigError,
-  type LoadedMcpHttpServer,
-  type LoadedMcpServer,
-  type LoadedMcpStdioServer,
-} from "../config/mod.ts";
+import { ConfigError, type LoadedMcpHttpServer, type LoadedMcpServer } from "../config/mod.ts";
 import { Redactor } from "../audit/mod.ts";
-import { DEFAULT_ENV_ALLOWLIST, sweepMarked } from "../exec/mod.ts";
+import { sweepMarked } from "../exec/mod.ts";
 import { hostPermission } from "../network/mod.ts";
 import { failure, type ToolDefinition, type ToolOutcome } from "../tools/mod.ts";
 import { mcpCallOutcome, type McpResultStores } from "./mcp_call_result.ts";
