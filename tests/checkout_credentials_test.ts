@@ -91,10 +91,15 @@ for (const isolation of ["bwrap", "none"] as const) {
         }
         results.push(result);
       }
-      // The line is there, redacted: the model still learns that a header is configured.
-      for (const result of results.filter((item) => item.ok)) {
+      // Where the line is shown (not through the scrubbed view of `.git/config`), it is redacted:
+      // the model still learns that a header is configured.
+      for (const result of [results[0], results[4]].filter((item) => item !== undefined)) {
         assert.match(shown(result), /basic \[REDACTED:basic_credentials\]/i, result.tool);
       }
+      // `.git/config` itself is presented without the header (the scrubbed view), and its
+      // ordinary keys are still there (near miss).
+      assert.ok(!/extraheader/i.test(results[1]?.output ?? ""), "the view drops extraheader");
+      assert.match(results[1]?.output ?? "", /\[core\]/);
       // Near miss: ordinary base64 and the word in prose come back as they are.
       for (const result of [results[0], results[4]].filter((item) => item !== undefined)) {
         assert.ok(shown(result).includes(PLAIN_BASE64.slice(16)), "ordinary base64 kept");
