@@ -16,6 +16,7 @@
 import * as nodePath from "node:path";
 import { ConfigError, type LoadedMcpStdioServer } from "../config/mod.ts";
 import {
+  buildChildEnvironment,
   CALL_MARKER_ENV,
   callMarker,
   confinementPlan,
@@ -139,10 +140,15 @@ export async function mcpLaunch(
   const folders = domainFolders(confinement.runDir, domain);
   await Deno.mkdir(folders.home, { recursive: true, mode: 0o700 });
   await Deno.mkdir(folders.tmpDir, { recursive: true, mode: 0o700 });
-  const launchEnv: Record<string, string> = { ...env, HOME: folders.home, TMPDIR: folders.tmpDir };
-  if (confinement.runId !== null) {
-    launchEnv[CALL_MARKER_ENV] = callMarker(confinement.runId, folders.name);
-  }
+  // The module's one way to build a child's environment: HOME and TMPDIR always the domain's.
+  const launchEnv = buildChildEnvironment({
+    names: Object.keys(env),
+    read: (name) => env[name],
+    overrides: { HOME: folders.home, TMPDIR: folders.tmpDir },
+    extra: confinement.runId === null
+      ? {}
+      : { [CALL_MARKER_ENV]: callMarker(confinement.runId, folders.name) },
+  });
   const roots = [...confinement.writeRoots];
   const profile = (inputs: Pick<ProfileInputs, "bwrapPath" | "system" | "programFolders">) =>
     confinementPlan({

@@ -73,7 +73,15 @@ export class ServerWatches {
     try {
       found = quarantineCreated(watched, this.#quarantineDir);
     } catch {
-      return [];
+      // Fail closed: what could not be moved is removed, and the server stopped all the same.
+      found = watched.filter(exists).map((path) => {
+        try {
+          Deno.removeSync(path, { recursive: true });
+        } catch {
+          // Still named below; the server is stopped.
+        }
+        return { path, moved_to: null };
+      });
     }
     if (found.length === 0) return [];
     this.#violations.set(server, [...this.violations(server), ...found]);
@@ -107,4 +115,13 @@ export function violationMessage(server: string, quarantined: readonly Quarantin
   ).join(", ");
   return `MCP server "${server}" created protected paths, which were moved out of the ` +
     `workspace: ${named}; the server was stopped and its calls fail for the rest of the run`;
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
