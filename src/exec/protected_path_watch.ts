@@ -72,6 +72,8 @@ export class ProtectedPathWatch {
   #pending = new Map<string, boolean>();
   #doubt: string | null = null;
   #sentinelCount = 0;
+  /** Names this instance's sentinel files apart from another watch's in the same folder. */
+  readonly #sentinelPrefix = `sentinel-${crypto.randomUUID().slice(0, 8)}`;
   #queue: Promise<unknown> = Promise.resolve();
   #lastMode: ExamineMode = "events";
 
@@ -94,12 +96,7 @@ export class ProtectedPathWatch {
   static open(options: ProtectedPathWatchOptions): ProtectedPathWatch | { reason: string } {
     const scan = scanTree(options);
     if (!scan.ok) return { reason: scan.reason };
-    Deno.mkdirSync(options.sentinelFolder, { recursive: true });
-    // What the run's close compares with (`newRepositoriesAtClose`).
-    Deno.writeTextFileSync(
-      nodePath.join(options.sentinelFolder, BASELINE_FILE),
-      JSON.stringify([...scan.facts.repositories.keys()]),
-    );
+    writeBaseline(options.sentinelFolder, scan.facts.repositories.keys());
     const watch = new ProtectedPathWatch(options, scan.facts, scan.folders);
     watch.#rebuild();
     return watch;
@@ -309,7 +306,10 @@ export class ProtectedPathWatch {
   /** Writes a sentinel file and waits until every instance reported it. */
   async #sentinel(): Promise<boolean> {
     if (this.#instances.length === 0) return false;
-    const path = nodePath.join(this.#options.sentinelFolder, `sentinel-${++this.#sentinelCount}`);
+    const path = nodePath.join(
+      this.#options.sentinelFolder,
+      `${this.#sentinelPrefix}-${++this.#sentinelCount}`,
+    );
     try {
       Deno.writeFileSync(path, new Uint8Array());
     } catch {
@@ -345,6 +345,24 @@ export class ProtectedPathWatch {
 
 /** The file in the sentinel folder that lists the `.git` entries present at the start (JSON). */
 export const BASELINE_FILE = "repositories-at-start.json";
+
+/**
+ * Writes what the run's close compares with ({@linkcode newRepositoriesAtClose}), once: the first
+ * writer of a run wins (the main thread's watch before the first MCP server starts, or the tool
+ * Worker's at the first command), so no process's `.git` enters the baseline by starting first.
+ */
+function writeBaseline(sentinelFolder: string, repositories: Iterable<string>): void {
+  Deno.mkdirSync(sentinelFolder, { recursive: true });
+  try {
+    Deno.writeTextFileSync(
+      nodePath.join(sentinelFolder, BASELINE_FILE),
+      JSON.stringify([...repositories]),
+      { createNew: true },
+    );
+  } catch (error: unknown) {
+    if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+  }
+}
 
 /** Whether a `.git` absent at the start is one to quarantine (not exempt, not kept). */
 function isNewRepository(

@@ -12,6 +12,7 @@
  * @module
  */
 
+import * as nodePath from "node:path";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ConfigError, type LoadedMcpHttpServer, type LoadedMcpServer } from "../config/mod.ts";
 import { Redactor } from "../audit/mod.ts";
@@ -189,6 +190,15 @@ export class McpServers {
     const confinement = options.confinement;
     const watches = new ServerWatches(
       confinement.mode === "off" ? null : confinement.quarantineDir,
+      confinement.mode === "off" || confinement.quarantineDir === null ? null : {
+        writeRoots: confinement.writeRoots,
+        readRoots: [],
+        exclusions: confinement.scanExclusions,
+        sensitiveMatch: () => null,
+        exempt: confinement.writableExceptions,
+        sentinelFolder: nodePath.join(confinement.runDir, "watch"),
+        allowNestedRepositories: confinement.allowNestedRepositories,
+      },
     );
     for (const [id, server] of servers) {
       try {
@@ -283,7 +293,7 @@ export class McpServers {
     try {
       result = await route.connection.call(route.tool, args, signal);
     } catch (error) {
-      const found = this.#watches.check(server, "call");
+      const found = await this.#watches.check(server, "call");
       if (found.length > 0) return await this.#stop(name, route.connection, found);
       const full = this.#parts.failureText(error);
       const message = full.length <= MAX_FAILURE_CHARS
@@ -303,7 +313,7 @@ export class McpServers {
         { server: route.connection.id },
       );
     }
-    const found = this.#watches.check(server, "call");
+    const found = await this.#watches.check(server, "call");
     if (found.length > 0) return await this.#stop(name, route.connection, found);
     return await mcpCallOutcome(name, result, stores);
   }

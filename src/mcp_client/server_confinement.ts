@@ -50,6 +50,8 @@ export interface McpRunConfinement {
   runId: string | null;
   /** Where protected paths a server created are moved (`runs/<id>/quarantine`), or null. */
   quarantineDir: string | null;
+  /** `sandbox.allow_nested_repositories`: a new `.git` below the top of a write root is kept. */
+  allowNestedRepositories: boolean;
 }
 
 /** The paths and folders of a run a confined server's profile is built from (plain data). */

@@ -9,7 +9,15 @@
  * @module
  */
 
-import { quarantineCreated } from "../exec/mod.ts";
+import {
+  newRepositoriesAtClose,
+  ProtectedPathWatch,
+  type ProtectedPathWatchOptions,
+  quarantineCreated,
+} from "../exec/mod.ts";
+
+/** What finds a new `.git` at any depth of the write roots (see `newRepositoriesAtClose`). */
+export type RepositoryCheck = Omit<ProtectedPathWatchOptions, "sentinelTimeoutMs">;
 
 /** What was moved out of a root: where the server created it, where it is now. */
 export interface QuarantinedEntry {
@@ -37,14 +45,42 @@ export class ServerWatches {
   readonly #pending: Promise<void>[] = [];
   readonly #seen: [string, QuarantinedEntry[], ViolationMoment][] = [];
 
-  /** @param quarantineDir `runs/<id>/quarantine`; null (no run) checks nothing. */
-  constructor(quarantineDir: string | null) {
+  readonly #repositories: RepositoryCheck | null;
+  /** The main thread's watch over the write roots (opened before the first server starts). */
+  #deep: ProtectedPathWatch | { reason: string } | null = null;
+
+  /**
+   * @param quarantineDir `runs/<id>/quarantine`; null (no run) checks nothing.
+   * @param repositories How to find a `.git` created at any depth of the write roots: after each
+   *   call through a watch kept current by inotify (`ProtectedPathWatch`), when a server ends or
+   *   the run closes by comparing with the `.git` entries recorded before the first server
+   *   started; null checks only each server's `watched` paths.
+   */
+  constructor(quarantineDir: string | null, repositories: RepositoryCheck | null = null) {
     this.#quarantineDir = quarantineDir;
+    this.#repositories = repositories;
   }
 
-  /** Starts watching `watched` for `server`. */
+  /**
+   * Starts watching `watched` for `server`; call it before the server's process starts (the
+   * first call scans the write roots and records the `.git` entries present).
+   */
   watch(server: string, watched: readonly string[]): void {
+    if (this.#repositories !== null && this.#deep === null) {
+      this.#deep = ProtectedPathWatch.open(this.#repositories);
+    }
     this.#watched.set(server, watched);
+  }
+
+  /** The `.git` entries created at any depth (fails closed: throws when it cannot tell). */
+  async #newRepositories(moment: ViolationMoment): Promise<string[]> {
+    const deep = this.#deep;
+    if (this.#repositories === null || deep === null) return [];
+    if (!(deep instanceof ProtectedPathWatch)) throw new Error(deep.reason);
+    if (moment === "call") return await deep.examine();
+    const found = newRepositoriesAtClose(this.#repositories);
+    if (!Array.isArray(found)) throw new Error(found.reason);
+    return found;
   }
 
   /** Adds a listener; it first hears of the violations found before it was added. */
@@ -66,12 +102,13 @@ export class ServerWatches {
    *
    * @returns What was moved this time (empty when nothing).
    */
-  check(server: string, moment: ViolationMoment): QuarantinedEntry[] {
+  async check(server: string, moment: ViolationMoment): Promise<QuarantinedEntry[]> {
     const watched = this.#watched.get(server);
     if (watched === undefined || this.#quarantineDir === null) return [];
     let found: QuarantinedEntry[];
     try {
-      found = quarantineCreated(watched, this.#quarantineDir);
+      const deep = await this.#newRepositories(moment);
+      found = quarantineCreated([...new Set([...watched, ...deep])], this.#quarantineDir);
     } catch {
       // Fail closed: what could not be moved is removed, and the server stopped all the same.
       found = watched.filter(exists).map((path) => {
@@ -94,8 +131,9 @@ export class ServerWatches {
 
   /** Checks every server's watch (when the run closes) and waits for every listener. */
   async checkAll(moment: ViolationMoment): Promise<void> {
-    for (const server of this.#watched.keys()) this.check(server, moment);
+    for (const server of this.#watched.keys()) await this.check(server, moment);
     await Promise.all(this.#pending);
+    if (this.#deep instanceof ProtectedPathWatch) this.#deep.close();
   }
 }
 

@@ -65,6 +65,7 @@ export async function mcpConfinement(inputs: McpConfinementInputs): Promise<McpC
       runDir,
       runId: run === null ? null : nodePath.basename(run.dir),
       quarantineDir: run === null ? null : nodePath.join(run.dir, "quarantine"),
+      allowNestedRepositories: config.sandbox.allow_nested_repositories,
     };
   };
   let bwrapPath: string | null = null;
