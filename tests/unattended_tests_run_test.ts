@@ -155,7 +155,7 @@ Deno.test({
     // readable to git (the "watch" helper's change); on a branch without it this fails here.
     const diff = byId("diff");
     assert.ok(diff !== undefined, "no record of git diff");
-    assert.match(JSON.stringify(diff), /-  return a - b;.*\+  return a \+ b;/s);
+    assert.match(JSON.stringify(diff), /- {2}return a - b;.*\+ {2}return a \+ b;/s);
   },
 });
 
