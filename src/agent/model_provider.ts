@@ -17,9 +17,11 @@ export type ModelMessage =
     content: string | null;
     tool_calls: ToolCall[];
     /**
-     * The provider's own content of a paused turn ({@linkcode TurnStop} `paused`), sent back
-     * exactly as received so that the model continues it (Anthropic `pause_turn`). Absent on
-     * every other turn: those are rebuilt from `content` and `tool_calls`.
+     * The provider's own content of the turn, sent back exactly as received: a paused turn
+     * ({@linkcode TurnStop} `paused`, Anthropic `pause_turn`) so that the model continues it, or
+     * a turn that carries reasoning the provider requires back (Anthropic `thinking` and
+     * `redacted_thinking` blocks, OpenAI Responses `reasoning` items). Absent on every other
+     * turn: those are rebuilt from `content` and `tool_calls`.
      */
     provider_content?: unknown;
   }
@@ -111,7 +113,11 @@ export interface ModelTurn {
   usage: TokenUsage | null;
   /** How the turn ended. @default {reason: "end", provider: {}} (the script provider) */
   stop?: TurnStop;
-  /** A paused turn's content as the provider sent it, to send back unchanged. */
+  /**
+   * The turn's content as the provider sent it, to send back unchanged: a paused turn's, or one
+   * carrying reasoning (see {@linkcode ModelMessage}). The loop keeps it in the conversation and
+   * records it in `model.responded`.
+   */
   provider_content?: unknown;
   /**
    * A streamed turn: milliseconds from sending the request to the first token (text, refusal or

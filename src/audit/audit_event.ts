@@ -214,14 +214,23 @@ export type AuditEvent =
     max_tokens?: number;
     /** A streamed turn: ms from the request to the first token. */
     first_token_ms?: number;
+    /**
+     * The provider's own content of the turn, kept to send back unmodified: a paused turn's
+     * blocks, Anthropic thinking blocks, OpenAI Responses reasoning items (absent otherwise).
+     */
+    provider_content?: unknown;
   }
   | {
     type: "model.retried";
     turn: number;
     provider: string;
-    reason: "truncated";
-    /** The output limit of the retry. */
-    max_tokens: number;
+    /**
+     * `truncated`: asked again at a higher output limit; `empty_response`: the answer was
+     * empty, the model was asked to continue.
+     */
+    reason: "truncated" | "empty_response";
+    /** The output limit of the retry (`truncated` only). */
+    max_tokens?: number;
   }
   | { type: "tool.started"; tool_call_id: string; tool: string }
   | ({ type: "tool.completed" } & ToolEnded)

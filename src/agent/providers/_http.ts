@@ -2,7 +2,8 @@
  * POST with retries for model providers (private to this folder), the way the official OpenAI and
  * Anthropic SDKs retry: 408, 409, 429 and 5xx (Anthropic's 529 "overloaded" included), timeouts
  * and connection errors, with exponential backoff (0.5 s doubling up to 8 s, minus up to 25 %
- * jitter); the server's `retry-after-ms` or `Retry-After` wait when it sends one, and its
+ * jitter); the server's `retry-after-ms` or `Retry-After` wait when it sends one of at most 60 s
+ * (a longer one is not waited for: the own backoff applies, as in the SDKs), and its
  * `x-should-retry: true|false` overriding the status rule. A 2xx answer is handed to a reader:
  * {@linkcode postJson} parses JSON, the streaming providers read server-sent events (a stream
  * that fails after its 2xx is never retried: part of the answer was already read).
@@ -60,7 +61,10 @@ export interface Attempt {
   timeoutMs: number;
 }
 
-/** The longest wait between two attempts, in ms (a longer `Retry-After` is cut to it). */
+/**
+ * The longest server-asked wait between two attempts, in ms: a longer `Retry-After` is not
+ * waited for, the own backoff applies (as the official SDKs do).
+ */
 const MAX_DELAY_MS = 60_000;
 /** The computed backoff stops doubling at this multiple of the first wait (8 s from 0.5 s). */
 const MAX_BACKOFF_FACTOR = 16;
@@ -206,31 +210,32 @@ export function shouldRetry(response: Response): boolean {
 }
 
 /**
- * The wait the server asks for, in ms capped at 60 s: `retry-after-ms` (milliseconds, the
- * OpenAI and Anthropic APIs send it) before `Retry-After` (seconds or an HTTP date); `null`
- * when neither is there or readable.
+ * The wait the server asks for, in ms: `retry-after-ms` (milliseconds, the OpenAI and Anthropic
+ * APIs send it) before `Retry-After` (seconds or an HTTP date); `null` when neither is there or
+ * readable, or when it asks for more than 60 s (the caller's own backoff applies then).
  */
 export function retryAfter(headers: Headers, nowMs: number): number | null {
   const milliseconds = headers.get("retry-after-ms")?.trim() ?? "";
-  if (/^\d+(\.\d+)?$/.test(milliseconds)) {
-    return Math.min(MAX_DELAY_MS, Math.round(Number(milliseconds)));
-  }
+  if (/^\d+(\.\d+)?$/.test(milliseconds)) return withinLimit(Math.round(Number(milliseconds)));
   return parseRetryAfter(headers.get("retry-after"), nowMs);
 }
 
 /**
- * Reads a `Retry-After` header: delay seconds or an HTTP date, in milliseconds capped at 60 s;
- * `null` when absent or unreadable.
+ * Reads a `Retry-After` header: delay seconds or an HTTP date, in milliseconds; `null` when
+ * absent, unreadable, or more than 60 s away.
  */
 export function parseRetryAfter(value: string | null, nowMs: number): number | null {
   if (value === null || value.trim() === "") return null;
   const trimmed = value.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) {
-    return Math.min(MAX_DELAY_MS, Math.round(Number(trimmed) * 1000));
-  }
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return withinLimit(Math.round(Number(trimmed) * 1000));
   const date = Date.parse(trimmed);
   if (Number.isNaN(date)) return null;
-  return Math.min(MAX_DELAY_MS, Math.max(0, date - nowMs));
+  return withinLimit(Math.max(0, date - nowMs));
+}
+
+/** `ms` when the server may make us wait that long, else `null` (own backoff). */
+function withinLimit(ms: number): number | null {
+  return ms <= MAX_DELAY_MS ? ms : null;
 }
 
 /** An attempt's timeout that a stream reader restarts on each chunk. */

@@ -230,13 +230,16 @@ export class AnthropicProvider implements ModelProvider {
     const joined = texts.join("");
     const text = joined === "" ? null : joined;
     const stop = readStop(record?.stop_reason, text, maxTokens);
+    // A paused turn goes back whole; a turn that thought goes back with its thinking blocks
+    // complete and unmodified (signatures included), as the API requires when tools are used.
+    const thought = blocks.some((block) => REASONING_BLOCKS.has(String(asRecord(block)?.type)));
     return finishTurn(
       this.#options.model,
       text,
       toolCalls,
       readUsage(record?.usage),
       stop,
-      stop.reason === "paused" ? blocks : undefined,
+      stop.reason === "paused" || thought ? blocks : undefined,
     );
   }
 
@@ -245,6 +248,9 @@ export class AnthropicProvider implements ModelProvider {
     return `toolu-${this.#generatedIds}`;
   }
 }
+
+/** The blocks of a turn's reasoning, which the next request must carry back unmodified. */
+const REASONING_BLOCKS: ReadonlySet<string> = new Set(["thinking", "redacted_thinking"]);
 
 /**
  * How a Messages API turn ended: `max_tokens` a cut-off, `refusal` a refusal (its text is the
@@ -296,21 +302,25 @@ function toWireMessages(messages: ModelMessage[], names: ToolNameMap): WireMessa
       }
       case "assistant": {
         const content: ContentBlock[] = [];
+        const toolUses: ContentBlock[] = message.tool_calls.map((call) => ({
+          type: "tool_use",
+          id: call.id,
+          name: names.toProvider(call.name),
+          input: parseInput(call.arguments),
+        }));
         if (Array.isArray(message.provider_content)) {
-          // A paused turn's own blocks, sent back exactly as the API sent them.
-          content.push(...message.provider_content as ContentBlock[]);
+          // The turn's own blocks (a paused turn, thinking), sent back exactly as the API sent
+          // them; each tool_use in its place carries the call's id as the run answered it.
+          let next = 0;
+          for (const block of message.provider_content as ContentBlock[]) {
+            const call = block.type === "tool_use" ? toolUses[next++] : undefined;
+            content.push(call ?? block);
+          }
         } else {
           if (message.content !== null && message.content !== "") {
             content.push({ type: "text", text: message.content });
           }
-          for (const call of message.tool_calls) {
-            content.push({
-              type: "tool_use",
-              id: call.id,
-              name: names.toProvider(call.name),
-              input: parseInput(call.arguments),
-            });
-          }
+          content.push(...toolUses);
         }
         const last = wire.at(-1);
         if (last?.role === "assistant" && Array.isArray(last.content)) {
