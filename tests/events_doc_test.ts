@@ -121,6 +121,7 @@ const FIELDS: FieldNames = {
     stop: true,
     max_tokens: true,
     first_token_ms: true,
+    request_id: true,
     provider_content: true,
   },
   "model.retried": { turn: true, provider: true, reason: true, max_tokens: true },

@@ -274,6 +274,7 @@ async function runLoop(options: AgentOptions): Promise<AgentOutcome> {
         stop: { reason: stop.reason, ...stop.provider },
         ...(retriedAt === null ? {} : { max_tokens: retriedAt }),
         ...(turn.first_token_ms === undefined ? {} : { first_token_ms: turn.first_token_ms }),
+        ...(turn.request_id === undefined ? {} : { request_id: turn.request_id }),
         ...(turn.provider_content === undefined ? {} : { provider_content: turn.provider_content }),
       });
       if (!isUnusable(stop)) break;

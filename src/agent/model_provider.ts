@@ -124,6 +124,12 @@ export interface ModelTurn {
    * tool call) of the answer. Absent when the answer was not streamed.
    */
   first_token_ms?: number;
+  /**
+   * The id the provider gave this answer in its response headers (`x-request-id`,
+   * `request-id`, `x-amzn-requestid`, `apim-request-id`...), to match the audit with the
+   * provider's logs. Absent when it sent none.
+   */
+  request_id?: string;
 }
 
 /** A model provider. `complete` may reject with {@linkcode ModelError}; the loop ends the run then. */

@@ -214,6 +214,8 @@ export type AuditEvent =
     max_tokens?: number;
     /** A streamed turn: ms from the request to the first token. */
     first_token_ms?: number;
+    /** The id the provider gave the answer in its response headers (absent when none). */
+    request_id?: string;
     /**
      * The provider's own content of the turn, kept to send back unmodified: a paused turn's
      * blocks, Anthropic thinking blocks, OpenAI Responses reasoning items (absent otherwise).

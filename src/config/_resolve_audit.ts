@@ -7,6 +7,7 @@
 import type { ConfigFile } from "./config_schema.ts";
 import { DEFAULT_AUDIT_TRACING, DEFAULT_SECRET_ENV, DEFAULT_SIGNING_KEY_ENV } from "./defaults.ts";
 import type { LoadedConfig } from "./loaded_config.ts";
+import { modelCredentialEnv } from "./model_endpoint.ts";
 
 /**
  * Resolves `audit.secret_env`: {@linkcode DEFAULT_SECRET_ENV}, then the file's names, then the
@@ -16,10 +17,7 @@ import type { LoadedConfig } from "./loaded_config.ts";
  */
 export function resolveAudit(file: ConfigFile): LoadedConfig["audit"] {
   const model = file.model;
-  const apiKeyEnv = model !== undefined && model.provider !== "script" &&
-      model.api_key_env !== undefined
-    ? [model.api_key_env]
-    : [];
+  const apiKeyEnv = model === undefined ? [] : modelCredentialEnv(model);
   const signingKeyEnv = file.audit?.signing_key_env ?? DEFAULT_SIGNING_KEY_ENV;
   const signing = signingKeyEnv === null ? [] : [signingKeyEnv];
   return {

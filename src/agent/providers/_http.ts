@@ -112,9 +112,52 @@ export async function readJson(response: Response, attempt: Attempt): Promise<un
  * the headers) when the retries run out or the answer is not retryable; `aborted: true` when
  * `options.signal` aborted the call.
  */
-export async function postWithRetries<T>(
+export function postWithRetries<T>(
   url: string,
   body: unknown,
+  options: PostJsonOptions,
+  read: (response: Response, attempt: Attempt) => Promise<T>,
+): Promise<T> {
+  return sendWithRetries(url, JSON.stringify(body), options, read);
+}
+
+/**
+ * A `fetch` for a provider package (`@ai-sdk/*`) that sends each POST through the same retries
+ * as the own clients ({@linkcode postWithRetries}: statuses, backoff, `Retry-After`, timeouts),
+ * its body byte for byte (a signed request stays signed) and its headers as the package set
+ * them; the first 2xx response is handed back unread (its stream is the package's). Other
+ * methods go straight to `base`.
+ *
+ * @param base The fetch requests leave through (the network gateway's model channel).
+ * @throws {ModelError} `provider_failed` as {@linkcode postWithRetries}, through the package.
+ */
+export function retryingFetch(
+  base: typeof fetch,
+  options: Omit<PostJsonOptions, "headers" | "signal" | "fetch">,
+): typeof fetch {
+  return async (input, init) => {
+    const request = input instanceof Request ? input : null;
+    const method = (init?.method ?? request?.method ?? "GET").toUpperCase();
+    const body = init?.body ?? (request === null ? null : await request.clone().text());
+    if (method !== "POST" || (body !== null && typeof body !== "string")) {
+      return await base(input, init);
+    }
+    const url = request?.url ?? String(input);
+    const headers = Object.fromEntries(new Headers(init?.headers ?? request?.headers).entries());
+    const signal = init?.signal ?? request?.signal ?? undefined;
+    return await sendWithRetries(url, body ?? "", {
+      ...options,
+      headers,
+      fetch: base,
+      ...(signal === undefined || signal === null ? {} : { signal }),
+    }, (response) => Promise.resolve(response));
+  };
+}
+
+/** {@linkcode postWithRetries} with its body already serialized. */
+async function sendWithRetries<T>(
+  url: string,
+  payload: string,
   options: PostJsonOptions,
   read: (response: Response, attempt: Attempt) => Promise<T>,
 ): Promise<T> {
@@ -124,7 +167,6 @@ export async function postWithRetries<T>(
   const now = options.now ?? Date.now;
   const retries = options.retries ?? DEFAULT_MODEL.retries;
   const backoffMs = options.backoffMs ?? DEFAULT_BACKOFF_MS;
-  const payload = JSON.stringify(body);
   const host = safeHost(url);
 
   for (let attempt = 0;; attempt += 1) {

@@ -27,6 +27,7 @@ import type { ToolDescriptor } from "../../tools/mod.ts";
 import { DEFAULT_MODEL } from "../../config/base/mod.ts";
 import { ToolNameMap } from "../tool_names.ts";
 import { postWithRetries, readJson } from "./_http.ts";
+import { requestIdOf } from "./_request_id.ts";
 import { assembleAnthropicStream } from "./_anthropic_stream.ts";
 import { isEventStream } from "./_server_sent_events.ts";
 import { finishTurn } from "./_model_turn.ts";
@@ -149,15 +150,19 @@ export class AnthropicProvider implements ModelProvider {
         ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
         ...(options.backoff_ms === undefined ? {} : { backoffMs: options.backoff_ms }),
       },
-      async (response, attempt) =>
-        stream && isEventStream(response)
+      async (response, attempt) => ({
+        ...(stream && isEventStream(response)
           ? await assembleAnthropicStream(response, attempt, options.model)
-          : { response: await readJson(response, attempt), first_token_ms: null },
+          : { response: await readJson(response, attempt), first_token_ms: null }),
+        request_id: requestIdOf(response.headers),
+      }),
     );
     const turn = this.#toTurn(answer.response, names, maxTokens);
-    return answer.first_token_ms === null
-      ? turn
-      : { ...turn, first_token_ms: answer.first_token_ms };
+    return {
+      ...turn,
+      ...(answer.first_token_ms === null ? {} : { first_token_ms: answer.first_token_ms }),
+      ...(answer.request_id === null ? {} : { request_id: answer.request_id }),
+    };
   }
 
   /**
