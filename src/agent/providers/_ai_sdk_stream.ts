@@ -17,6 +17,8 @@ import type {
 import { ModelError } from "../model_provider.ts";
 import type { KeptPart } from "./_ai_sdk_prompt.ts";
 
+type TextPart = Exclude<KeptPart, { type: "tool-call" }>;
+
 /** A streamed answer, assembled. */
 export interface AssembledStream {
   /** Text, reasoning and tool-call parts in the order they started. */
@@ -85,9 +87,20 @@ export async function readAiSdkStream(
         case "reasoning-delta": {
           sawToken();
           const kind = part.type === "text-delta" ? "text" : "reasoning";
-          const kept = open.get(`${kind}:${part.id}`);
-          if (kept !== undefined && kept.type !== "tool-call") kept.text += part.delta;
-          else parts.push({ type: kind, text: part.delta });
+          const found = open.get(`${kind}:${part.id}`);
+          const kept: TextPart = found === undefined || found.type === "tool-call"
+            ? { type: kind, text: "" }
+            : found;
+          if (kept !== found) {
+            open.set(`${kind}:${part.id}`, kept);
+            parts.push(kept);
+          }
+          kept.text += part.delta;
+          // A signature or redacted data can come on a delta (Bedrock): kept with its part.
+          if (part.providerMetadata !== undefined) {
+            kept.providerMetadata = { ...kept.providerMetadata, ...part.providerMetadata };
+            keep = true;
+          }
           break;
         }
         case "text-end":
