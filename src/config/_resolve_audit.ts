@@ -16,8 +16,9 @@ import { modelCredentialEnv } from "./model_endpoint.ts";
  * {@linkcode DEFAULT_SIGNING_KEY_ENV}.
  */
 export function resolveAudit(file: ConfigFile): LoadedConfig["audit"] {
-  const model = file.model;
-  const apiKeyEnv = model === undefined ? [] : modelCredentialEnv(model);
+  // The run's model and each child agent's own: every credential variable is a secret.
+  const models = [file.model, ...Object.values(file.agents ?? {}).map((agent) => agent.model)];
+  const apiKeyEnv = models.flatMap((model) => model === undefined ? [] : modelCredentialEnv(model));
   const signingKeyEnv = file.audit?.signing_key_env ?? DEFAULT_SIGNING_KEY_ENV;
   const signing = signingKeyEnv === null ? [] : [signingKeyEnv];
   return {
