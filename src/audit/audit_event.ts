@@ -216,20 +216,14 @@ export type AuditEvent =
     first_token_ms?: number;
     /** The id the provider gave the answer in its response headers (absent when none). */
     request_id?: string;
-    /**
-     * The provider's own content of the turn, kept to send back unmodified: a paused turn's
-     * blocks, Anthropic thinking blocks, OpenAI Responses reasoning items (absent otherwise).
-     */
+    /** The turn's own content sent back unmodified (paused turn, reasoning); docs/EVENTS.md. */
     provider_content?: unknown;
   }
   | {
     type: "model.retried";
     turn: number;
     provider: string;
-    /**
-     * `truncated`: asked again at a higher output limit; `empty_response`: the answer was
-     * empty, the model was asked to continue.
-     */
+    /** `truncated`: a higher output limit; `empty_response`: asked to continue. */
     reason: "truncated" | "empty_response";
     /** The output limit of the retry (`truncated` only). */
     max_tokens?: number;
