@@ -162,6 +162,14 @@ Deno.test("kagent-run drives Bedrock ConverseStream: SigV4 from the named variab
   for (const [path, text] of result.files) {
     for (const secret of [SECRET, SESSION]) assert.equal(text.includes(secret), false, path);
   }
+  // run.json names the provider, the model and the region, to match with the cloud's logs.
+  const runJson = [...result.files].find(([path]) => path.endsWith("/run.json"))?.[1] ?? "{}";
+  const model = JSON.parse(runJson).model;
+  assert.deepEqual([model.provider, model.model, model.parameters.region], [
+    "bedrock",
+    MODEL,
+    "us-east-1",
+  ]);
 });
 
 Deno.test("kagent-run never runs a Bedrock call cut at max_tokens, stopped by a guardrail, or out of context window", async () => {

@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
 import { serveEventStream, sseEvent, type StreamScript } from "../src/testing/mod.ts";
+import { OpenAiProvider } from "../src/agent/providers/mod.ts";
 import { createProject, onlyRunDir, readJsonl, runCli } from "./_cli_helpers.ts";
 
 type Json = Record<string, unknown>;
@@ -308,5 +309,42 @@ Deno.test("kagent-run answers an empty end_turn after tool results once with 'Pl
       assert.match(stdout, /The README is short\./);
       assert.equal(end?.end_reason, "completed");
     }
+  }
+});
+
+Deno.test("a Retry-After above 60 s is not waited for: the client's own backoff applies (near miss: 2 s is)", async () => {
+  for (const [retryAfter, expected] of [["3600", 40], ["2", 2000]] as const) {
+    await using server = serveEventStream((_body, index) =>
+      index === 0
+        ? Response.json({ error: { message: "rate limited" } }, {
+          status: 429,
+          headers: { "retry-after": retryAfter },
+        })
+        : finalAnswer
+    );
+    const sleeps: number[] = [];
+    const provider = new OpenAiProvider({
+      model: "gpt-test",
+      base_url: server.baseUrl,
+      api_key: null,
+      timeout_ms: 10_000,
+      retries: 1,
+      backoff_ms: 40,
+      sleep: (ms) => {
+        sleeps.push(ms);
+        return Promise.resolve();
+      },
+    });
+    const turn = await provider.complete({
+      system: "s",
+      messages: [{ role: "user", content: "hi" }],
+      tools: [],
+      run: { run_id: "r", workspace: "/w", deliverables: "/w/d", scratch: "/w/s" },
+    });
+    assert.equal(turn.text, "Done.");
+    assert.equal(sleeps.length, 1, retryAfter);
+    // The own backoff's first wait is 40 ms less up to 25 % jitter.
+    if (expected === 40) assert.ok(sleeps[0]! <= 40 && sleeps[0]! >= 30, String(sleeps[0]));
+    else assert.equal(sleeps[0], expected);
   }
 });
