@@ -122,3 +122,62 @@ Deno.test("kagent-run never runs an Azure call cut at the output limit, and ends
   assert.equal(whole.code, 0, whole.stderr);
   assert.equal(whole.workspaceFiles.get("notes.md"), "x");
 });
+
+Deno.test("kagent-run's default Azure API is the Responses API, with store: false and the api-key header", async () => {
+  const events = [
+    {
+      type: "response.created",
+      response: { id: "resp_az", created_at: 1_764_000_000, model: "gpt-5-mini" },
+    },
+    {
+      type: "response.output_item.added",
+      output_index: 0,
+      item: {
+        type: "message",
+        id: "msg_az",
+        role: "assistant",
+        status: "in_progress",
+        content: [],
+      },
+    },
+    {
+      type: "response.output_text.delta",
+      item_id: "msg_az",
+      output_index: 0,
+      content_index: 0,
+      delta: "Hello from Azure.",
+    },
+    {
+      type: "response.output_item.done",
+      output_index: 0,
+      item: { type: "message", id: "msg_az", role: "assistant", status: "completed", content: [] },
+    },
+    {
+      type: "response.completed",
+      response: {
+        incomplete_details: null,
+        usage: {
+          input_tokens: 20,
+          output_tokens: 4,
+          input_tokens_details: { cached_tokens: 0 },
+          output_tokens_details: { reasoning_tokens: 0 },
+        },
+      },
+    },
+  ].map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+  const result = await cloudRun(
+    { provider: "azure", model: "gpt-5-mini-prod", api_key_env: "KAGENT_TEST_AZURE_KEY" },
+    () => sse(events, { "apim-request-id": "apim-responses" }),
+    { KAGENT_TEST_AZURE_KEY: KEY },
+    "/openai",
+  );
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /Hello from Azure\./);
+  const first = result.requests[0];
+  assert.equal(first?.url.pathname, "/openai/responses");
+  assert.equal(first?.headers.get("api-key"), KEY);
+  assert.equal(first?.body.model, "gpt-5-mini-prod");
+  assert.equal(first?.body.store, false);
+  const turn = result.events.find((event) => event.type === "model.responded");
+  assert.equal(turn?.request_id, "apim-responses");
+});

@@ -106,3 +106,23 @@ Deno.test("kagent-run never runs a Gemini call cut at MAX_TOKENS or stopped for 
   assert.equal(whole.code, 0, whole.stderr);
   assert.equal(whole.workspaceFiles.get("notes.md"), "x");
 });
+
+Deno.test("kagent-run drives Vertex AI express mode with an API key from its variable", async () => {
+  const key = "AQ.kagent-test-vertex-express-key-0123456789";
+  const result = await cloudRun(
+    { provider: "vertex", model: "gemini-3-flash", api_key_env: "KAGENT_TEST_VERTEX_KEY" },
+    () => split([chunk([{ text: "Express answer." }], "STOP")], "goog-express"),
+    { KAGENT_TEST_VERTEX_KEY: key },
+    "/v1/publishers/google",
+  );
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /Express answer\./);
+  const first = result.requests[0];
+  assert.equal(
+    first?.url.pathname,
+    "/v1/publishers/google/models/gemini-3-flash:streamGenerateContent",
+  );
+  assert.equal(first?.headers.get("x-goog-api-key"), key);
+  assert.equal(first?.headers.get("authorization"), null);
+  for (const [path, text] of result.files) assert.equal(text.includes(key), false, path);
+});
