@@ -131,3 +131,38 @@ for (const fake of cases) {
     }
   });
 }
+
+Deno.test("a cloud package's requests get the run's retries: a 429 is waited out, a 400 fails the run with the server's words", async () => {
+  const groq = cases[2]!;
+  const answers = [
+    () =>
+      Response.json({ error: { message: "Rate limit reached" } }, {
+        status: 429,
+        headers: { "retry-after-ms": "5" },
+      }),
+    () => sse(groq.done, { "x-request-id": "groq-after-retry" }),
+  ];
+  const retried = await cloudRun(
+    { provider: "groq", model: groq.model, api_key_env: "KAGENT_TEST_PROVIDER_KEY", retries: 1 },
+    (_request, index) => answers[index]!(),
+    { KAGENT_TEST_PROVIDER_KEY: KEY },
+    groq.basePath,
+  );
+  assert.equal(retried.code, 0, retried.stderr);
+  assert.equal(retried.requests.length, 2);
+  const turn = retried.events.find((event) => event.type === "model.responded");
+  assert.equal(turn?.request_id, "groq-after-retry");
+  const refused = await cloudRun(
+    { provider: "groq", model: groq.model, api_key_env: "KAGENT_TEST_PROVIDER_KEY", retries: 3 },
+    () => Response.json({ error: { message: "tools[0] is invalid" } }, { status: 400 }),
+    { KAGENT_TEST_PROVIDER_KEY: KEY },
+    groq.basePath,
+  );
+  assert.notEqual(refused.code, 0);
+  assert.equal(refused.requests.length, 1, "a 400 is not retried");
+  const end = refused.events.find((event) => event.type === "run.completed");
+  assert.deepEqual([end?.end_reason, end?.error_code], ["model_error", "provider_failed"]);
+  assert.match(String(end?.error), /HTTP 400/);
+  const errors = [...refused.files].find(([path]) => path.endsWith("logs/errors.jsonl"))?.[1] ?? "";
+  assert.match(errors, /tools\[0\] is invalid/);
+});
