@@ -84,9 +84,9 @@ function assistantParts(
     toolName: names.toProvider(call.name),
     input: parseInput(call.arguments),
   }));
-  const kept = Array.isArray(message.provider_content)
-    ? message.provider_content as KeptPart[]
-    : null;
+  // Only parts this adapter kept go back as they came; another provider's content (a fork of an
+  // Anthropic conversation) is rebuilt from the text and the calls.
+  const kept = isKeptParts(message.provider_content) ? message.provider_content : null;
   if (kept === null) {
     return [
       ...(message.content === null || message.content === ""
@@ -104,6 +104,16 @@ function assistantParts(
     const call = calls[next++];
     return call === undefined ? [] : [{ ...call, ...options }];
   });
+}
+
+const KEPT_TYPES: ReadonlySet<unknown> = new Set(["text", "reasoning", "tool-call"]);
+
+/** Whether `value` is a list of {@linkcode KeptPart}s (kept by this adapter). */
+function isKeptParts(value: unknown): value is KeptPart[] {
+  return Array.isArray(value) &&
+    value.every((part) =>
+      typeof part === "object" && part !== null && KEPT_TYPES.has((part as { type?: unknown }).type)
+    );
 }
 
 /** The arguments as a JSON value; `{}` when they are not JSON (the runtime refused them). */

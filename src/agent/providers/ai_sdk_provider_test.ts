@@ -153,6 +153,21 @@ Deno.test("AiSdkProvider sends reasoning back with its metadata, in place, and t
     { type: "reasoning", text: "Think.", providerOptions: metadata },
     { type: "tool-call", toolCallId: "c1-run", toolName: "fs__read_file", input: { path: "a.md" } },
   ]);
+  // Another provider's content (Anthropic thinking blocks in a forked conversation) is not sent
+  // as parts: the turn is rebuilt from its text and calls.
+  await provider(model).complete(request([
+    {
+      role: "assistant",
+      content: "Reading.",
+      tool_calls: [{ ...turn.tool_calls[0]!, id: "c2-run" }],
+      provider_content: [{ type: "thinking", thinking: "x", signature: "s" }],
+    },
+  ]));
+  const rebuilt = calls[2]?.prompt.find((message) => message.role === "assistant");
+  assert.deepEqual(rebuilt?.content, [
+    { type: "text", text: "Reading." },
+    { type: "tool-call", toolCallId: "c2-run", toolName: "fs__read_file", input: { path: "a.md" } },
+  ]);
   // Near miss: a turn without reasoning or metadata keeps nothing.
   const plain = await provider(fakeModel(callParts, "tool-calls")).complete(request());
   assert.equal(plain.provider_content, undefined);

@@ -313,11 +313,11 @@ function toWireMessages(messages: ModelMessage[], names: ToolNameMap): WireMessa
           name: names.toProvider(call.name),
           input: parseInput(call.arguments),
         }));
-        if (Array.isArray(message.provider_content)) {
+        if (isOwnContent(message.provider_content)) {
           // The turn's own blocks (a paused turn, thinking), sent back exactly as the API sent
           // them; each tool_use in its place carries the call's id as the run answered it.
           let next = 0;
-          for (const block of message.provider_content as ContentBlock[]) {
+          for (const block of message.provider_content) {
             const call = block.type === "tool_use" ? toolUses[next++] : undefined;
             content.push(call ?? block);
           }
@@ -344,6 +344,17 @@ function toWireMessages(messages: ModelMessage[], names: ToolNameMap): WireMessa
     }
   }
   return wire;
+}
+
+/**
+ * Whether a turn's kept content is Messages API blocks (not another provider's parts, as in a
+ * fork of a conversation held by a cloud provider): those go back as they came.
+ */
+function isOwnContent(value: unknown): value is ContentBlock[] {
+  return Array.isArray(value) && value.every((block) => {
+    const type = asRecord(block)?.type;
+    return typeof type === "string" && type !== "reasoning" && type !== "tool-call";
+  });
 }
 
 /** The arguments as an object; `{}` when they are not a JSON object (already refused). */
