@@ -181,3 +181,29 @@ Deno.test("kagent-run never runs the call of a Responses turn cut at max_output_
   assert.equal(whole.code, 0, whole.stderr);
   assert.equal(whole.workspaceFiles.get("notes.md"), "cut");
 });
+
+Deno.test("kagent-run ends a refused Responses turn failed with the refusal text", async () => {
+  const refusal = {
+    item: { type: "message", id: "msg_r", role: "assistant", status: "in_progress", content: [] },
+    deltas: [
+      {
+        type: "response.refusal.delta",
+        item_id: "msg_r",
+        content_index: 0,
+        delta: "I can't help with that.",
+      },
+      {
+        type: "response.refusal.done",
+        item_id: "msg_r",
+        content_index: 0,
+        refusal: "I can't help with that.",
+      },
+    ],
+    done: { type: "message", id: "msg_r", role: "assistant", status: "completed", content: [] },
+  };
+  const result = await run(responseStream([refusal]));
+  assert.notEqual(result.code, 0);
+  const end = result.events.find((event) => event.type === "run.completed");
+  assert.deepEqual([end?.end_reason, end?.error_code], ["model_error", "refused"]);
+  assert.match(JSON.stringify(end?.error_details ?? end), /I can't help with that\./);
+});
