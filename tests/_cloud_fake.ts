@@ -8,7 +8,9 @@ import { createProject, onlyRunDir, readJsonl, runCli } from "./_cli_helpers.ts"
 export interface FakeRequest {
   url: URL;
   headers: Headers;
+  /** The body as JSON (`{}` when it is not JSON, e.g. a form). */
   body: Record<string, unknown>;
+  text: string;
 }
 
 /** A server-sent-events response of `events` (each already framed), with extra headers. */
@@ -43,21 +45,26 @@ export interface CloudRun {
 }
 
 /**
- * Runs the CLI with `model` (its `base_url` pointed at the fake unless `base_url: null`), the
+ * Runs the CLI with `model` (or the one made from the fake's origin; its `base_url` pointed at the
+ * fake), the
  * task, and `env`, against a fake answering `handler`; permissions allow writing `notes.md`.
  */
 export async function cloudRun(
-  model: Record<string, unknown>,
+  model: Record<string, unknown> | ((origin: string) => Record<string, unknown>),
   handler: (request: FakeRequest, index: number) => Response | Promise<Response>,
   env: Record<string, string>,
   basePath = "",
 ): Promise<CloudRun> {
   const requests: FakeRequest[] = [];
   await using server = serveFake(requests, handler);
-  const baseUrl = `http://127.0.0.1:${server.port}${basePath}`;
+  const origin = `http://127.0.0.1:${server.port}`;
   await using project = await createProject({
     config: {
-      model: { base_url: baseUrl, retries: 0, ...model },
+      model: {
+        base_url: `${origin}${basePath}`,
+        retries: 0,
+        ...(typeof model === "function" ? model(origin) : model),
+      },
       task: "Read the README, then answer",
     },
     permissions: {
@@ -96,7 +103,8 @@ function serveFake(
       const received: FakeRequest = {
         url: new URL(request.url),
         headers: request.headers,
-        body: text === "" ? {} : JSON.parse(text),
+        body: parseObject(text),
+        text,
       };
       requests.push(received);
       return await handler(received, requests.length - 1);
@@ -115,5 +123,13 @@ async function* walk(folder: string): AsyncGenerator<string> {
     const path = nodePath.join(folder, entry.name);
     if (entry.isDirectory) yield* walk(path);
     else if (entry.isFile) yield path;
+  }
+}
+
+function parseObject(text: string): Record<string, unknown> {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return {};
   }
 }

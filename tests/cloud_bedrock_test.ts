@@ -192,3 +192,77 @@ Deno.test("kagent-run never runs a Bedrock call cut at max_tokens, stopped by a 
   assert.equal(whole.code, 0, whole.stderr);
   assert.equal(whole.workspaceFiles.get("notes.md"), "x");
 });
+
+Deno.test("kagent-run assumes a role with the OIDC token file through STS, and signs Bedrock requests with what STS gave", async () => {
+  const folder = await Deno.makeTempDir({ prefix: "kagent-web-identity-" });
+  try {
+    const jwt = "eyJhbGciOiJSUzI1NiJ9.kagent-test-oidc-token.c2lnbmF0dXJl";
+    const tokenFile = `${folder}/token`;
+    await Deno.writeTextFile(tokenFile, `${jwt}\n`);
+    const assumed = {
+      id: "ASIAKAGENTASSUMED001",
+      secret: "assumed/secret/access/key/kagent/0123456789",
+      session: "FwoGZXIvYXdzEKagentAssumedSessionToken0123456789",
+    };
+    const stsAnswer =
+      `<AssumeRoleWithWebIdentityResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/">
+  <AssumeRoleWithWebIdentityResult>
+    <Credentials>
+      <AccessKeyId>${assumed.id}</AccessKeyId>
+      <SecretAccessKey>${assumed.secret}</SecretAccessKey>
+      <SessionToken>${assumed.session}</SessionToken>
+      <Expiration>2099-01-01T00:00:00Z</Expiration>
+    </Credentials>
+  </AssumeRoleWithWebIdentityResult>
+</AssumeRoleWithWebIdentityResponse>`;
+    const result = await cloudRun(
+      (origin) => ({
+        provider: "bedrock",
+        model: MODEL,
+        region: "us-east-1",
+        role_arn_env: "KAGENT_TEST_ROLE_ARN",
+        web_identity_token_file_env: "KAGENT_TEST_TOKEN_FILE",
+        sts_base_url: `${origin}/sts`,
+      }),
+      (request, index) => {
+        if (request.url.pathname.startsWith("/sts")) {
+          return new Response(stsAnswer, { headers: { "content-type": "text/xml" } });
+        }
+        return index <= 1
+          ? converseStream([toolUse("fs__read_file", '{"path": "README.md"}')], "tool_use", "r0")
+          : converseStream([answer], "end_turn", "r1");
+      },
+      {
+        KAGENT_TEST_ROLE_ARN: "arn:aws:iam::123456789012:role/kagent-ci",
+        KAGENT_TEST_TOKEN_FILE: tokenFile,
+        // Static keys in the environment are not used when a role is named.
+        AWS_ACCESS_KEY_ID: "AKIASHOULDNOTBEUSED0",
+        AWS_SECRET_ACCESS_KEY: "should/not/be/used/0123456789",
+      },
+    );
+    const forms = result.requests.filter((request) => request.url.pathname.startsWith("/sts"))
+      .map((request) => new URLSearchParams(request.text));
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(forms.length, 1, "one exchange: the credentials are reused");
+    assert.deepEqual(
+      [forms[0]?.get("Action"), forms[0]?.get("RoleArn"), forms[0]?.get("WebIdentityToken")],
+      ["AssumeRoleWithWebIdentity", "arn:aws:iam::123456789012:role/kagent-ci", jwt],
+    );
+    const bedrock = result.requests.filter((request) => !request.url.pathname.startsWith("/sts"));
+    assert.equal(bedrock.length, 2);
+    for (const request of bedrock) {
+      assert.match(
+        request.headers.get("authorization") ?? "",
+        new RegExp(`Credential=${assumed.id}/`),
+      );
+      assert.equal(request.headers.get("x-amz-security-token"), assumed.session);
+    }
+    for (const [path, text] of result.files) {
+      for (const secret of [jwt, assumed.secret, assumed.session]) {
+        assert.equal(text.includes(secret), false, path);
+      }
+    }
+  } finally {
+    await Deno.remove(folder, { recursive: true });
+  }
+});

@@ -16,6 +16,7 @@ import {
   DEFAULT_MODEL,
   type LoadedConfig,
   modelBaseUrl,
+  modelTokenUrl,
 } from "../config/mod.ts";
 import { type CommandIo, UsageError } from "./_common.ts";
 
@@ -90,6 +91,16 @@ function credentialsOf(
   read: (name: string, key: string) => string,
   io: CommandIo,
 ): CloudCredentials {
+  if (model.provider === "bedrock" && model.role_arn_env !== undefined) {
+    const tokenFileEnv = model.web_identity_token_file_env ??
+      DEFAULT_AWS_CREDENTIAL_ENV.web_identity_token_file_env;
+    return {
+      kind: "aws_web_identity",
+      role_arn: read(model.role_arn_env, "role_arn_env"),
+      token_file: read(tokenFileEnv, "web_identity_token_file_env"),
+      sts_url: modelTokenUrl(model) as string,
+    };
+  }
   if (model.provider === "bedrock" && model.api_key_env === undefined) {
     const sessionName = model.session_token_env ?? DEFAULT_AWS_CREDENTIAL_ENV.session_token_env;
     const session = io.env(sessionName);

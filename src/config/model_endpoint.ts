@@ -42,6 +42,12 @@ export interface ModelEndpointConfig {
   access_key_id_env?: string | undefined;
   secret_access_key_env?: string | undefined;
   session_token_env?: string | undefined;
+  /** `bedrock`: the variable holding the role to assume with the OIDC token file. */
+  role_arn_env?: string | undefined;
+  /** `bedrock` with `role_arn_env`: the variable naming the token file. */
+  web_identity_token_file_env?: string | undefined;
+  /** `bedrock` with `role_arn_env`: the STS endpoint. */
+  sts_base_url?: string | undefined;
 }
 
 /**
@@ -52,6 +58,8 @@ export const DEFAULT_AWS_CREDENTIAL_ENV = {
   access_key_id_env: "AWS_ACCESS_KEY_ID",
   secret_access_key_env: "AWS_SECRET_ACCESS_KEY",
   session_token_env: "AWS_SESSION_TOKEN",
+  /** With `role_arn_env`: the variable naming the OIDC token file. */
+  web_identity_token_file_env: "AWS_WEB_IDENTITY_TOKEN_FILE",
 } as const;
 
 /** Vertex AI express mode (an API key, no project): its fixed endpoint. */
@@ -119,10 +127,32 @@ export function modelBaseUrl(model: ModelEndpointConfig): string | null {
 }
 
 /**
+ * The URL of the token exchange the provider makes before its requests, or `null`: Bedrock with
+ * `role_arn_env` asks STS (`sts_base_url`, else `https://sts.<region>.amazonaws.com`) for
+ * credentials. Its host is admitted on the model channel beside the endpoint's.
+ *
+ * @example
+ * ```ts
+ * import { modelTokenUrl } from "./model_endpoint.ts";
+ * const url = modelTokenUrl({ provider: "bedrock", region: "us-east-1", role_arn_env: "AWS_ROLE_ARN" });
+ * console.assert(url === "https://sts.us-east-1.amazonaws.com");
+ * ```
+ */
+export function modelTokenUrl(model: ModelEndpointConfig): string | null {
+  if (model.provider !== "bedrock" || model.role_arn_env === undefined) return null;
+  if (model.sts_base_url !== undefined) return model.sts_base_url.replace(/\/+$/, "");
+  if (model.region === undefined) {
+    throw new TypeError('Cannot reach model provider "bedrock": it needs "region"');
+  }
+  return `https://sts.${model.region}.amazonaws.com`;
+}
+
+/**
  * The environment variables that hold the model's credentials, each a secret of the run (its
  * value redacted everywhere, never passed to a tool): `api_key_env`, `access_token_env`, and for
- * `bedrock` without `api_key_env` the AWS credential variables (their names as configured, else
- * {@linkcode DEFAULT_AWS_CREDENTIAL_ENV}).
+ * `bedrock` without `api_key_env` or `role_arn_env` the AWS credential variables (their names as
+ * configured, else {@linkcode DEFAULT_AWS_CREDENTIAL_ENV}). With `role_arn_env`: it and the token
+ * file's variable; the credentials then come from STS at run time and are never written anywhere.
  *
  * @example
  * ```ts
@@ -132,8 +162,16 @@ export function modelBaseUrl(model: ModelEndpointConfig): string | null {
  * ```
  */
 export function modelCredentialEnv(model: ModelEndpointConfig): string[] {
-  const names = [model.api_key_env, model.access_token_env];
-  if (model.provider === "bedrock" && model.api_key_env === undefined) {
+  const names = [model.api_key_env, model.access_token_env, model.role_arn_env];
+  if (model.role_arn_env !== undefined) {
+    names.push(
+      model.web_identity_token_file_env ?? DEFAULT_AWS_CREDENTIAL_ENV.web_identity_token_file_env,
+    );
+  }
+  if (
+    model.provider === "bedrock" && model.api_key_env === undefined &&
+    model.role_arn_env === undefined
+  ) {
     names.push(
       model.access_key_id_env ?? DEFAULT_AWS_CREDENTIAL_ENV.access_key_id_env,
       model.secret_access_key_env ?? DEFAULT_AWS_CREDENTIAL_ENV.secret_access_key_env,

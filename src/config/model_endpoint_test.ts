@@ -60,6 +60,11 @@ Deno.test("modelCredentialEnv names every credential variable, Bedrock's AWS def
     ["AZ_TOKEN"],
   );
   assert.deepEqual(modelCredentialEnv({ provider: "script" }), []);
+  // Assuming a role: no static key variables are read (STS gives the credentials).
+  assert.deepEqual(
+    modelCredentialEnv({ provider: "bedrock", region: "us-east-1", role_arn_env: "AWS_ROLE_ARN" }),
+    ["AWS_ROLE_ARN", "AWS_WEB_IDENTITY_TOKEN_FILE"],
+  );
 });
 
 async function load(model: Record<string, unknown>) {
@@ -101,6 +106,7 @@ Deno.test("a cloud model config without what its endpoint or credentials need is
     { provider: "bedrock", model: "m" },
     { provider: "vertex", model: "g", access_token_env: "T" },
     { provider: "google", model: "g" },
+    { provider: "bedrock", model: "m", region: "us-east-1", role_arn_env: "R", api_key_env: "K" },
   ];
   for (const model of refused) {
     await assert.rejects(load(model), ConfigError, JSON.stringify(model));
@@ -110,6 +116,7 @@ Deno.test("a cloud model config without what its endpoint or credentials need is
     const model of [
       { provider: "azure", model: "d", resource: "r", api_key_env: "K" },
       { provider: "bedrock", model: "m", region: "us-east-1" },
+      { provider: "bedrock", model: "m", region: "us-east-1", role_arn_env: "AWS_ROLE_ARN" },
       {
         provider: "vertex",
         model: "g",

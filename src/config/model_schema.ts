@@ -199,6 +199,20 @@ export const BedrockModelConfigSchema = z.strictObject({
   api_key_env: envName(
     "a Bedrock API key (a bearer token) instead of the AWS credentials",
   ).optional(),
+  role_arn_env: envName(
+    "the IAM role ARN to assume with the runner's OIDC token (STS AssumeRoleWithWebIdentity, " +
+      'as EKS or a CI that writes a token file sets up), e.g. "AWS_ROLE_ARN"; with it the ' +
+      "credentials come from STS, not from the access key variables",
+  ).optional(),
+  web_identity_token_file_env: envName(
+    'the path of the OIDC token file (with role_arn_env). Default: "AWS_WEB_IDENTITY_TOKEN_FILE"',
+  ).optional(),
+  sts_base_url: httpUrl().optional().describe(
+    "The STS endpoint (with role_arn_env). Default: https://sts.<region>.amazonaws.com; the " +
+      "network boundary admits its host on the model channel.",
+  ),
+}).refine((model) => model.role_arn_env === undefined || model.api_key_env === undefined, {
+  message: 'needs at most one of "role_arn_env" and "api_key_env"',
 });
 
 /** `provider: "vertex"`: Gemini on Google Vertex AI (`@ai-sdk/google-vertex`). */

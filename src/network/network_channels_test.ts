@@ -18,6 +18,11 @@ Deno.test("networkChannels admits exactly each provider's host on the model chan
     [{ provider: "google" }, ["generativelanguage.googleapis.com:443"]],
     [{ provider: "mistral" }, ["api.mistral.ai:443"]],
     [{ provider: "groq" }, ["api.groq.com:443"]],
+    // Assuming a role with the OIDC token: STS's host too.
+    [{ provider: "bedrock", region: "us-east-1", role_arn_env: "AWS_ROLE_ARN" }, [
+      "bedrock-runtime.us-east-1.amazonaws.com:443",
+      "sts.us-east-1.amazonaws.com:443",
+    ]],
     [{ provider: "bedrock", region: "us-east-1", base_url: "http://127.0.0.1:8080" }, [
       "127.0.0.1:8080",
     ]],

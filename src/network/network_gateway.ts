@@ -5,8 +5,8 @@
  * Workers never had any, so no other code in the process can open a connection.
  *
  * Hosts come from the config: the model's endpoint ({@linkcode modelBaseUrl}: `model.base_url`,
- * else the provider's default or the URL its resource, region or project make) for the model
- * channel and
+ * else the provider's default or the URL its resource, region or project make, and Bedrock's STS
+ * endpoint when it assumes a role: `modelTokenUrl`) for the model channel and
  * `memory.provider.base_url` for the memory channel, the `url` of each HTTP server of
  * `mcp_servers` for the mcp channel, each as `hostname:port` ({@linkcode hostPermission}).
  * The mcp and model channels stream responses (server-sent events arrive as they are sent).
@@ -20,7 +20,12 @@
  * @module
  */
 
-import { DEFAULT_MODEL, modelBaseUrl, type ModelEndpointConfig } from "../config/base/mod.ts";
+import {
+  DEFAULT_MODEL,
+  modelBaseUrl,
+  type ModelEndpointConfig,
+  modelTokenUrl,
+} from "../config/base/mod.ts";
 import { hostPermission } from "./host_permission.ts";
 import {
   DEFAULT_MAX_RESPONSE_BYTES,
@@ -83,10 +88,13 @@ export function networkChannels(config: NetworkConfig): NetworkChannels {
     config.model,
     ...Object.values(config.agents ?? {}).map((agent) => agent.model),
   ]
-    .flatMap((model) => {
-      const url = model === null ? null : modelBaseUrl(model);
-      return url === null ? [] : [hostPermission(url)];
-    });
+    .flatMap((model) =>
+      model === null
+        ? []
+        : [modelBaseUrl(model), modelTokenUrl(model)].flatMap((url) =>
+          url === null ? [] : [hostPermission(url)]
+        )
+    );
   const memoryUrl = config.memory.provider.kind === "http"
     ? config.memory.provider.base_url ?? null
     : null;

@@ -12,6 +12,7 @@
 
 import type { LanguageModelV4, SharedV4ProviderOptions } from "@ai-sdk/provider";
 import type { CloudProviderName } from "../../config/base/mod.ts";
+import { webIdentityCredentials } from "./_aws_web_identity.ts";
 import { retryingFetch } from "./_http.ts";
 
 /** The credentials of one provider, read from the environment variables its config names. */
@@ -24,6 +25,13 @@ export type CloudCredentials =
     secret_access_key: string;
     /** Temporary credentials (an assumed role) have one. */
     session_token?: string;
+  }
+  | {
+    /** Bedrock: assume `role_arn` with the OIDC token in `token_file` (STS at `sts_url`). */
+    kind: "aws_web_identity";
+    role_arn: string;
+    token_file: string;
+    sts_url: string;
   };
 
 /** What {@linkcode loadCloudModel} builds a model from. */
@@ -99,22 +107,15 @@ export async function loadCloudModel(settings: CloudModelSettings): Promise<Clou
     }
     case "bedrock": {
       const { createAmazonBedrock } = await import("@ai-sdk/amazon-bedrock");
-      const aws = credentials.kind === "aws" ? credentials : null;
+      const credentialProvider = awsCredentials(credentials, fetch);
       return {
         model: createAmazonBedrock({
           baseURL,
           fetch,
           ...(settings.region === undefined ? {} : { region: settings.region }),
           // An empty key means "none": the package would read AWS_BEARER_TOKEN_BEDROCK itself.
-          apiKey: aws === null ? apiKey() : "",
-          ...(aws === null ? {} : {
-            credentialProvider: () =>
-              Promise.resolve({
-                accessKeyId: aws.access_key_id,
-                secretAccessKey: aws.secret_access_key,
-                ...(aws.session_token === undefined ? {} : { sessionToken: aws.session_token }),
-              }),
-          }),
+          apiKey: credentialProvider === null ? apiKey() : "",
+          ...(credentialProvider === null ? {} : { credentialProvider }),
         })(model),
       };
     }
@@ -152,4 +153,27 @@ export async function loadCloudModel(settings: CloudModelSettings): Promise<Clou
       return { model: createGroq({ apiKey: apiKey(), baseURL, fetch })(model) };
     }
   }
+}
+
+/** Bedrock's SigV4 credentials: static ones, or those STS gives for the OIDC token; else null. */
+function awsCredentials(
+  credentials: CloudCredentials,
+  fetch: typeof globalThis.fetch,
+): (() => Promise<{ accessKeyId: string; secretAccessKey: string; sessionToken?: string }>) | null {
+  if (credentials.kind === "aws_web_identity") {
+    return webIdentityCredentials({
+      sts_url: credentials.sts_url,
+      role_arn: credentials.role_arn,
+      token_file: credentials.token_file,
+      fetch,
+    });
+  }
+  if (credentials.kind !== "aws") return null;
+  const { access_key_id, secret_access_key, session_token } = credentials;
+  return () =>
+    Promise.resolve({
+      accessKeyId: access_key_id,
+      secretAccessKey: secret_access_key,
+      ...(session_token === undefined ? {} : { sessionToken: session_token }),
+    });
 }

@@ -15,6 +15,7 @@ export {
   modelBaseUrl,
   modelCredentialEnv,
   type ModelEndpointConfig,
+  modelTokenUrl,
   VERTEX_EXPRESS_BASE_URL,
 } from "../model_endpoint.ts";
 export { ConfigError, type ConfigErrorCode, type ConfigErrorOptions } from "../config_error.ts";
