@@ -2,7 +2,10 @@
  * Start-up: `kagent-run call fs.read_file` as a whole process (Deno start, config, policy, run
  * folder, tool Worker, one call, audit, exit) against `deno run hello.js` (the anchor), both
  * spawned from this process in the same group. Rows: the bundle users run (`deno task bundle`'s
- * `dist/kagent-run.js`, built into a temporary folder first) and `main.ts` from source.
+ * `dist/kagent-run.js`, built into a temporary folder first) and `main.ts` from source; and a
+ * whole `kagent-run run` with the `script` provider (one call, a final message) from the bundle,
+ * whose start-up must not change when cloud providers are added (their packages load only when
+ * configured; issue 27).
  *
  * - `deno task bench` (or `deno bench --allow-all bench/startup_bench.ts`): the group
  *   `start-up (whole process)`.
@@ -52,7 +55,17 @@ await Deno.writeTextFile(
     task: "Read small.txt",
   }),
 );
-await Deno.writeTextFile(nodePath.join(workspace, "plan.jsonl"), "");
+await Deno.writeTextFile(
+  nodePath.join(workspace, "plan.jsonl"),
+  JSON.stringify({
+    tool_calls: [{
+      id: "c1",
+      name: "fs.read_file",
+      arguments: { path: "small.txt", max_lines: 2 },
+    }],
+  }) +
+    "\n" + JSON.stringify({ content: "hello from the script" }) + "\n",
+);
 
 // Builds the bundle as `deno task bundle` does, into the bench's own folder.
 await buildBundle(dist);
@@ -64,6 +77,8 @@ const CALL = [
   "--config",
   configPath,
 ];
+/** A whole `script` run: provider chosen, loop, one call, final message (issue 27). */
+const RUN = ["run", "--config", configPath];
 /** The commands timed, by row name. */
 const COMMANDS: Record<string, string[]> = {
   "deno run hello.js (anchor)": ["run", nodePath.join(folder, "hello.js")],
@@ -78,9 +93,19 @@ const COMMANDS: Record<string, string[]> = {
     ...CALL,
   ],
 };
+COMMANDS["kagent-run run, script provider (bundle)"] = [
+  ...FLAGS,
+  nodePath.join(dist, "kagent-run.js"),
+  ...RUN,
+];
 const before = import.meta.main ? Deno.args[1] : undefined;
 if (before !== undefined) {
   COMMANDS["kagent-run call fs.read_file (before)"] = [...FLAGS, nodePath.resolve(before), ...CALL];
+  COMMANDS["kagent-run run, script provider (before)"] = [
+    ...FLAGS,
+    nodePath.resolve(before),
+    ...RUN,
+  ];
 }
 
 /** Runs one command to its end; throws when it fails or a call does not print its result. */
@@ -92,6 +117,7 @@ async function run(args: string[]): Promise<void> {
     stderr: "piped",
   }).output();
   const text = new TextDecoder().decode(output.stdout);
+  // hello.js and a script run print "hello…", a call its JSON result.
   if (!output.success || !(text.startsWith("hello") || text.includes('"ok": true'))) {
     throw new Error(
       `Cannot benchmark "${args.join(" ")}": exit ${output.code}, ${

@@ -121,6 +121,8 @@ const FIELDS: FieldNames = {
     stop: true,
     max_tokens: true,
     first_token_ms: true,
+    request_id: true,
+    provider_content: true,
   },
   "model.retried": { turn: true, provider: true, reason: true, max_tokens: true },
   "tool.started": { tool_call_id: true, tool: true },

@@ -140,6 +140,9 @@ export interface AgentOutcome {
 
 const NORMAL_END: TurnStop = { reason: "end", provider: {} };
 
+/** The user message that asks the model to go on after an empty answer. */
+export const EMPTY_RESPONSE_CONTINUATION = "Please continue";
+
 /**
  * Runs the loop. Never rejects for model or tool failures; they end the run with a reason.
  *
@@ -153,7 +156,10 @@ const NORMAL_END: TurnStop = { reason: "end", provider: {} };
  * `truncated`, `refused`, `context_window_exceeded`) without running any of its calls: each is
  * recorded as not executed ({@linkcode recordNotExecuted}), and the error line holds the
  * provider's stop fields and the refusal text. With `retryTruncated`, a truncated turn is asked
- * again once at twice the limit first. A paused turn (Anthropic `pause_turn`) without tool calls
+ * again once at twice the limit first. An empty answer that ended normally (`provider_failed`
+ * with `details.empty_response`) is answered once with the user message
+ * {@linkcode EMPTY_RESPONSE_CONTINUATION} (`model.retried`, reason `empty_response`); empty again,
+ * the run ends `model_error`. A paused turn (Anthropic `pause_turn`) without tool calls
  * is sent back as it is and the model continues; each continuation counts as a turn. Tool call ids
  * are made unique across the run ({@linkcode UniqueCallIds}).
  */
@@ -218,6 +224,7 @@ async function runLoop(options: AgentOptions): Promise<AgentOutcome> {
     if (options.signal?.aborted) return finish("aborted");
     turns += 1;
     let retriedAt: number | null = null;
+    let continuedEmpty = false;
     let turn: ModelTurn;
     let calls: ToolCall[];
     let stop: TurnStop;
@@ -237,6 +244,18 @@ async function runLoop(options: AgentOptions): Promise<AgentOutcome> {
         if (options.signal?.aborted) return finish("aborted");
         const message = error instanceof Error ? error.message : String(error);
         const model = error instanceof ModelError ? error : null;
+        if (model?.details.empty_response === true && !continuedEmpty) {
+          // An empty normal end (often right after tool results): ask once to continue, in a
+          // user message of its own, as Anthropic's stop-reason guidance says.
+          continuedEmpty = true;
+          await options.recorder.event("model.retried", {
+            turn: turns,
+            provider,
+            reason: "empty_response",
+          });
+          messages.push({ role: "user", content: EMPTY_RESPONSE_CONTINUATION });
+          continue;
+        }
         return await modelError(model?.code ?? "provider_failed", message, model?.details ?? {});
       }
       stop = turn.stop ?? NORMAL_END;
@@ -255,6 +274,8 @@ async function runLoop(options: AgentOptions): Promise<AgentOutcome> {
         stop: { reason: stop.reason, ...stop.provider },
         ...(retriedAt === null ? {} : { max_tokens: retriedAt }),
         ...(turn.first_token_ms === undefined ? {} : { first_token_ms: turn.first_token_ms }),
+        ...(turn.request_id === undefined ? {} : { request_id: turn.request_id }),
+        ...(turn.provider_content === undefined ? {} : { provider_content: turn.provider_content }),
       });
       if (!isUnusable(stop)) break;
       const notExecuted = await recordNotExecuted(options.recorder, turns, stop, calls, now);
@@ -292,7 +313,13 @@ async function runLoop(options: AgentOptions): Promise<AgentOutcome> {
       if (turn.text !== null) pausedTexts.push(turn.text);
       continue;
     }
-    messages.push({ role: "assistant", content: turn.text, tool_calls: calls });
+    messages.push({
+      role: "assistant",
+      content: turn.text,
+      tool_calls: calls,
+      // The turn's reasoning (Anthropic thinking blocks, Responses reasoning items) goes back.
+      ...(turn.provider_content === undefined ? {} : { provider_content: turn.provider_content }),
+    });
     if (calls.length === 0) {
       const text = [...pausedTexts, ...(turn.text === null ? [] : [turn.text])].join("");
       return finish("completed", text === "" ? null : text);

@@ -17,9 +17,11 @@ export type ModelMessage =
     content: string | null;
     tool_calls: ToolCall[];
     /**
-     * The provider's own content of a paused turn ({@linkcode TurnStop} `paused`), sent back
-     * exactly as received so that the model continues it (Anthropic `pause_turn`). Absent on
-     * every other turn: those are rebuilt from `content` and `tool_calls`.
+     * The provider's own content of the turn, sent back exactly as received: a paused turn
+     * ({@linkcode TurnStop} `paused`, Anthropic `pause_turn`) so that the model continues it, or
+     * a turn that carries reasoning the provider requires back (Anthropic `thinking` and
+     * `redacted_thinking` blocks, OpenAI Responses `reasoning` items). Absent on every other
+     * turn: those are rebuilt from `content` and `tool_calls`.
      */
     provider_content?: unknown;
   }
@@ -111,13 +113,23 @@ export interface ModelTurn {
   usage: TokenUsage | null;
   /** How the turn ended. @default {reason: "end", provider: {}} (the script provider) */
   stop?: TurnStop;
-  /** A paused turn's content as the provider sent it, to send back unchanged. */
+  /**
+   * The turn's content as the provider sent it, to send back unchanged: a paused turn's, or one
+   * carrying reasoning (see {@linkcode ModelMessage}). The loop keeps it in the conversation and
+   * records it in `model.responded`.
+   */
   provider_content?: unknown;
   /**
    * A streamed turn: milliseconds from sending the request to the first token (text, refusal or
    * tool call) of the answer. Absent when the answer was not streamed.
    */
   first_token_ms?: number;
+  /**
+   * The id the provider gave this answer in its response headers (`x-request-id`,
+   * `request-id`, `x-amzn-requestid`, `apim-request-id`...), to match the audit with the
+   * provider's logs. Absent when it sent none.
+   */
+  request_id?: string;
 }
 
 /** A model provider. `complete` may reject with {@linkcode ModelError}; the loop ends the run then. */

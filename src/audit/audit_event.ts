@@ -219,14 +219,19 @@ export type AuditEvent =
     max_tokens?: number;
     /** A streamed turn: ms from the request to the first token. */
     first_token_ms?: number;
+    /** The id the provider gave the answer in its response headers (absent when none). */
+    request_id?: string;
+    /** The turn's own content sent back unmodified (paused turn, reasoning); docs/EVENTS.md. */
+    provider_content?: unknown;
   }
   | {
     type: "model.retried";
     turn: number;
     provider: string;
-    reason: "truncated";
-    /** The output limit of the retry. */
-    max_tokens: number;
+    /** `truncated`: a higher output limit; `empty_response`: asked to continue. */
+    reason: "truncated" | "empty_response";
+    /** The output limit of the retry (`truncated` only). */
+    max_tokens?: number;
   }
   | { type: "tool.started"; tool_call_id: string; tool: string }
   | ({ type: "tool.completed" } & ToolEnded)

@@ -11,12 +11,14 @@ import {
   OpenAiProvider,
 } from "../agent/providers/mod.ts";
 import { DEFAULT_MODEL, type LoadedConfig } from "../config/mod.ts";
+import { cloudProviderFor, isCloudModel } from "./_cloud_provider_for.ts";
 import type { NetworkGateway } from "../network/mod.ts";
 import { type CommandIo, UsageError } from "./_common.ts";
 
 /**
- * The model provider the config names: a script replayed from a file, or an OpenAI-compatible
- * endpoint whose API key is read from the variable \`api_key_env\` names.
+ * The model provider the config names: a script replayed from a file, an OpenAI-compatible or
+ * Anthropic endpoint whose API key is read from the variable \`api_key_env\` names, or a cloud
+ * provider through its AI SDK package (`_cloud_provider_for.ts`).
  *
  * @throws {UsageError} for an unreadable script or an unset API key variable.
  */
@@ -32,6 +34,12 @@ export async function providerFor(
       if (error instanceof ModelError) throw new UsageError(error.message);
       throw error;
     }
+  }
+  if (isCloudModel(model)) {
+    if (gateway === null) {
+      throw new Error(`Cannot call provider "${model.provider}": the network boundary is not open`);
+    }
+    return await cloudProviderFor(model, io, gateway.fetchFor("model"));
   }
   let apiKey: string | null = null;
   if (model.api_key_env !== undefined) {

@@ -7,6 +7,7 @@
 import type { ConfigFile } from "./config_schema.ts";
 import { DEFAULT_AUDIT_TRACING, DEFAULT_SECRET_ENV, DEFAULT_SIGNING_KEY_ENV } from "./defaults.ts";
 import type { LoadedConfig } from "./loaded_config.ts";
+import { modelCredentialEnv } from "./model_endpoint.ts";
 
 /**
  * Resolves `audit.secret_env`: {@linkcode DEFAULT_SECRET_ENV}, then the file's names, then the
@@ -15,11 +16,9 @@ import type { LoadedConfig } from "./loaded_config.ts";
  * {@linkcode DEFAULT_SIGNING_KEY_ENV}.
  */
 export function resolveAudit(file: ConfigFile): LoadedConfig["audit"] {
-  const model = file.model;
-  const apiKeyEnv = model !== undefined && model.provider !== "script" &&
-      model.api_key_env !== undefined
-    ? [model.api_key_env]
-    : [];
+  // The run's model and each child agent's own: every credential variable is a secret.
+  const models = [file.model, ...Object.values(file.agents ?? {}).map((agent) => agent.model)];
+  const apiKeyEnv = models.flatMap((model) => model === undefined ? [] : modelCredentialEnv(model));
   const signingKeyEnv = file.audit?.signing_key_env ?? DEFAULT_SIGNING_KEY_ENV;
   const signing = signingKeyEnv === null ? [] : [signingKeyEnv];
   return {

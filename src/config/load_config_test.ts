@@ -331,7 +331,7 @@ Deno.test("loadConfig names the allowed providers when the provider is unknown",
     assert.equal(error.key, "model.provider");
     assert.equal(
       error.message,
-      `Cannot load config "${path}": key "model.provider" must be one of "script", "openai", "anthropic"`,
+      `Cannot load config "${path}": key "model.provider" must be one of "script", "openai", "anthropic", "openai-responses", "azure", "bedrock", "vertex", "google", "mistral", "groq"`,
     );
   });
 });

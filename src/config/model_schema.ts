@@ -1,6 +1,8 @@
 /**
- * The config file's `model` section (ARCHITECTURE §4), as zod schemas: the script replay and the
- * two HTTP providers, a union on `provider`. Re-exported by `config_schema.ts`.
+ * The config file's `model` section (ARCHITECTURE §4), as zod schemas: the script replay, the two
+ * own HTTP providers, and the providers reached through their Vercel AI SDK packages (Azure
+ * OpenAI, Bedrock, Vertex, Gemini, Mistral, Groq, the OpenAI Responses API), a union on
+ * `provider`. Re-exported by `config_schema.ts`.
  *
  * @module
  */
@@ -104,10 +106,165 @@ export const AnthropicModelConfigSchema = z.strictObject({
   retry_truncated: retryTruncated(),
 });
 
+const envName = (description: string) =>
+  z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).describe(
+    `NAME of the environment variable holding ${description} (never the value itself); its ` +
+      "value is a secret of the run: redacted everywhere, never passed to a tool.",
+  );
+
+/**
+ * The keys every provider reached through its Vercel AI SDK package shares: the model, the
+ * output limit, sampling, timeouts and retries (the run's own, around the package's requests).
+ */
+function cloudModelKeys(modelExample: string) {
+  return {
+    model: z.string().min(1).describe(modelExample),
+    base_url: httpUrl().optional().describe(
+      "Endpoint override (a gateway or proxy). Default: the provider's endpoint built from the " +
+        "other keys; the network boundary admits exactly its host.",
+    ),
+    max_tokens: z.int().min(1).optional().describe(
+      "The output limit (maxOutputTokens). Default: the provider's.",
+    ),
+    temperature: z.number().min(0).max(2).optional().describe("Default: the provider's."),
+    timeout_ms: z.int().min(1).max(600_000).optional().describe(
+      "Per request, until the answer starts and then between stream parts. Default: 120000.",
+    ),
+    retries: z.int().min(0).max(10).optional().describe(
+      "On 408, 409, 429, 5xx, timeouts and connection errors, as for openai. Default: 3.",
+    ),
+    retry_truncated: retryTruncated(),
+  };
+}
+
+const reasoningEffort = () =>
+  z.enum(["none", "minimal", "low", "medium", "high", "xhigh", "max"]).optional().describe(
+    "Reasoning effort for reasoning models. Default: the provider's.",
+  );
+
+/** `provider: "openai-responses"`: the OpenAI Responses API (`@ai-sdk/openai`). */
+export const OpenAiResponsesModelConfigSchema = z.strictObject({
+  provider: z.literal("openai-responses"),
+  ...cloudModelKeys('Model name, e.g. "gpt-5.5".'),
+  api_key_env: envName('the API key, e.g. "OPENAI_API_KEY"'),
+  reasoning_effort: reasoningEffort(),
+});
+
+/** `provider: "azure"`: Azure OpenAI (`@ai-sdk/azure`), by resource and deployment. */
+export const AzureModelConfigSchema = z.strictObject({
+  provider: z.literal("azure"),
+  ...cloudModelKeys('The deployment name, e.g. "gpt-5-mini-prod".'),
+  resource: z.string().regex(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i).optional().describe(
+    "The Azure OpenAI resource name: https://<resource>.openai.azure.com/openai. Required " +
+      "unless base_url is set.",
+  ),
+  api: z.enum(["responses", "chat"]).optional().describe(
+    'Which API: "responses" (the Responses API) or "chat" (Chat Completions). Default: ' +
+      '"responses".',
+  ),
+  api_version: z.string().min(1).optional().describe(
+    'The api-version query parameter, e.g. "2025-04-01-preview". Default: "v1".',
+  ),
+  deployment_urls: z.boolean().optional().describe(
+    "Use the deployment URLs /deployments/<deployment>/...?api-version=... (older API " +
+      "versions). Default: false (the v1 API).",
+  ),
+  api_key_env: envName('the API key (sent as the "api-key" header)').optional(),
+  access_token_env: envName(
+    "a Microsoft Entra ID access token (sent as a bearer token), e.g. from azure/login",
+  ).optional(),
+}).refine((model) => model.resource !== undefined || model.base_url !== undefined, {
+  message: 'needs "resource" or "base_url"',
+}).refine((model) => (model.api_key_env === undefined) !== (model.access_token_env === undefined), {
+  message: 'needs exactly one of "api_key_env" and "access_token_env"',
+});
+
+/** `provider: "bedrock"`: Amazon Bedrock's Converse API, streamed (`@ai-sdk/amazon-bedrock`). */
+export const BedrockModelConfigSchema = z.strictObject({
+  provider: z.literal("bedrock"),
+  ...cloudModelKeys(
+    'The model or inference profile id, e.g. "us.anthropic.claude-sonnet-5-5-v1:0".',
+  ),
+  region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d+$/).describe(
+    'The AWS region, e.g. "us-east-1" (the endpoint bedrock-runtime.<region>.amazonaws.com).',
+  ),
+  access_key_id_env: envName('the AWS access key id. Default: "AWS_ACCESS_KEY_ID"').optional(),
+  secret_access_key_env: envName(
+    'the AWS secret access key. Default: "AWS_SECRET_ACCESS_KEY"',
+  ).optional(),
+  session_token_env: envName(
+    "the AWS session token, sent when set (temporary credentials, e.g. an OIDC role). " +
+      'Default: "AWS_SESSION_TOKEN"',
+  ).optional(),
+  api_key_env: envName(
+    "a Bedrock API key (a bearer token) instead of the AWS credentials",
+  ).optional(),
+  role_arn_env: envName(
+    "the IAM role ARN to assume with the runner's OIDC token (STS AssumeRoleWithWebIdentity, " +
+      'as EKS or a CI that writes a token file sets up), e.g. "AWS_ROLE_ARN"; with it the ' +
+      "credentials come from STS, not from the access key variables",
+  ).optional(),
+  web_identity_token_file_env: envName(
+    'the path of the OIDC token file (with role_arn_env). Default: "AWS_WEB_IDENTITY_TOKEN_FILE"',
+  ).optional(),
+  sts_base_url: httpUrl().optional().describe(
+    "The STS endpoint (with role_arn_env). Default: https://sts.<region>.amazonaws.com; the " +
+      "network boundary admits its host on the model channel.",
+  ),
+}).refine((model) => model.role_arn_env === undefined || model.api_key_env === undefined, {
+  message: 'needs at most one of "role_arn_env" and "api_key_env"',
+});
+
+/** `provider: "vertex"`: Gemini on Google Vertex AI (`@ai-sdk/google-vertex`). */
+export const VertexModelConfigSchema = z.strictObject({
+  provider: z.literal("vertex"),
+  ...cloudModelKeys('Model name, e.g. "gemini-3-pro".'),
+  project: z.string().regex(/^[a-z][a-z0-9-]{4,28}[a-z0-9]$/).optional().describe(
+    "The Google Cloud project id. Required with access_token_env.",
+  ),
+  location: z.string().regex(/^[a-z0-9-]+$/).optional().describe(
+    'The location, e.g. "us-central1", "global". Required with access_token_env.',
+  ),
+  access_token_env: envName(
+    "an OAuth access token (e.g. google-github-actions/auth with token_format access_token)",
+  ).optional(),
+  api_key_env: envName("a Vertex AI express mode API key").optional(),
+}).refine((model) => (model.api_key_env === undefined) !== (model.access_token_env === undefined), {
+  message: 'needs exactly one of "access_token_env" and "api_key_env"',
+}).refine(
+  (model) =>
+    model.access_token_env === undefined || model.base_url !== undefined ||
+    (model.project !== undefined && model.location !== undefined),
+  { message: 'with "access_token_env" needs "project" and "location" (or "base_url")' },
+);
+
+/** `provider: "google"`, `"mistral"`, `"groq"`: an API key and the provider's endpoint. */
+function keyedModelSchema<const Name extends string>(provider: Name, example: string) {
+  return z.strictObject({
+    provider: z.literal(provider),
+    ...cloudModelKeys(example),
+    api_key_env: envName("the API key"),
+  });
+}
+
+/** `provider: "google"`: the Gemini API (`@ai-sdk/google`). */
+export const GoogleModelConfigSchema = keyedModelSchema("google", 'e.g. "gemini-3-flash".');
+/** `provider: "mistral"`: La Plateforme (`@ai-sdk/mistral`). */
+export const MistralModelConfigSchema = keyedModelSchema("mistral", 'e.g. "mistral-large-latest".');
+/** `provider: "groq"`: GroqCloud (`@ai-sdk/groq`). */
+export const GroqModelConfigSchema = keyedModelSchema("groq", 'e.g. "openai/gpt-oss-120b".');
+
 /** `model`: which model drives the agent, a union on `provider`. */
 export const ModelConfigSchema = z.discriminatedUnion("provider", [
   ScriptModelConfigSchema,
   OpenAiModelConfigSchema,
   AnthropicModelConfigSchema,
+  OpenAiResponsesModelConfigSchema,
+  AzureModelConfigSchema,
+  BedrockModelConfigSchema,
+  VertexModelConfigSchema,
+  GoogleModelConfigSchema,
+  MistralModelConfigSchema,
+  GroqModelConfigSchema,
 ])
   .describe("The model that proposes tool calls. Optional: tools run without one.");

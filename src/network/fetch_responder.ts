@@ -102,7 +102,7 @@ async function readCapped(
 
 /**
  * Performs `message` like {@linkcode answerFetch} but posts the head as soon as it arrives, then
- * the body's text as it comes, then `fetch_end`; a failure after the head (the cap passed, the
+ * the body's bytes as they come (a binary framing passes intact), then `fetch_end`; a failure after the head (the cap passed, the
  * connection lost) is a `fetch_error`, which ends the body with it. Never rejects.
  */
 async function streamFetch(
@@ -136,7 +136,6 @@ async function streamFetch(
     headers: [...response.headers],
   });
   if (response.body === null) return post({ type: "fetch_end", id });
-  const decoder = new TextDecoder();
   const reader = response.body.getReader();
   let total = 0;
   try {
@@ -149,16 +148,13 @@ async function streamFetch(
         const text = `Cannot read the response of "${host}": it is larger than ${maxBytes} bytes`;
         return post({ type: "fetch_error", id, message: text });
       }
-      const text = decoder.decode(value, { stream: true });
-      if (text !== "") post({ type: "fetch_chunk", id, text });
+      if (value.byteLength > 0) post({ type: "fetch_chunk", id, bytes: new Uint8Array(value) });
     }
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     post({ type: "fetch_error", id, message: `Cannot read the response of "${host}": ${reason}` });
     return;
   }
-  const rest = decoder.decode();
-  if (rest !== "") post({ type: "fetch_chunk", id, text: rest });
   post({ type: "fetch_end", id });
 }
 

@@ -58,7 +58,8 @@ export type FetchReplyMessage =
     status_text: string;
     headers: [string, string][];
   }
-  | { type: "fetch_chunk"; id: number; text: string }
+  /** The body's bytes as they came (binary framings such as AWS event streams stay intact). */
+  | { type: "fetch_chunk"; id: number; bytes: Uint8Array<ArrayBuffer> }
   | { type: "fetch_end"; id: number }
   | { type: "fetch_error"; id: number; message: string };
 
@@ -89,7 +90,6 @@ export class MessageFetchClient {
   readonly #post: (message: FetchRequestMessage | FetchAbortMessage) => void;
   readonly #waiting = new Map<number, Waiting>();
   readonly #arriving = new Map<number, Arriving>();
-  readonly #encoder = new TextEncoder();
   #nextId = 1;
   #closed: string | null = null;
 
@@ -166,7 +166,7 @@ export class MessageFetchClient {
   #receiveBody(message: FetchReplyMessage, arriving: Arriving): boolean {
     switch (message.type) {
       case "fetch_chunk":
-        arriving.controller.enqueue(this.#encoder.encode(message.text));
+        arriving.controller.enqueue(message.bytes);
         return true;
       case "fetch_end":
       case "fetch_error":

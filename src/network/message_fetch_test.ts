@@ -46,7 +46,9 @@ Deno.test("a streamed request posts the head and each chunk before the body ends
   await ended.promise;
   assert.deepEqual(postedBeforeTheEnd, ["fetch_head", "fetch_chunk"]);
   assert.deepEqual(
-    posted.map((reply) => reply.type === "fetch_chunk" ? reply.text : reply.type),
+    posted.map((reply) =>
+      reply.type === "fetch_chunk" ? new TextDecoder().decode(reply.bytes) : reply.type
+    ),
     ["fetch_head", "a", "b", "fetch_end"],
   );
 
@@ -84,12 +86,12 @@ Deno.test("a streamed response resolves at its head and cancelling its body abor
   client.receive({ type: "fetch_head", id, status: 200, status_text: "OK", headers: [] });
   const response = await pending;
   const reader = response.body!.getReader();
-  client.receive({ type: "fetch_chunk", id, text: "data: 1\n\n" });
+  client.receive({ type: "fetch_chunk", id, bytes: encode("data: 1\n\n") });
   assert.equal(new TextDecoder().decode((await reader.read()).value), "data: 1\n\n");
   await reader.cancel();
   assert.deepEqual(sent.at(-1), { type: "fetch_abort", id });
   // Chunks still in flight after the cancel are dropped, not delivered.
-  assert.equal(client.receive({ type: "fetch_chunk", id, text: "late" }), false);
+  assert.equal(client.receive({ type: "fetch_chunk", id, bytes: encode("late") }), false);
 });
 
 Deno.test("a streamed body ends with the error the answering side sends after the head", async () => {
@@ -100,7 +102,7 @@ Deno.test("a streamed body ends with the error the answering side sends after th
   const id = sent[0]?.id ?? -1;
   client.receive({ type: "fetch_head", id, status: 200, status_text: "OK", headers: [] });
   const response = await pending;
-  client.receive({ type: "fetch_chunk", id, text: "partial" });
+  client.receive({ type: "fetch_chunk", id, bytes: encode("partial") });
   client.receive({ type: "fetch_error", id, message: "Cannot read the response: too large" });
   await assert.rejects(response.text(), /too large/);
   // Near miss: a body that ends normally reads whole.
@@ -108,7 +110,27 @@ Deno.test("a streamed body ends with the error the answering side sends after th
   await Promise.resolve();
   const next = sent.at(-1)?.id ?? -1;
   client.receive({ type: "fetch_head", id: next, status: 200, status_text: "OK", headers: [] });
-  client.receive({ type: "fetch_chunk", id: next, text: "whole" });
+  client.receive({ type: "fetch_chunk", id: next, bytes: encode("whole") });
   client.receive({ type: "fetch_end", id: next });
   assert.equal(await (await second).text(), "whole");
+});
+
+function encode(text: string): Uint8Array<ArrayBuffer> {
+  return new TextEncoder().encode(text);
+}
+
+Deno.test("a streamed body's bytes pass unchanged, binary framings included", async () => {
+  const sent: { id: number }[] = [];
+  const client = new MessageFetchClient((message) => sent.push(message));
+  const pending = client.fetchFor("model", { stream: true })("http://127.0.0.1:1/m");
+  await Promise.resolve();
+  const id = sent[0]?.id ?? -1;
+  client.receive({ type: "fetch_head", id, status: 200, status_text: "OK", headers: [] });
+  const response = await pending;
+  // Not UTF-8: a text round trip would replace these bytes.
+  const bytes = new Uint8Array([0x00, 0x00, 0x01, 0x2c, 0xff, 0xfe, 0x80, 0xc3]);
+  client.receive({ type: "fetch_chunk", id, bytes: bytes.slice(0, 5) });
+  client.receive({ type: "fetch_chunk", id, bytes: bytes.slice(5) });
+  client.receive({ type: "fetch_end", id });
+  assert.deepEqual(new Uint8Array(await response.arrayBuffer()), bytes);
 });

@@ -4,8 +4,9 @@
  * nothing else. Once it runs, the CLI revokes the main thread's own net permission, and tool
  * Workers never had any, so no other code in the process can open a connection.
  *
- * Hosts come from the config: `model.base_url` (default `https://api.openai.com/v1` for
- * `openai`, `https://api.anthropic.com/v1` for `anthropic`) for the model channel and
+ * Hosts come from the config: the model's endpoint ({@linkcode modelBaseUrl}: `model.base_url`,
+ * else the provider's default or the URL its resource, region or project make, and Bedrock's STS
+ * endpoint when it assumes a role: `modelTokenUrl`) for the model channel and
  * `memory.provider.base_url` for the memory channel, the `url` of each HTTP server of
  * `mcp_servers` for the mcp channel, each as `hostname:port` ({@linkcode hostPermission}).
  * The mcp and model channels stream responses (server-sent events arrive as they are sent).
@@ -19,7 +20,12 @@
  * @module
  */
 
-import { DEFAULT_MODEL } from "../config/base/mod.ts";
+import {
+  DEFAULT_MODEL,
+  modelBaseUrl,
+  type ModelEndpointConfig,
+  modelTokenUrl,
+} from "../config/base/mod.ts";
 import { hostPermission } from "./host_permission.ts";
 import {
   DEFAULT_MAX_RESPONSE_BYTES,
@@ -58,7 +64,8 @@ export const DEFAULT_BASE_URLS: Readonly<Record<"openai" | "anthropic", string>>
 
 /** The parts of a config the channels are derived from. */
 export interface NetworkConfig {
-  model: { provider: string; base_url?: string | undefined } | null;
+  /** The fields {@linkcode modelBaseUrl} reads (provider, base_url, resource, region...). */
+  model: ModelEndpointConfig | null;
   memory: { provider: { kind: string; base_url?: string | undefined } };
   /** HTTP servers carry their `url`; stdio ones have none. @default none */
   mcp_servers?: Record<string, { type: string; url?: string }>;
@@ -81,12 +88,13 @@ export function networkChannels(config: NetworkConfig): NetworkChannels {
     config.model,
     ...Object.values(config.agents ?? {}).map((agent) => agent.model),
   ]
-    .flatMap((model) => {
-      const url = model === null || (model.provider !== "openai" && model.provider !== "anthropic")
-        ? null
-        : model.base_url ?? DEFAULT_BASE_URLS[model.provider];
-      return url === null ? [] : [hostPermission(url)];
-    });
+    .flatMap((model) =>
+      model === null
+        ? []
+        : [modelBaseUrl(model), modelTokenUrl(model)].flatMap((url) =>
+          url === null ? [] : [hostPermission(url)]
+        )
+    );
   const memoryUrl = config.memory.provider.kind === "http"
     ? config.memory.provider.base_url ?? null
     : null;

@@ -1,13 +1,13 @@
 /**
  * The {@linkcode AgentTracing} of an agent from its model config: the request model and the
- * model's server for `openai` and `anthropic`, none for `script`.
+ * model's server ({@linkcode modelBaseUrl}) for every remote provider, none for `script`.
  *
  * @module
  */
 
 import type { Context } from "@opentelemetry/api";
 import type { Redactor } from "../audit/mod.ts";
-import { DEFAULT_BASE_URLS } from "../network/mod.ts";
+import { modelBaseUrl, type ModelEndpointConfig } from "../config/base/mod.ts";
 import { AgentTracing } from "./agent_tracing.ts";
 
 /** What {@linkcode agentTracingFor} builds an agent's tracing from. */
@@ -19,7 +19,7 @@ export interface AgentTracingSource {
   /** `main` for a run's own agent; a child's definition id. */
   agent: { id: string; name: string };
   /** The agent's model as configured: `provider`, and `model` and `base_url` for remote ones. */
-  model: { provider: string; model?: string; base_url?: string | undefined };
+  model: ModelEndpointConfig & { model?: string };
   /** Redacts span content (`audit.trace_content`); null: no content. */
   content: Redactor | null;
   /** @default the active context (inside a tool call: that call's span) */
@@ -45,13 +45,13 @@ export interface AgentTracingSource {
 export function agentTracingFor(source: AgentTracingSource): AgentTracing | null {
   if (!source.enabled) return null;
   const { provider } = source.model;
-  const remote = provider === "openai" || provider === "anthropic";
+  const baseUrl = modelBaseUrl(source.model);
   return new AgentTracing({
     runId: source.runId,
     agent: source.agent,
     provider,
-    model: remote ? source.model.model ?? null : null,
-    baseUrl: remote ? source.model.base_url ?? DEFAULT_BASE_URLS[provider] : null,
+    model: baseUrl === null ? null : source.model.model ?? null,
+    baseUrl,
     content: source.content,
     ...(source.parent === undefined ? {} : { parent: source.parent }),
   });

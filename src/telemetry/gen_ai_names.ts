@@ -58,7 +58,9 @@ export const KAGENT = Object.freeze({
 /**
  * `gen_ai.provider.name` of a kagent-run model provider: the convention's well-known value for
  * `openai` and `anthropic` (an OpenAI-compatible `base_url` stays `openai`: the convention asks for
- * the client's best knowledge), `kagent.script` for the script provider.
+ * the client's best knowledge) and the clouds (`azure.ai.openai`, `aws.bedrock`, `gcp.vertex_ai`,
+ * `gcp.gemini`, `mistral_ai`, `groq`; `openai-responses` is `openai`), `kagent.script` for the
+ * script provider.
  *
  * @example
  * ```ts
@@ -67,5 +69,18 @@ export const KAGENT = Object.freeze({
  * ```
  */
 export function genAiProviderName(provider: string): string {
-  return provider === "openai" || provider === "anthropic" ? provider : `kagent.${provider}`;
+  return GEN_AI_PROVIDER_NAMES[provider] ?? `kagent.${provider}`;
 }
+
+/** The convention's well-known `gen_ai.provider.name` values of kagent-run's providers. */
+const GEN_AI_PROVIDER_NAMES: Readonly<Record<string, string>> = {
+  openai: "openai",
+  "openai-responses": "openai",
+  anthropic: "anthropic",
+  azure: "azure.ai.openai",
+  bedrock: "aws.bedrock",
+  vertex: "gcp.vertex_ai",
+  google: "gcp.gemini",
+  mistral: "mistral_ai",
+  groq: "groq",
+};

@@ -2,7 +2,8 @@
  * POST with retries for model providers (private to this folder), the way the official OpenAI and
  * Anthropic SDKs retry: 408, 409, 429 and 5xx (Anthropic's 529 "overloaded" included), timeouts
  * and connection errors, with exponential backoff (0.5 s doubling up to 8 s, minus up to 25 %
- * jitter); the server's `retry-after-ms` or `Retry-After` wait when it sends one, and its
+ * jitter); the server's `retry-after-ms` or `Retry-After` wait when it sends one of at most 60 s
+ * (a longer one is not waited for: the own backoff applies, as in the SDKs), and its
  * `x-should-retry: true|false` overriding the status rule. A 2xx answer is handed to a reader:
  * {@linkcode postJson} parses JSON, the streaming providers read server-sent events (a stream
  * that fails after its 2xx is never retried: part of the answer was already read).
@@ -60,7 +61,10 @@ export interface Attempt {
   timeoutMs: number;
 }
 
-/** The longest wait between two attempts, in ms (a longer `Retry-After` is cut to it). */
+/**
+ * The longest server-asked wait between two attempts, in ms: a longer `Retry-After` is not
+ * waited for, the own backoff applies (as the official SDKs do).
+ */
 const MAX_DELAY_MS = 60_000;
 /** The computed backoff stops doubling at this multiple of the first wait (8 s from 0.5 s). */
 const MAX_BACKOFF_FACTOR = 16;
@@ -108,9 +112,52 @@ export async function readJson(response: Response, attempt: Attempt): Promise<un
  * the headers) when the retries run out or the answer is not retryable; `aborted: true` when
  * `options.signal` aborted the call.
  */
-export async function postWithRetries<T>(
+export function postWithRetries<T>(
   url: string,
   body: unknown,
+  options: PostJsonOptions,
+  read: (response: Response, attempt: Attempt) => Promise<T>,
+): Promise<T> {
+  return sendWithRetries(url, JSON.stringify(body), options, read);
+}
+
+/**
+ * A `fetch` for a provider package (`@ai-sdk/*`) that sends each POST through the same retries
+ * as the own clients ({@linkcode postWithRetries}: statuses, backoff, `Retry-After`, timeouts),
+ * its body byte for byte (a signed request stays signed) and its headers as the package set
+ * them; the first 2xx response is handed back unread (its stream is the package's). Other
+ * methods go straight to `base`.
+ *
+ * @param base The fetch requests leave through (the network gateway's model channel).
+ * @throws {ModelError} `provider_failed` as {@linkcode postWithRetries}, through the package.
+ */
+export function retryingFetch(
+  base: typeof fetch,
+  options: Omit<PostJsonOptions, "headers" | "signal" | "fetch">,
+): typeof fetch {
+  return async (input, init) => {
+    const request = input instanceof Request ? input : null;
+    const method = (init?.method ?? request?.method ?? "GET").toUpperCase();
+    const body = init?.body ?? (request === null ? null : await request.clone().text());
+    if (method !== "POST" || (body !== null && typeof body !== "string")) {
+      return await base(input, init);
+    }
+    const url = request?.url ?? String(input);
+    const headers = Object.fromEntries(new Headers(init?.headers ?? request?.headers).entries());
+    const signal = init?.signal ?? request?.signal ?? undefined;
+    return await sendWithRetries(url, body ?? "", {
+      ...options,
+      headers,
+      fetch: base,
+      ...(signal === undefined || signal === null ? {} : { signal }),
+    }, (response) => Promise.resolve(response));
+  };
+}
+
+/** {@linkcode postWithRetries} with its body already serialized. */
+async function sendWithRetries<T>(
+  url: string,
+  payload: string,
   options: PostJsonOptions,
   read: (response: Response, attempt: Attempt) => Promise<T>,
 ): Promise<T> {
@@ -120,7 +167,6 @@ export async function postWithRetries<T>(
   const now = options.now ?? Date.now;
   const retries = options.retries ?? DEFAULT_MODEL.retries;
   const backoffMs = options.backoffMs ?? DEFAULT_BACKOFF_MS;
-  const payload = JSON.stringify(body);
   const host = safeHost(url);
 
   for (let attempt = 0;; attempt += 1) {
@@ -206,31 +252,32 @@ export function shouldRetry(response: Response): boolean {
 }
 
 /**
- * The wait the server asks for, in ms capped at 60 s: `retry-after-ms` (milliseconds, the
- * OpenAI and Anthropic APIs send it) before `Retry-After` (seconds or an HTTP date); `null`
- * when neither is there or readable.
+ * The wait the server asks for, in ms: `retry-after-ms` (milliseconds, the OpenAI and Anthropic
+ * APIs send it) before `Retry-After` (seconds or an HTTP date); `null` when neither is there or
+ * readable, or when it asks for more than 60 s (the caller's own backoff applies then).
  */
 export function retryAfter(headers: Headers, nowMs: number): number | null {
   const milliseconds = headers.get("retry-after-ms")?.trim() ?? "";
-  if (/^\d+(\.\d+)?$/.test(milliseconds)) {
-    return Math.min(MAX_DELAY_MS, Math.round(Number(milliseconds)));
-  }
+  if (/^\d+(\.\d+)?$/.test(milliseconds)) return withinLimit(Math.round(Number(milliseconds)));
   return parseRetryAfter(headers.get("retry-after"), nowMs);
 }
 
 /**
- * Reads a `Retry-After` header: delay seconds or an HTTP date, in milliseconds capped at 60 s;
- * `null` when absent or unreadable.
+ * Reads a `Retry-After` header: delay seconds or an HTTP date, in milliseconds; `null` when
+ * absent, unreadable, or more than 60 s away.
  */
 export function parseRetryAfter(value: string | null, nowMs: number): number | null {
   if (value === null || value.trim() === "") return null;
   const trimmed = value.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) {
-    return Math.min(MAX_DELAY_MS, Math.round(Number(trimmed) * 1000));
-  }
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return withinLimit(Math.round(Number(trimmed) * 1000));
   const date = Date.parse(trimmed);
   if (Number.isNaN(date)) return null;
-  return Math.min(MAX_DELAY_MS, Math.max(0, date - nowMs));
+  return withinLimit(Math.max(0, date - nowMs));
+}
+
+/** `ms` when the server may make us wait that long, else `null` (own backoff). */
+function withinLimit(ms: number): number | null {
+  return ms <= MAX_DELAY_MS ? ms : null;
 }
 
 /** An attempt's timeout that a stream reader restarts on each chunk. */

@@ -141,12 +141,14 @@ Deno.test("postJson fails on a 200 whose body is not JSON", async () => {
   assert.equal(error.details.body_excerpt, "<html>");
 });
 
-Deno.test("parseRetryAfter reads seconds and HTTP dates, capped at 60 s", () => {
+Deno.test("parseRetryAfter reads seconds and HTTP dates up to 60 s, and no longer wait", () => {
   const now = Date.parse("2025-01-01T00:00:00Z");
   assert.equal(parseRetryAfter("3", now), 3000);
-  assert.equal(parseRetryAfter("600", now), 60_000);
+  assert.equal(parseRetryAfter("60", now), 60_000);
+  // Above 60 s the SDKs fall back to their own backoff: no server wait.
+  assert.equal(parseRetryAfter("600", now), null);
   assert.equal(parseRetryAfter("Wed, 01 Jan 2025 00:00:10 GMT", now), 10_000);
-  assert.equal(parseRetryAfter("Wed, 01 Jan 2025 01:00:00 GMT", now), 60_000);
+  assert.equal(parseRetryAfter("Wed, 01 Jan 2025 01:00:00 GMT", now), null);
   assert.equal(parseRetryAfter("Tue, 31 Dec 2024 23:00:00 GMT", now), 0);
   assert.equal(parseRetryAfter("soon", now), null);
   assert.equal(parseRetryAfter(null, now), null);
@@ -217,4 +219,27 @@ Deno.test("postJson backoff stops doubling at 16 times the first wait (8 s by de
     random: () => 0,
   }));
   assert.deepEqual(sleeps, [500, 1000, 2000, 4000, 8000, 8000]);
+});
+
+Deno.test("postJson does not wait out a Retry-After above 60 s: its own backoff applies, as the SDKs do", async () => {
+  const { fetchImpl, calls } = fakeFetch([
+    json(429, {}, { "retry-after": "3600" }),
+    json(503, {}, { "retry-after-ms": "90000" }),
+    json(429, {}, { "retry-after": "2" }),
+    json(200, { ok: true }),
+  ]);
+  const { sleeps, sleep } = recorder();
+  const result = await postJson("https://api.example/v1/x", {}, {
+    headers: {},
+    timeoutMs: 1000,
+    retries: 3,
+    backoffMs: 100,
+    random: () => 0,
+    fetch: fetchImpl,
+    sleep,
+  });
+  assert.deepEqual(result, { ok: true });
+  assert.equal(calls.length, 4);
+  // The hour and the 90 s were not waited for (backoff 100, then 200); the 2 s was (near miss).
+  assert.deepEqual(sleeps, [100, 200, 2000]);
 });

@@ -11,8 +11,9 @@ import { ModelError, type ModelTurn, type TokenUsage, type TurnStop } from "../m
 import type { ToolCall } from "../../runtime/mod.ts";
 
 /**
- * Builds the turn, or throws `ModelError("provider_failed")` for an empty answer that ended
- * normally ("empty response" is never said of a refusal or a cut-off answer).
+ * Builds the turn, or throws `ModelError("provider_failed")` with `details.empty_response: true`
+ * for an empty answer that ended normally ("empty response" is never said of a refusal or a
+ * cut-off answer); the loop asks the model once to continue before it ends the run.
  *
  * @param model The configured model name, for messages.
  * @param stop How the turn ended, read by the adapter from the provider's stop field.
@@ -30,7 +31,7 @@ export function finishTurn(
     throw new ModelError(
       "provider_failed",
       `Cannot use model answer from "${model}": empty response (no text, no tool calls)`,
-      { ...stop.provider },
+      { ...stop.provider, empty_response: true },
     );
   }
   return {

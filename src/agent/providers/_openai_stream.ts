@@ -10,7 +10,7 @@
  */
 
 import { ModelError } from "../model_provider.ts";
-import type { Attempt } from "./_http.ts";
+import { type Attempt, excerpt } from "./_http.ts";
 import { eventData, readServerSentEvents, streamStoppedError } from "./_server_sent_events.ts";
 
 /** A streamed answer rebuilt as a Chat Completions response, with its first-token time. */
@@ -52,17 +52,20 @@ export async function assembleOpenAiStream(
     if (firstToken === null) firstToken = Math.round(performance.now() - attempt.startedAt);
   };
 
+  let lastIndex: number | null = null;
   const cause = await readServerSentEvents(response, attempt, (event) => {
     events += 1;
     if (event.data.trim() === "[DONE]") {
       done = true;
       return true;
     }
-    const chunk = eventData(event);
-    if (chunk === null) return false;
-    if (chunk.error !== undefined && chunk.error !== null) {
-      const error = asRecord(chunk.error);
-      const message = typeof error?.message === "string" ? error.message : JSON.stringify(error);
+    // As the SDK: data that is not JSON is an error, and so is an error object, or any data
+    // of an `event: error` (its `error` key, else the whole data).
+    const chunk = strictEventData(event, model, response.status, attempt, events);
+    const error = chunk.error ?? (event.event === "error" ? chunk : null);
+    if (error !== undefined && error !== null) {
+      const record = asRecord(error);
+      const message = typeof record?.message === "string" ? record.message : JSON.stringify(error);
       throw new ModelError(
         "provider_failed",
         `Cannot read the streamed answer of "${model}": the server sent an error: ${message}`,
@@ -86,14 +89,17 @@ export async function assembleOpenAiStream(
       const piece = asRecord(raw);
       if (piece === null) continue;
       sawToken();
-      const index = typeof piece.index === "number" ? piece.index : calls.size;
+      const fn = asRecord(piece.function);
+      const index = pieceIndex(piece, fn, lastIndex, calls);
+      lastIndex = index;
       const call = calls.get(index) ?? { id: null, type: null, name: "", arguments: "" };
       calls.set(index, call);
       if (typeof piece.id === "string" && piece.id !== "") call.id = piece.id;
       if (typeof piece.type === "string") call.type = piece.type;
-      const fn = asRecord(piece.function);
       if (typeof fn?.name === "string" && fn.name !== "") call.name = fn.name;
       if (typeof fn?.arguments === "string") call.arguments += fn.arguments;
+      // Ollama-style servers stream the arguments as an object: sent as its JSON text.
+      else if (asRecord(fn?.arguments) !== null) call.arguments += JSON.stringify(fn?.arguments);
     }
     if (choice.finish_reason !== undefined && choice.finish_reason !== null) {
       finishReason = choice.finish_reason;
@@ -101,8 +107,9 @@ export async function assembleOpenAiStream(
     return false;
   });
 
-  // Some compatible servers close the stream after the finish_reason without `[DONE]`.
-  if (!done && (cause !== null || finishReason === undefined)) {
+  // Some compatible servers close the stream after the finish_reason without `[DONE]`; a
+  // `[DONE]` without any finish_reason is no whole answer either (the SDK throws).
+  if (cause !== null || finishReason === undefined) {
     const incomplete = [...calls.entries()].map(([index, call]) => ({
       index,
       id: call.id,
@@ -112,7 +119,7 @@ export async function assembleOpenAiStream(
     throw streamStoppedError(
       model,
       cause,
-      "the server closed it without a finish_reason",
+      done ? "[DONE] came without a finish_reason" : "the server closed it without a finish_reason",
       events,
       response.status,
       attempt,
@@ -140,6 +147,53 @@ export async function assembleOpenAiStream(
     },
     first_token_ms: firstToken,
   };
+}
+
+/**
+ * The call a tool-call piece belongs to: its `index` when it has one; without, a piece that
+ * carries neither id nor name continues the last call (servers that send no `index` split one
+ * call over pieces that way), and one that does starts a new call.
+ */
+function pieceIndex(
+  piece: Record<string, unknown>,
+  fn: Record<string, unknown> | null,
+  lastIndex: number | null,
+  calls: ReadonlyMap<number, PartialCall>,
+): number {
+  if (typeof piece.index === "number") return piece.index;
+  const starts = (typeof piece.id === "string" && piece.id !== "") ||
+    (typeof fn?.name === "string" && fn.name !== "");
+  if (!starts && lastIndex !== null) return lastIndex;
+  return calls.size === 0 ? 0 : Math.max(...calls.keys()) + 1;
+}
+
+/**
+ * One event's data as a JSON object.
+ *
+ * @throws {ModelError} `provider_failed` when it is not JSON (as the official SDKs throw), with
+ *   `details.data_excerpt`.
+ */
+function strictEventData(
+  event: { data: string },
+  model: string,
+  status: number,
+  attempt: Attempt,
+  events: number,
+): Record<string, unknown> {
+  const data = eventData(event);
+  if (data !== null) return data;
+  throw new ModelError(
+    "provider_failed",
+    `Cannot read the streamed answer of "${model}": an event's data is not a JSON object: ${
+      excerpt(event.data)
+    }`,
+    {
+      status,
+      attempts: attempt.attempts,
+      stream_events: events,
+      data_excerpt: excerpt(event.data),
+    },
+  );
 }
 
 function asRecord(value: unknown): Record<string, unknown> | null {

@@ -50,9 +50,14 @@ export interface CacheControl {
   type: "ephemeral";
 }
 
-/** One Messages API content block as sent (a paused turn's own blocks are sent back as such). */
+/**
+ * One Messages API content block as sent (a paused turn's own blocks, and a turn's thinking and
+ * redacted thinking blocks, are sent back as the API sent them).
+ */
 export type AnthropicContentBlock =
   | { type: "text"; text: string }
+  | { type: "thinking"; thinking: string; signature: string }
+  | { type: "redacted_thinking"; data: string }
   | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> }
   | { type: "tool_result"; tool_use_id: string; content: string; is_error: boolean };
 

@@ -27,6 +27,7 @@ import type { ToolDescriptor } from "../../tools/mod.ts";
 import { DEFAULT_MODEL } from "../../config/base/mod.ts";
 import { ToolNameMap } from "../tool_names.ts";
 import { postWithRetries, readJson } from "./_http.ts";
+import { requestIdOf } from "./_request_id.ts";
 import { assembleAnthropicStream } from "./_anthropic_stream.ts";
 import { isEventStream } from "./_server_sent_events.ts";
 import { finishTurn } from "./_model_turn.ts";
@@ -149,15 +150,19 @@ export class AnthropicProvider implements ModelProvider {
         ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
         ...(options.backoff_ms === undefined ? {} : { backoffMs: options.backoff_ms }),
       },
-      async (response, attempt) =>
-        stream && isEventStream(response)
+      async (response, attempt) => ({
+        ...(stream && isEventStream(response)
           ? await assembleAnthropicStream(response, attempt, options.model)
-          : { response: await readJson(response, attempt), first_token_ms: null },
+          : { response: await readJson(response, attempt), first_token_ms: null }),
+        request_id: requestIdOf(response.headers),
+      }),
     );
     const turn = this.#toTurn(answer.response, names, maxTokens);
-    return answer.first_token_ms === null
-      ? turn
-      : { ...turn, first_token_ms: answer.first_token_ms };
+    return {
+      ...turn,
+      ...(answer.first_token_ms === null ? {} : { first_token_ms: answer.first_token_ms }),
+      ...(answer.request_id === null ? {} : { request_id: answer.request_id }),
+    };
   }
 
   /**
@@ -230,13 +235,16 @@ export class AnthropicProvider implements ModelProvider {
     const joined = texts.join("");
     const text = joined === "" ? null : joined;
     const stop = readStop(record?.stop_reason, text, maxTokens);
+    // A paused turn goes back whole; a turn that thought goes back with its thinking blocks
+    // complete and unmodified (signatures included), as the API requires when tools are used.
+    const thought = blocks.some((block) => REASONING_BLOCKS.has(String(asRecord(block)?.type)));
     return finishTurn(
       this.#options.model,
       text,
       toolCalls,
       readUsage(record?.usage),
       stop,
-      stop.reason === "paused" ? blocks : undefined,
+      stop.reason === "paused" || thought ? blocks : undefined,
     );
   }
 
@@ -245,6 +253,9 @@ export class AnthropicProvider implements ModelProvider {
     return `toolu-${this.#generatedIds}`;
   }
 }
+
+/** The blocks of a turn's reasoning, which the next request must carry back unmodified. */
+const REASONING_BLOCKS: ReadonlySet<string> = new Set(["thinking", "redacted_thinking"]);
 
 /**
  * How a Messages API turn ended: `max_tokens` a cut-off, `refusal` a refusal (its text is the
@@ -296,21 +307,25 @@ function toWireMessages(messages: ModelMessage[], names: ToolNameMap): WireMessa
       }
       case "assistant": {
         const content: ContentBlock[] = [];
-        if (Array.isArray(message.provider_content)) {
-          // A paused turn's own blocks, sent back exactly as the API sent them.
-          content.push(...message.provider_content as ContentBlock[]);
+        const toolUses: ContentBlock[] = message.tool_calls.map((call) => ({
+          type: "tool_use",
+          id: call.id,
+          name: names.toProvider(call.name),
+          input: parseInput(call.arguments),
+        }));
+        if (isOwnContent(message.provider_content)) {
+          // The turn's own blocks (a paused turn, thinking), sent back exactly as the API sent
+          // them; each tool_use in its place carries the call's id as the run answered it.
+          let next = 0;
+          for (const block of message.provider_content) {
+            const call = block.type === "tool_use" ? toolUses[next++] : undefined;
+            content.push(call ?? block);
+          }
         } else {
           if (message.content !== null && message.content !== "") {
             content.push({ type: "text", text: message.content });
           }
-          for (const call of message.tool_calls) {
-            content.push({
-              type: "tool_use",
-              id: call.id,
-              name: names.toProvider(call.name),
-              input: parseInput(call.arguments),
-            });
-          }
+          content.push(...toolUses);
         }
         const last = wire.at(-1);
         if (last?.role === "assistant" && Array.isArray(last.content)) {
@@ -329,6 +344,17 @@ function toWireMessages(messages: ModelMessage[], names: ToolNameMap): WireMessa
     }
   }
   return wire;
+}
+
+/**
+ * Whether a turn's kept content is Messages API blocks (not another provider's parts, as in a
+ * fork of a conversation held by a cloud provider): those go back as they came.
+ */
+function isOwnContent(value: unknown): value is ContentBlock[] {
+  return Array.isArray(value) && value.every((block) => {
+    const type = asRecord(block)?.type;
+    return typeof type === "string" && type !== "reasoning" && type !== "tool-call";
+  });
 }
 
 /** The arguments as an object; `{}` when they are not a JSON object (already refused). */

@@ -1,6 +1,7 @@
 /**
- * The model providers: the OpenAI-compatible and Anthropic HTTP providers (the scripted test
- * provider is exported by `agent/mod.ts`).
+ * The model providers: the OpenAI-compatible and Anthropic HTTP providers, and the adapter over
+ * the Vercel AI SDK provider packages with their loader (the scripted test provider is exported by
+ * `agent/mod.ts`).
  *
  * @module
  */
@@ -13,3 +14,10 @@ export {
   anthropicTemperatureWarning,
   rejectsTemperature,
 } from "./anthropic_temperature.ts";
+export { AiSdkProvider, type AiSdkProviderOptions } from "./ai_sdk_provider.ts";
+export {
+  type CloudCredentials,
+  type CloudModel,
+  type CloudModelSettings,
+  loadCloudModel,
+} from "./cloud_models.ts";

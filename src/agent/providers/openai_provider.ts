@@ -31,6 +31,7 @@ import type { JsonSchema, ToolDescriptor } from "../../tools/mod.ts";
 import { ToolNameMap } from "../tool_names.ts";
 import { DEFAULT_MODEL } from "../../config/base/mod.ts";
 import { postWithRetries, readJson } from "./_http.ts";
+import { requestIdOf } from "./_request_id.ts";
 import { assembleOpenAiStream } from "./_openai_stream.ts";
 import { isEventStream } from "./_server_sent_events.ts";
 import { sha256Hex } from "../../audit/mod.ts";
@@ -161,16 +162,20 @@ export class OpenAiProvider implements ModelProvider {
         ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
         ...(options.backoff_ms === undefined ? {} : { backoffMs: options.backoff_ms }),
       },
-      async (response, attempt) =>
-        stream && isEventStream(response)
+      async (response, attempt) => ({
+        ...(stream && isEventStream(response)
           ? await assembleOpenAiStream(response, attempt, options.model)
-          : { response: await readJson(response, attempt), first_token_ms: null },
+          : { response: await readJson(response, attempt), first_token_ms: null }),
+        request_id: requestIdOf(response.headers),
+      }),
     );
     const schemas = new Map(request.tools.map((tool) => [tool.name, tool.input_schema]));
     const turn = this.#toTurn(answer.response, names, strict ? schemas : null, maxTokens ?? null);
-    return answer.first_token_ms === null
-      ? turn
-      : { ...turn, first_token_ms: answer.first_token_ms };
+    return {
+      ...turn,
+      ...(answer.first_token_ms === null ? {} : { first_token_ms: answer.first_token_ms }),
+      ...(answer.request_id === null ? {} : { request_id: answer.request_id }),
+    };
   }
 
   /**

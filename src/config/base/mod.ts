@@ -8,6 +8,16 @@
  * @module
  */
 
+export {
+  CLOUD_PROVIDERS,
+  type CloudProviderName,
+  DEFAULT_AWS_CREDENTIAL_ENV,
+  modelBaseUrl,
+  modelCredentialEnv,
+  type ModelEndpointConfig,
+  modelTokenUrl,
+  VERTEX_EXPRESS_BASE_URL,
+} from "../model_endpoint.ts";
 export { ConfigError, type ConfigErrorCode, type ConfigErrorOptions } from "../config_error.ts";
 export {
   AGENT_ID_PATTERN,
