@@ -72,7 +72,6 @@ export class ProtectedPathWatch {
   #pending = new Map<string, boolean>();
   #doubt: string | null = null;
   #sentinelCount = 0;
-  /** Names this instance's sentinel files apart from another watch's in the same folder. */
   readonly #sentinelPrefix = `sentinel-${crypto.randomUUID().slice(0, 8)}`;
   #queue: Promise<unknown> = Promise.resolve();
   #lastMode: ExamineMode = "events";
@@ -346,11 +345,7 @@ export class ProtectedPathWatch {
 /** The file in the sentinel folder that lists the `.git` entries present at the start (JSON). */
 export const BASELINE_FILE = "repositories-at-start.json";
 
-/**
- * Writes what the run's close compares with ({@linkcode newRepositoriesAtClose}), once: the first
- * writer of a run wins (the main thread's watch before the first MCP server starts, or the tool
- * Worker's at the first command), so no process's `.git` enters the baseline by starting first.
- */
+/** Writes the baseline of {@linkcode newRepositoriesAtClose} once: its first writer wins. */
 function writeBaseline(sentinelFolder: string, repositories: Iterable<string>): void {
   Deno.mkdirSync(sentinelFolder, { recursive: true });
   try {
