@@ -5,7 +5,12 @@
  */
 
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { ConfigError, loadConfig, type LoadedConfig } from "../config/mod.ts";
+import {
+  ConfigError,
+  loadConfig,
+  type LoadConfigOverrides,
+  type LoadedConfig,
+} from "../config/mod.ts";
 import { AGENT_TYPES, type AgentType } from "../policy/mod.ts";
 import {
   approveArgument,
@@ -246,13 +251,18 @@ export function parseOptions<T extends ParseArgsConfig["options"]>(
   }
 }
 
-/** Loads the config named by `--config` (default `agent.jsonc`), with `--workspace` applied. */
+/**
+ * Loads the config named by `--config` (default `agent.jsonc`), with `--workspace` and
+ * `--runs-dir` applied (each relative to the current folder).
+ */
 export async function loadConfigFromOptions(
   values: Record<string, string | boolean | undefined>,
 ): Promise<LoadedConfig> {
   const path = typeof values.config === "string" ? values.config : DEFAULT_CONFIG;
-  const workspace = typeof values.workspace === "string" ? values.workspace : undefined;
-  return await loadConfig(path, workspace === undefined ? {} : { workspace });
+  const overrides: LoadConfigOverrides = {};
+  if (typeof values.workspace === "string") overrides.workspace = values.workspace;
+  if (typeof values["runs-dir"] === "string") overrides.runsDir = values["runs-dir"];
+  return await loadConfig(path, overrides);
 }
 
 /**

@@ -23,6 +23,8 @@ Options:
                       object; stream-json: one JSON object a line as the run goes
                       (docs/STREAM_JSON.md), the last one the final result
   --workspace DIR     Sandbox root; overrides the config's "workspace" (relative to the current folder)
+  --runs-dir DIR      Where run folders go; overrides the config's "runs_dir" (relative to the
+                      current folder)
 ${APPROVAL_HELP}
   --quiet             No progress lines (one a model turn, one a call) on stderr
   --report            When the run ends, write report.html and report.md into the run folder

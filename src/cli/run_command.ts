@@ -60,6 +60,7 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
       "task-file": { type: "string" },
       output: { type: "string" },
       workspace: { type: "string" },
+      "runs-dir": { type: "string" },
       model: { type: "string" },
       "max-turns": { type: "string" },
       ...APPROVAL_OPTIONS,

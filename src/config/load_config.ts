@@ -41,6 +41,12 @@ export interface LoadConfigOverrides {
    * (where the user typed it), not the config file's folder. Must be an existing directory.
    */
   workspace?: string;
+  /**
+   * From `--runs-dir DIR`: replaces the file's `runs_dir` (the GitHub Action passes the runner's
+   * temporary folder, so runs never land in the checkout). Resolved against the current directory;
+   * created when the first run starts.
+   */
+  runsDir?: string;
 }
 
 /** How {@linkcode loadConfig} reaches the environment; tests pass fakes. */
@@ -115,7 +121,7 @@ export async function loadConfig(
   const issues: IssueText[] = [];
   const base = { file, configDir, home, issues };
   const workspace = await resolveWorkspace(base, overrides.workspace);
-  const runsDir = resolveRunsDir(base);
+  const runsDir = resolveRunsDir(base, overrides.runsDir);
   const context: ResolveContext = { ...base, workspace };
   const sandbox = await resolveSandbox(context);
   const tools = resolveTools(context);
