@@ -6,6 +6,7 @@
  * @module
  */
 
+import { programWords } from "./launch_form.ts";
 import { countResults } from "../runtime/mod.ts";
 import { openRunSession } from "../session/mod.ts";
 import { checkTelemetryHosts } from "./_telemetry_check.ts";
@@ -85,7 +86,7 @@ export function callCommand(args: string[], io: CommandIo): Promise<number> {
       gateway?.close();
       throw error;
     }
-    session.approvals.setReplayCommand(["kagent-run", "call", ...args]);
+    session.approvals.setReplayCommand([...programWords(), "call", ...args]);
     try {
       const result = await session.runtime.call({ id: "call-1", name: tool, arguments: json });
       await session.recorder.event("run.completed", {

@@ -8,6 +8,7 @@
  * @module
  */
 
+import { programWords } from "./launch_form.ts";
 import process from "node:process";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import {
@@ -127,7 +128,7 @@ export function mcpCommand(args: string[], io: CommandIo): Promise<number> {
             agentTools: false,
             ...gatewayFetches(gateway),
           });
-          session.approvals.setReplayCommand(["kagent-run", "mcp", ...args]);
+          session.approvals.setReplayCommand([...programWords(), "mcp", ...args]);
           io.stderr(`kagent-run mcp: run folder ${session.folder.dir}\n`);
           return session;
         } catch (error) {

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { programWords } from "./launch_form.ts";
 import { countResults, runAgent } from "../agent/mod.ts";
 import type { RunContext } from "../agent/mod.ts";
 import { recordSystemPrompt } from "../child_agents/mod.ts";
@@ -155,7 +156,7 @@ async function runWithNetwork(
   // A run lives for many calls and turns: hash natively from now on (audit/sha256.ts).
   preloadNativeSha256();
   // Each pending approval carries the exact command that re-runs this run with its grant.
-  session.approvals.setReplayCommand(["kagent-run", "run", ...args]);
+  session.approvals.setReplayCommand([...programWords(), "run", ...args]);
   await session.recorder.event("network_boundary.measured", {
     model_hosts: gateway?.channels.model ?? [],
     memory_hosts: gateway?.channels.memory ?? [],
