@@ -23,7 +23,8 @@ fi
 if [ -n "${INPUT_APPROVALS:-}" ]; then args+=(--approvals "$INPUT_APPROVALS"); fi
 
 # The action's own deno.json (import map, lock), whatever the job's folder holds.
-deno run --config "${action_path}/deno.json" "${flags[@]}" "${action_path}/main.ts" "${args[@]}"
+# Standard input is /dev/null: the task comes from the inputs or the config, never from the runner.
+deno run --config "${action_path}/deno.json" "${flags[@]}" "${action_path}/main.ts" "${args[@]}" </dev/null
 code=$?
 if [ -n "${GITHUB_OUTPUT:-}" ]; then
   printf 'exit_code=%s\n' "$code" >>"$GITHUB_OUTPUT" ||

@@ -4,6 +4,7 @@
  * @module
  */
 
+import { fstatSync } from "node:fs";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import {
   ConfigError,
@@ -148,6 +149,11 @@ export interface CommandIo {
   revokeNetwork?: () => void;
   /** Reads all of standard input as text (`--task-file -`). @default none: a usage error */
   readStdin?: () => Promise<string>;
+  /**
+   * Whether standard input is a pipe or a file (not a terminal, not a device such as `/dev/null`):
+   * then `run` reads the task from it when no other is given. @default false
+   */
+  stdinIsPiped?: boolean;
 }
 
 /**
@@ -164,6 +170,7 @@ export function processIo(): CommandIo {
     stderrIsTerminal: Deno.stderr.isTerminal(),
     revokeNetwork: () => void Deno.permissions.revokeSync({ name: "net" }),
     readStdin: () => new Response(Deno.stdin.readable).text(),
+    stdinIsPiped: stdinIsPiped(),
     terminal: Deno.stdin.isTerminal() && Deno.stderr.isTerminal()
       ? {
         write: (text) => stderr.write(text),
@@ -178,6 +185,16 @@ export function processIo(): CommandIo {
       }
     },
   };
+}
+
+/** Whether file descriptor 0 is a pipe or a regular file (false when it cannot be told). */
+function stdinIsPiped(): boolean {
+  try {
+    const info = fstatSync(0);
+    return info.isFIFO() || info.isFile();
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -8,9 +8,11 @@
 import { APPROVAL_HELP, EXIT_HELP } from "./_common.ts";
 
 /** Help text of the run command. */
-export const RUN_HELP = `Usage: kagent-run [run] --config FILE [options]
+export const RUN_HELP = `Usage: kagent-run [run] --config FILE [options] ["TASK"]
 
 Runs an agent: the config's model proposes tool calls, kagent-run checks, runs and records each.
+The task is, first found: --task-file, --task, the TASK argument, standard input when it is a pipe
+or a file (then nobody is asked for approvals: as --non-interactive), the config's "task".
 
 Options:
   --config FILE       Config file (JSONC). Default: agent.jsonc

@@ -6,6 +6,7 @@
  */
 
 import { programWords } from "./launch_form.ts";
+import { pricingOf } from "./_usage.ts";
 import { countResults, runAgent } from "../agent/mod.ts";
 import type { RunContext } from "../agent/mod.ts";
 import { recordSystemPrompt } from "../child_agents/mod.ts";
@@ -72,11 +73,6 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
       io.stdout(RUN_HELP);
       return EXIT.ok;
     }
-    if (positionals.length > 0) {
-      throw new UsageError(
-        `Cannot run: unexpected argument "${positionals[0]}"; see "kagent-run --help"`,
-      );
-    }
     const output = outputFormat(values);
     const config = applyRunOverrides(await loadConfigFromOptions(values), values);
     if (config.model === null) {
@@ -84,12 +80,12 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
         `Cannot run an agent with config "${config.configPath}": it has no "model"; add for example {"provider": "script", "script": "plan.jsonl"}`,
       );
     }
-    const task = await readTask(values, config, io);
+    const { text: task, fromStdin } = await readTask(values, positionals, config, io);
     // Standard input held the task: nobody can answer an approval there.
-    if (values["task-file"] === "-") values["non-interactive"] = true;
+    if (fromStdin) values["non-interactive"] = true;
     if (task === null || task.trim() === "") {
       throw new UsageError(
-        `Cannot run an agent with config "${config.configPath}": there is no task; pass --task or set "task"`,
+        `Cannot run an agent with config "${config.configPath}": there is no task; give it as an argument, with --task, on standard input or as "task"`,
       );
     }
     // Before anything else is printed: the runner hides these values in every later log line.
@@ -294,6 +290,7 @@ async function runWithNetwork(
         ? null
         : session.approvals.replayFor(pending.map((entry) => entry.grant)),
       redactor,
+      pricing: pricingOf(config.model),
       report_files: values.report === true ? runReportFiles(session.folder.dir) : null,
     };
     if (output === "json") io.stdout(`${reportJson(report)}\n`);
