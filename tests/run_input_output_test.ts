@@ -138,3 +138,116 @@ Deno.test("without pricing there is no cost, and a provider that reports no usag
   assert.equal(json.usage, null);
   assert.equal(json.cost_usd, null);
 });
+
+const SCHEMA = {
+  type: "object",
+  required: ["verdict", "files"],
+  properties: {
+    verdict: { enum: ["pass", "fail"] },
+    files: { type: "array", items: { type: "string" } },
+  },
+  additionalProperties: false,
+};
+
+Deno.test("--output-schema: a matching answer is structured_output with exit 0; one that does not match fails with exit 8, recorded", async () => {
+  for (
+    const [answer, code] of [
+      ['```json\n{"verdict": "pass", "files": ["a.ts"]}\n```', 0],
+      ['{"verdict": "maybe", "files": []}', 8],
+      ["It passed.", 8],
+    ] as const
+  ) {
+    await using project = await createProject({ plan: [JSON.stringify({ content: answer })] });
+    const schemaPath = nodePath.join(project.sandbox.root, "schema.json");
+    await Deno.writeTextFile(schemaPath, JSON.stringify(SCHEMA));
+    const result = await runCli([
+      "--config",
+      project.configPath,
+      "--output",
+      "json",
+      "--output-schema",
+      schemaPath,
+    ]);
+    assert.equal(result.code, code, `${answer}: ${result.stderr}`);
+    const json = JSON.parse(result.stdout);
+    const events = (await Deno.readTextFile(
+      nodePath.join(await onlyRunDir(project), "events.jsonl"),
+    )).trim().split("\n").map((line) => JSON.parse(line));
+    const completed = events.find((event) => event.type === "run.completed");
+    if (code === 0) {
+      assert.deepEqual(json.structured_output, { verdict: "pass", files: ["a.ts"] });
+      assert.deepEqual(json.output_schema_errors, []);
+      assert.equal(completed.output_schema.valid, true);
+    } else {
+      assert.equal(json.structured_output, null);
+      assert.ok(json.output_schema_errors.length > 0);
+      assert.match(
+        result.stderr,
+        /Cannot accept the final answer: it does not match --output-schema/,
+      );
+      assert.equal(completed.output_schema.valid, false);
+    }
+  }
+  // A schema that is not JSON is a usage error before anything runs.
+  await using project = await createProject({ plan: ANSWER });
+  const broken = nodePath.join(project.sandbox.root, "broken.json");
+  await Deno.writeTextFile(broken, "{not json");
+  const refused = await runCli(["--config", project.configPath, "--output-schema", broken]);
+  assert.equal(refused.code, 2);
+  assert.match(
+    refused.stderr,
+    /Cannot use --output-schema ".*broken\.json": it is not a JSON Schema/,
+  );
+});
+
+Deno.test("limits.max_total_tokens stops the run after the turn that reaches it: end reason max_total_tokens, exit 5", async () => {
+  let requests = 0;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, () => {
+    requests += 1;
+    return Response.json({
+      choices: [{
+        index: 0,
+        message: {
+          role: "assistant",
+          content: null,
+          tool_calls: [{
+            id: `call_${requests}`,
+            type: "function",
+            function: { name: "fs__read_file", arguments: '{"path":"README.md"}' },
+          }],
+        },
+        finish_reason: "tool_calls",
+      }],
+      usage: { prompt_tokens: 600, completion_tokens: 100 },
+    });
+  });
+  try {
+    for (const [budget, expected] of [[1000, 2], [100_000, 10]] as const) {
+      requests = 0;
+      await using project = await createProject({
+        config: {
+          task: "Read forever",
+          agent: { max_turns: 10 },
+          limits: { max_total_tokens: budget },
+          permissions: { rules: [{ tools: ["fs.read_file"], decision: "allow" }] },
+          model: {
+            provider: "openai",
+            model: "test-model",
+            base_url: `http://127.0.0.1:${server.addr.port}/v1`,
+            stream: false,
+          },
+        },
+      });
+      const result = await runCli(["--config", project.configPath, "--output", "json"]);
+      assert.equal(result.code, 5, result.stderr);
+      // 700 tokens a turn: the budget of 1000 is reached by the second turn, whose read still
+      // runs; the near miss (a large budget) ends at the turn limit instead.
+      assert.equal(requests, expected);
+      const json = JSON.parse(result.stdout);
+      assert.equal(json.end_reason, budget === 1000 ? "max_total_tokens" : "max_turns");
+      assert.equal(json.calls, expected);
+    }
+  } finally {
+    await server.shutdown();
+  }
+});

@@ -17,6 +17,7 @@ import { briefOf, type ToolResult } from "../result/mod.ts";
 import { codeBlock, displayMarkdown, escapeHtml, escapeMarkdown } from "../report/mod.ts";
 import * as nodePath from "node:path";
 import { costUsd, type Pricing, usageJson, usageLine } from "./_usage.ts";
+import type { AnswerCheck } from "./_output_schema.ts";
 
 /** The facts of a finished run that CI output is made of. */
 export interface RunReport {
@@ -33,6 +34,8 @@ export interface RunReport {
   redactor: Redactor;
   /** The config's `model.pricing` (the cost is reported with it), or null. @default null */
   pricing?: Pricing | null;
+  /** The final answer checked against `--output-schema`, or null without one. @default null */
+  answer_check?: AnswerCheck | null;
   /**
    * The report files `--report` writes when the run ends (absolute paths), or null without it.
    * @default null
@@ -55,6 +58,12 @@ export function reportJson(report: RunReport): string {
     duration_ms: report.outcome.duration_ms,
     usage: usageJson(report.outcome.usage),
     cost_usd: costUsd(report.outcome.usage, report.pricing ?? null),
+    ...(report.answer_check
+      ? {
+        structured_output: report.answer_check.value,
+        output_schema_errors: report.answer_check.errors,
+      }
+      : {}),
     deliverables: report.deliverables,
     approvals_needed: report.pending.map((entry) => entry.grant),
     replay: report.replay,

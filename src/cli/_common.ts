@@ -37,8 +37,11 @@ import { outputWriter } from "./_output_stream.ts";
  * - `approvalRequired` 3: the run completed, but at least one call ended `approval_required`; the
  *   grants that let exactly those calls through are printed (and in `approvals/pending.jsonl`);
  * - `modelFailed` 4: the model provider failed (end reason `model_error`);
- * - `turnLimit` 5: the run reached `agent.max_turns` (end reason `max_turns`);
+ * - `turnLimit` 5: the run reached `agent.max_turns` (end reason `max_turns`) or
+ *   `limits.max_total_tokens` (end reason `max_total_tokens`);
  * - `tampered` 6, `incomplete` 7: `verify` found the run folder changed, or not sealed (killed?);
+ * - `outputInvalid` 8: the run completed, but its final answer is not JSON matching
+ *   `--output-schema`;
  * - `interrupted` 130: SIGINT (128 + 2, as shells report it);
  * - `terminated` 143: SIGTERM (128 + 15).
  */
@@ -51,6 +54,7 @@ export const EXIT = {
   turnLimit: 5,
   tampered: 6,
   incomplete: 7,
+  outputInvalid: 8,
   interrupted: 130,
   terminated: 143,
 } as const;
@@ -71,9 +75,16 @@ export const EXIT_MEANINGS: readonly { code: ExitCode; meaning: string }[] = [
     meaning: "approval required: a call ended approval_required; re-run with the printed grants",
   },
   { code: EXIT.modelFailed, meaning: "the model failed (end reason model_error)" },
-  { code: EXIT.turnLimit, meaning: "the turn limit agent.max_turns was reached (max_turns)" },
+  {
+    code: EXIT.turnLimit,
+    meaning: "a limit was reached: agent.max_turns (max_turns) or limits.max_total_tokens",
+  },
   { code: EXIT.tampered, meaning: "verify: the run folder was tampered with (or wrong signature)" },
   { code: EXIT.incomplete, meaning: "verify: the run is incomplete, not sealed (killed?)" },
+  {
+    code: EXIT.outputInvalid,
+    meaning: "the final answer is not JSON matching --output-schema (output_schema_errors)",
+  },
   { code: EXIT.interrupted, meaning: "interrupted by SIGINT; the run folder records the abort" },
   { code: EXIT.terminated, meaning: "terminated by SIGTERM; the run folder records the abort" },
 ];
@@ -111,6 +122,7 @@ export function runExitCode(
     case "model_error":
       return EXIT.modelFailed;
     case "max_turns":
+    case "max_total_tokens":
       return EXIT.turnLimit;
     case "aborted":
     case "aborted_tools":

@@ -24,6 +24,9 @@ Options:
   --output FORMAT     text: the answer on stdout (default); json: the final result as one JSON
                       object; stream-json: one JSON object a line as the run goes
                       (docs/STREAM_JSON.md), the last one the final result
+  --output-schema FILE
+                      A JSON Schema the final answer must match (JSON, or a json fenced block):
+                      --output json gives it as structured_output; otherwise exit 8
   --workspace DIR     Sandbox root; overrides the config's "workspace" (relative to the current folder)
   --runs-dir DIR      Where run folders go; overrides the config's "runs_dir" (relative to the
                       current folder)

@@ -7,6 +7,12 @@
 
 import { programWords } from "./launch_form.ts";
 import { pricingOf } from "./_usage.ts";
+import {
+  checkAnswer,
+  exitWithAnswer,
+  type OutputSchema,
+  readOutputSchema,
+} from "./_output_schema.ts";
 import { countResults, runAgent } from "../agent/mod.ts";
 import type { RunContext } from "../agent/mod.ts";
 import { recordSystemPrompt } from "../child_agents/mod.ts";
@@ -61,6 +67,7 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
       task: { type: "string" },
       "task-file": { type: "string" },
       output: { type: "string" },
+      "output-schema": { type: "string" },
       workspace: { type: "string" },
       "runs-dir": { type: "string" },
       model: { type: "string" },
@@ -74,6 +81,7 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
       return EXIT.ok;
     }
     const output = outputFormat(values);
+    const outputSchema = await readOutputSchema(values);
     const config = applyRunOverrides(await loadConfigFromOptions(values), values);
     if (config.model === null) {
       throw new UsageError(
@@ -97,7 +105,16 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
     checkTelemetryHosts(config, io);
     const gateway = await openNetworkBoundary(config, io);
     try {
-      return await runWithNetwork(config, config.model, task, values, io, gateway, args);
+      return await runWithNetwork(
+        config,
+        config.model,
+        task,
+        values,
+        io,
+        gateway,
+        args,
+        outputSchema,
+      );
     } finally {
       gateway?.close();
     }
@@ -115,6 +132,7 @@ async function runWithNetwork(
   io: CommandIo,
   gateway: NetworkGateway | null,
   args: readonly string[],
+  outputSchema: OutputSchema | null,
 ): Promise<number> {
   const paint = painter(io);
   // The same secrets as the run's audit: the answer, the task and summaries are redacted too.
@@ -225,6 +243,9 @@ async function runWithNetwork(
       task,
       run,
       maxTurns: config.agent.max_turns,
+      ...(config.limits.max_total_tokens === null
+        ? {}
+        : { maxTotalTokens: config.limits.max_total_tokens }),
       retryTruncated: model.provider !== "script" && model.retry_truncated === true,
       concurrency: config.agent.max_parallel_tools,
       childConcurrency: config.agent.max_concurrent_children,
@@ -247,6 +268,9 @@ async function runWithNetwork(
     });
     feed.endProgress();
     const counts = countResults(outcome.results);
+    const answerCheck = outputSchema !== null && outcome.end_reason === "completed"
+      ? checkAnswer(outputSchema, outcome.final_text)
+      : null;
     await session.recorder.event("run.completed", {
       end_reason: outcome.end_reason,
       turns: outcome.turns,
@@ -257,6 +281,7 @@ async function runWithNetwork(
       error_code: outcome.error_code,
       error_details: outcome.error_details,
       usage: outcome.usage,
+      ...(answerCheck === null ? {} : { output_schema: answerCheck }),
     });
     const seconds = (outcome.duration_ms / 1000).toFixed(2);
     const endTone: Tone = outcome.end_reason === "completed" ? "ok" : "failed";
@@ -291,6 +316,7 @@ async function runWithNetwork(
         : session.approvals.replayFor(pending.map((entry) => entry.grant)),
       redactor,
       pricing: pricingOf(config.model),
+      answer_check: answerCheck,
       report_files: values.report === true ? runReportFiles(session.folder.dir) : null,
     };
     if (output === "json") io.stdout(`${reportJson(report)}\n`);
@@ -321,7 +347,15 @@ async function runWithNetwork(
       io.stderr(`kagent-run: ${paint("failed", auditFailure.message)}\n`);
       return EXIT.failed;
     }
-    return runExitCode(outcome.end_reason, pending.length, signalled);
+    if (answerCheck !== null && !answerCheck.valid) {
+      const reasons = redactor.redactText(answerCheck.errors.join("; "));
+      io.stderr(
+        `kagent-run: ${
+          paint("failed", `Cannot accept the final answer: it does not match --output-schema`)
+        } "${answerCheck.schema}": ${reasons}\n`,
+      );
+    }
+    return exitWithAnswer(runExitCode(outcome.end_reason, pending.length, signalled), answerCheck);
   } finally {
     feed.endProgress();
     for (const { signal, listener } of listeners) Deno.removeSignalListener(signal, listener);
