@@ -182,7 +182,7 @@ Deno.test("the bundle, run with exactly the compile task's flags, runs the demo,
       /README\.md/,
     );
 
-    const tools = await bundled(["tools", "--config", project.configPath]);
+    const tools = await bundled(["tools", "--config", project.configPath, "--json"]);
     assert.equal(tools.code, 0, tools.stderr);
     const listed = JSON.parse(tools.stdout) as { name: string }[];
     assert.ok(listed.some((tool) => tool.name === "fs.read_file"), tools.stdout);
