@@ -60,7 +60,8 @@ export function checkSkillId(skillId: string): string | null {
  * which the runtime applies to the rest of the run.
  *
  * Errors: `invalid_arguments` (an id that is not a skill name: `../x`, `/etc`, `""`, `.`),
- * `file_not_found` (no such skill, or the skill is invalid: the reason is given).
+ * `file_not_found` (no such skill), `skill_invalid` (its `SKILL.md` does not validate: the
+ * reason is given).
  *
  * @param skillDirs Skill folders in priority order.
  * @example
@@ -95,7 +96,7 @@ export function loadSkillTool(skillDirs: readonly string[]): ToolDefinition {
           entry.path.endsWith(`/${id}/SKILL.md`) || entry.path.endsWith(`/${id}/skill.md`)
         );
         if (broken !== undefined) {
-          return failure("file_not_found", broken.reason, { skill_id: id });
+          return failure("skill_invalid", broken.reason, { skill_id: id, path: broken.path });
         }
         const names = catalogue.skills.map((candidate) => candidate.name).join(", ") || "none";
         return failure(
