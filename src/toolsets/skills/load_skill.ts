@@ -125,7 +125,10 @@ export function loadSkillTool(skillDirs: readonly string[]): ToolDefinition {
         ? ""
         : `\n\n## Warnings about ${skill.name}\n\n` +
           skill.warnings.map((warning) => `- ${warning}`).join("\n");
+      // The folder by its real path: the model reads the skill's own files (references, forms)
+      // with fs.read_file there, read-only (a skill folder outside the workspace is a read root).
       const output = `${skill.body.trim()}\n\n## Resources of ${skill.name} (${data.path})\n\n` +
+        `Read them with fs.read_file at "${skill.path}/<file>" (read-only).\n\n` +
         resources + warnings;
       const count = skill.resources.length === 1
         ? "1 resource"
