@@ -281,8 +281,8 @@ export function parseOptions<T extends ParseArgsConfig["options"]>(
 }
 
 /**
- * Loads the config named by `--config` (default `agent.jsonc`), with `--workspace` and
- * `--runs-dir` applied (each relative to the current folder).
+ * Loads the config named by `--config` (default `agent.jsonc`), with `--workspace`, `--runs-dir`
+ * and `--mcp-config` applied (each relative to the current folder).
  */
 export async function loadConfigFromOptions(
   values: Record<string, string | boolean | undefined>,
@@ -291,6 +291,7 @@ export async function loadConfigFromOptions(
   const overrides: LoadConfigOverrides = {};
   if (typeof values.workspace === "string") overrides.workspace = values.workspace;
   if (typeof values["runs-dir"] === "string") overrides.runsDir = values["runs-dir"];
+  if (typeof values["mcp-config"] === "string") overrides.mcpConfig = values["mcp-config"];
   return await loadConfig(path, overrides);
 }
 

@@ -28,6 +28,8 @@ Options:
                       A JSON Schema the final answer must match (JSON, or a json fenced block):
                       --output json gives it as structured_output; otherwise exit 8
   --workspace DIR     Sandbox root; overrides the config's "workspace" (relative to the current folder)
+  --mcp-config FILE   MCP servers to add, from a file of {"mcpServers": {…}} as other clients
+                      write it (relative to the current folder)
   --runs-dir DIR      Where run folders go; overrides the config's "runs_dir" (relative to the
                       current folder)
 ${APPROVAL_HELP}

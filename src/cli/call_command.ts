@@ -51,6 +51,7 @@ export function callCommand(args: string[], io: CommandIo): Promise<number> {
     const { values, positionals } = parseOptions("call", args, {
       config: { type: "string" },
       workspace: { type: "string" },
+      "mcp-config": { type: "string" },
       ...APPROVAL_OPTIONS,
     });
     if (values.help) {

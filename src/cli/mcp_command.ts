@@ -88,6 +88,7 @@ export function mcpCommand(args: string[], io: CommandIo): Promise<number> {
     const { values } = parseOptions("mcp", args, {
       config: { type: "string" },
       workspace: { type: "string" },
+      "mcp-config": { type: "string" },
       approve: { type: "string", multiple: true },
       approvals: { type: "string" },
       http: { type: "string" },

@@ -38,6 +38,7 @@ export function policyCommand(args: string[], io: CommandIo): Promise<number> {
     const { values } = parseOptions("policy", args, {
       config: { type: "string" },
       workspace: { type: "string" },
+      "mcp-config": { type: "string" },
       json: { type: "boolean" },
       "agent-type": { type: "string" },
     });

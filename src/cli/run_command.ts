@@ -69,6 +69,7 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
       output: { type: "string" },
       "output-schema": { type: "string" },
       workspace: { type: "string" },
+      "mcp-config": { type: "string" },
       "runs-dir": { type: "string" },
       model: { type: "string" },
       "max-turns": { type: "string" },

@@ -33,6 +33,7 @@ export function toolsCommand(args: string[], io: CommandIo): Promise<number> {
     const { values } = parseOptions("tools", args, {
       config: { type: "string" },
       workspace: { type: "string" },
+      "mcp-config": { type: "string" },
       json: { type: "boolean" },
       "agent-type": { type: "string" },
       all: { type: "boolean" },

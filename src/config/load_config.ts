@@ -26,6 +26,7 @@ import { resolveSandbox } from "./_resolve_sandbox.ts";
 import { resolveSkills } from "./_resolve_skills.ts";
 import { resolveTools } from "./_resolve_tools.ts";
 import { resolveRunsDir, resolveWorkspace } from "./_resolve_workspace.ts";
+import { acceptMcpServersKey, mergeMcpConfigFile } from "./_mcp_servers_key.ts";
 
 export type {
   LoadedAgentDefinition,
@@ -47,6 +48,12 @@ export interface LoadConfigOverrides {
    * created when the first run starts.
    */
   runsDir?: string;
+  /**
+   * From `--mcp-config FILE`: a file of MCP servers (`{"mcpServers": {…}}`, as other clients
+   * write it) merged into the config's `mcp_servers` (a server id the config has already is an
+   * error). Relative to the current directory; relative paths inside it resolve as the config's.
+   */
+  mcpConfig?: string;
 }
 
 /** How {@linkcode loadConfig} reaches the environment; tests pass fakes. */
@@ -112,7 +119,17 @@ export async function loadConfig(
       message: `Cannot load config "${path}": ${read.reason}`,
     });
   }
-  const parsed = ConfigFileSchema.safeParse(read.value, { reportInput: true });
+  // `mcpServers` (other clients' spelling) and --mcp-config's servers, before validation.
+  const raw = read.value;
+  if (typeof raw === "object" && raw !== null && !Array.isArray(raw)) {
+    const record = raw as Record<string, unknown>;
+    const problems = [acceptMcpServersKey(record)].filter((problem) => problem !== null);
+    if (overrides.mcpConfig !== undefined) {
+      problems.push(...await mergeMcpConfigFile(record, overrides.mcpConfig));
+    }
+    if (problems.length > 0) throw invalid(problems);
+  }
+  const parsed = ConfigFileSchema.safeParse(raw, { reportInput: true });
   if (!parsed.success) throw invalid(formatIssues(parsed.error.issues, read.value));
   const file = parsed.data;
 

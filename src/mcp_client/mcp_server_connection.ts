@@ -13,7 +13,7 @@ import {
 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type Tool, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { ConfigError, type LoadedMcpServer } from "../config/mod.ts";
+import { ConfigError, type LoadedMcpServer, mcpStartHint } from "../config/mod.ts";
 
 /** What the server said about itself at start-up (recorded in the run folder). */
 export interface McpServerIdentity {
@@ -116,13 +116,16 @@ export class McpServerConnection {
         ? `it did not start and list its tools within ${server.startup_timeout_ms} ms ` +
           `(mcp_servers.${id}.startup_timeout_ms)`
         : failureText(error);
-      const stderr = (options.stderrTail?.() ?? "").trim().split("\n").slice(-3).join(" | ");
+      const tail = (options.stderrTail?.() ?? "").trim();
+      const stderr = tail.split("\n").slice(-3).join(" | ");
+      const hint = mcpStartHint(server, id, tail);
       throw new ConfigError({
         code: "mcp_server_failed",
         file: options.configPath,
         key: `mcp_servers.${id}`,
         message: `Cannot start MCP server "${id}" ("${options.label}"): ${reason}` +
-          (stderr === "" ? "" : `; its last error output: ${stderr}`),
+          (stderr === "" ? "" : `; its last error output: ${stderr}`) +
+          (hint === null ? "" : `; to fix: ${hint}`),
       });
     }
   }
