@@ -7,7 +7,7 @@ import { createProject, onlyRunDir, repository, runCli, taskFlags } from "./_cli
 
 const ANSWER = [JSON.stringify({ content: "All done." })];
 
-async function runTask(project: { configPath: string }, runDir: string) {
+async function runTask(runDir: string) {
   const run = JSON.parse(await Deno.readTextFile(nodePath.join(runDir, "run.json")));
   return run.task as string;
 }
@@ -16,12 +16,12 @@ Deno.test("a positional task is the run's task, before or after the options; wit
   await using project = await createProject({ plan: ANSWER });
   const after = await runCli(["--config", project.configPath, "Summarise the notes"]);
   assert.equal(after.code, 0, after.stderr);
-  assert.equal(await runTask(project, await onlyRunDir(project)), "Summarise the notes");
+  assert.equal(await runTask(await onlyRunDir(project)), "Summarise the notes");
   await Deno.remove(project.runsDir, { recursive: true });
 
   const before = await runCli(["Summarise the notes please", "--config", project.configPath]);
   assert.equal(before.code, 0, before.stderr);
-  assert.equal(await runTask(project, await onlyRunDir(project)), "Summarise the notes please");
+  assert.equal(await runTask(await onlyRunDir(project)), "Summarise the notes please");
 
   const both = await runCli(["--config", project.configPath, "--task", "A", "B"]);
   assert.equal(both.code, 2);
@@ -61,13 +61,13 @@ Deno.test("piped standard input is the task when none is given; /dev/null leaves
     "From a pipe\n",
   );
   assert.equal(piped.code, 0, piped.stderr);
-  assert.equal(await runTask(project, await onlyRunDir(project)), "From a pipe\n");
+  assert.equal(await runTask(await onlyRunDir(project)), "From a pipe\n");
   await Deno.remove(project.runsDir, { recursive: true });
 
   // Near miss: no data on standard input (the Action's /dev/null): the config's task.
   const none = await runMain(project.sandbox.root, ["--config", project.configPath], null);
   assert.equal(none.code, 0, none.stderr);
-  assert.equal(await runTask(project, await onlyRunDir(project)), "test task");
+  assert.equal(await runTask(await onlyRunDir(project)), "test task");
 });
 
 Deno.test("--output json carries usage and cost_usd, and the step summary the tokens, the cost and the answer", async () => {
