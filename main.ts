@@ -6,8 +6,10 @@
  * @module
  */
 
-import { main, processIo } from "./src/cli/mod.ts";
+import { enterUserFolder, main, processIo } from "./src/cli/mod.ts";
 
 if (import.meta.main) {
+  // Under `deno task`, relative paths mean the folder the user typed the command in.
+  enterUserFolder();
   Deno.exit(await main(Deno.args, processIo()));
 }

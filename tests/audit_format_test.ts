@@ -1,5 +1,7 @@
-// The run folder and its logs (ARCHITECTURE §4): the demo plan runs as a subprocess with exactly the
-// flags of the `kagent-run` task (the ones `compile` bakes in), then every line of every log is parsed.
+// The run folder and its logs (ARCHITECTURE §4): the demo's survey plan, with a read of .env that
+// asks for an approval nobody can give (tests/testdata/plans/survey_with_env_read.jsonl), runs as a
+// subprocess with exactly the flags of the `kagent-run` task (the ones `compile` bakes in), then
+// every line of every log is parsed.
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
 import { createHash } from "node:crypto";
@@ -24,7 +26,7 @@ Deno.test("the compile task bakes in exactly the flags of the kagent-run task", 
 
 Deno.test("a demo run leaves a complete run folder whose every log line parses", async () => {
   const plan = await Deno.readTextFile(
-    nodePath.join(repository, "skills/survey-repository/plan.jsonl"),
+    nodePath.join(repository, "tests/testdata/plans/survey_with_env_read.jsonl"),
   );
   await using project = await createProject({
     plan: plan.split("\n"),

@@ -71,7 +71,8 @@ Deno.test("kagent-run tools and policy --agent-type show each type's set when th
   await Deno.writeTextFile(nodePath.join(project.configDir, "sub.jsonl"), '{"content": "x"}\n');
   const names = async (type: string) =>
     (JSON.parse(
-      (await runCli(["tools", "--agent-type", type, "--config", project.configPath])).stdout,
+      (await runCli(["tools", "--agent-type", type, "--config", project.configPath, "--json"]))
+        .stdout,
     ) as { name: string }[]).map((tool) => tool.name);
   const main = await names("main");
   for (const tool of ["agent.create_sub_agent", "agent.dispatch_worker", "agent.task_create"]) {

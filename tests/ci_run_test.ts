@@ -319,7 +319,10 @@ Deno.test("--task-file - reads the task from standard input of the real process"
   // An empty standard input is no task (exit 2, naming what to pass).
   const empty = await run("");
   assert.equal(empty.code, 2);
-  assert.match(empty.stderr, /there is no task; pass --task or set "task"/);
+  assert.match(
+    empty.stderr,
+    /there is no task; give it as an argument, with --task, on standard input or as "task"/,
+  );
 });
 
 Deno.test("docs/STREAM_JSON.md describes exactly the stream's types, in order, and its version", async () => {

@@ -136,9 +136,9 @@ Deno.test("kagent-run exits 2 on config errors naming the file, the key and the 
   assert.match(nowhere.stderr, /nope\.jsonc/);
 });
 
-Deno.test("kagent-run tools prints JSON off a terminal and a table on one", async () => {
+Deno.test("kagent-run tools prints a table on a terminal and in a pipe, JSON with --json", async () => {
   await using project = await createProject();
-  const json = await runCli(["tools", "--config", project.configPath]);
+  const json = await runCli(["tools", "--config", project.configPath, "--json"]);
   assert.equal(json.code, 0);
   const tools = JSON.parse(json.stdout) as { name: string; annotations: { risk_level: number } }[];
   assert.deepEqual(tools.map((tool) => tool.name), [
@@ -151,12 +151,14 @@ Deno.test("kagent-run tools prints JSON off a terminal and a table on one", asyn
     "memory.write_memory",
   ]);
   const all = JSON.parse(
-    (await runCli(["tools", "--all", "--config", project.configPath])).stdout,
+    (await runCli(["tools", "--all", "--config", project.configPath, "--json"])).stdout,
   ) as unknown[];
   assert.equal(all.length, 8, "--all includes fs.delete_file, off by default");
-  const table = await runCli(["tools", "--config", project.configPath], { terminal: true });
-  assert.match(table.stdout, /^TOOL\s+PERMISSION\s+RISK/);
-  assert.match(table.stdout, /fs\.write_file\s+write\s+2 Medium\s+ask/);
+  for (const terminal of [true, false]) {
+    const table = await runCli(["tools", "--config", project.configPath], { terminal });
+    assert.match(table.stdout, /^TOOL\s+PERMISSION\s+RISK/);
+    assert.match(table.stdout, /fs\.write_file\s+write\s+2 Medium\s+ask/);
+  }
 });
 
 Deno.test("kagent-run policy explains each tool's decision, layer and rule", async () => {
@@ -282,7 +284,8 @@ Deno.test("kagent-run --task overrides the config task and --workspace the works
 Deno.test("kagent-run tools --agent-type worker lists the minimal readonly set", async () => {
   await using project = await createProject();
   const worker = JSON.parse(
-    (await runCli(["tools", "--agent-type", "worker", "--config", project.configPath])).stdout,
+    (await runCli(["tools", "--agent-type", "worker", "--config", project.configPath, "--json"]))
+      .stdout,
   ) as { name: string }[];
   assert.deepEqual(worker.map((tool) => tool.name), [
     "fs.read_file",
@@ -290,7 +293,8 @@ Deno.test("kagent-run tools --agent-type worker lists the minimal readonly set",
     "fs.grep_files",
   ]);
   const sub = JSON.parse(
-    (await runCli(["tools", "--agent-type", "sub", "--config", project.configPath])).stdout,
+    (await runCli(["tools", "--agent-type", "sub", "--config", project.configPath, "--json"]))
+      .stdout,
   ) as { name: string }[];
   assert.ok(!sub.some((tool) => tool.name.startsWith("memory.")));
   const wrong = await runCli(["tools", "--agent-type", "boss", "--config", project.configPath]);

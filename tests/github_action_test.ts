@@ -68,12 +68,25 @@ Deno.test("action.yml is a composite action with the documented inputs and outpu
   const run = steps.find((step) => step.id === "run");
   assert.equal(scriptOf(run as ActionStep), "action/run.sh");
   assert.deepEqual(run?.env, {
+    DENO_DIR: "${{ steps.deno-cache.outputs.dir }}",
     INPUT_CONFIG: "${{ inputs.config }}",
     INPUT_TASK: "${{ inputs.task }}",
     INPUT_TASK_FILE: "${{ inputs.task-file }}",
     INPUT_WORKSPACE: "${{ inputs.workspace }}",
+    INPUT_RUNS_DIR: "${{ inputs.runs-dir }}",
     INPUT_APPROVALS: "${{ inputs.approvals }}",
   });
+  // Deno's folder is restored by actions/cache under the key the key script names, before the
+  // run step, which uses it as DENO_DIR.
+  const cache = steps.find((step) => /^actions\/cache@v\d+$/.test(step.uses ?? ""));
+  assert.equal(cache?.with?.key, "${{ steps.deno-cache.outputs.key }}");
+  assert.equal(cache?.with?.path, "${{ steps.deno-cache.outputs.dir }}");
+  assert.equal(cache?.if, "inputs.cache == 'true'");
+  assert.ok(steps.indexOf(cache as ActionStep) < steps.indexOf(run as ActionStep));
+  assert.equal(
+    scriptOf(steps.find((step) => step.id === "deno-cache") as ActionStep),
+    "action/deno_cache_key.sh",
+  );
   // Inputs reach the script through the environment, never pasted into the script's text.
   for (const step of steps) assert.doesNotMatch(step.run ?? "", /\$\{\{/);
   const upload = steps.at(-1);
@@ -81,7 +94,14 @@ Deno.test("action.yml is a composite action with the documented inputs and outpu
   assert.match(upload?.if ?? "", /^always\(\)/);
   assert.equal(upload?.with?.path, "${{ steps.run.outputs.run_dir }}");
   // The setup scripts parse (they change the machine, so they are not run here).
-  for (const script of ["action/install_deno.sh", "action/setup_bubblewrap.sh", "action/run.sh"]) {
+  for (
+    const script of [
+      "action/install_deno.sh",
+      "action/setup_bubblewrap.sh",
+      "action/run.sh",
+      "action/deno_cache_key.sh",
+    ]
+  ) {
     const check = await new Deno.Command("bash", {
       args: ["-n", nodePath.join(repository, script)],
     }).output();
@@ -214,6 +234,82 @@ Deno.test("action/run.sh, run as the runner would, hands on the outputs, and the
     "from the action",
   );
   assert.match(second.stdout, /Wrote the notes\./);
+});
+
+Deno.test("the Deno cache key changes with deno.lock and the Deno version, and names a folder outside the checkout", async () => {
+  const lock = await Deno.readFile(nodePath.join(repository, "deno.lock"));
+  const digest = [...new Uint8Array(await crypto.subtle.digest("SHA-256", lock))]
+    .map((byte) => byte.toString(16).padStart(2, "0")).join("");
+  const keyFor = async (version: string) => {
+    const output = await new Deno.Command("bash", {
+      args: [nodePath.join(repository, "action/deno_cache_key.sh")],
+      clearEnv: true,
+      env: {
+        PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+        GITHUB_ACTION_PATH: repository,
+        RUNNER_OS: "Linux",
+        RUNNER_ARCH: "X64",
+        RUNNER_TEMP: "/runner/temp",
+        DENO_VERSION: version,
+      },
+    }).output();
+    assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
+    return readOutputs(new TextDecoder().decode(output.stdout));
+  };
+  const first = await keyFor("2.9.6");
+  assert.equal(first.key, `kagent-run-deno-Linux-X64-2.9.6-${digest}`);
+  assert.equal(first.dir, "/runner/temp/kagent-run-deno");
+  // Near miss: another Deno version is another cache.
+  assert.notEqual((await keyFor("2.9.7")).key, first.key);
+});
+
+Deno.test("action/run.sh with a config in .github/ and no workspace input gives the agent the checkout, and the run lands in RUNNER_TEMP", async () => {
+  await using project = await createProject({
+    plan: [
+      JSON.stringify({
+        tool_calls: [{ id: "read", name: "fs.read_file", arguments: { path: "README.md" } }],
+      }),
+      JSON.stringify({ content: "Read {{read.summary}}" }),
+    ],
+  });
+  // The checkout is the project's workspace; its config lives in .github/ and names no workspace
+  // and no runs_dir, as README's workflow has it.
+  const checkout = project.sandbox.workspace;
+  await Deno.mkdir(nodePath.join(checkout, ".github"));
+  const config = JSON.parse(await Deno.readTextFile(project.configPath));
+  delete config.workspace;
+  delete config.runs_dir;
+  config.model.script = nodePath.join(project.configDir, "plan.jsonl");
+  await Deno.writeTextFile(nodePath.join(checkout, ".github/agent.jsonc"), JSON.stringify(config));
+  const runnerTemp = nodePath.join(project.sandbox.root, "runner_temp");
+  await Deno.mkdir(runnerTemp);
+  const github = {
+    output: nodePath.join(project.sandbox.root, "github_output"),
+    summary: nodePath.join(project.sandbox.root, "step_summary.md"),
+  };
+  const result = await runAction(checkout, {
+    INPUT_CONFIG: ".github/agent.jsonc",
+    GITHUB_WORKSPACE: checkout,
+    RUNNER_TEMP: runnerTemp,
+  }, github);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /Read 3 lines of "README\.md"/);
+  const outputs = readOutputs(await Deno.readTextFile(github.output));
+  assert.equal(
+    nodePath.dirname(outputs.run_dir as string),
+    nodePath.join(runnerTemp, "kagent-run/runs"),
+  );
+  const runJson = JSON.parse(
+    await Deno.readTextFile(nodePath.join(outputs.run_dir as string, "run.json")),
+  );
+  assert.equal(runJson.workspace, await Deno.realPath(checkout));
+  for (const leftover of [".github/runs", "runs"]) {
+    assert.equal(
+      await Deno.stat(nodePath.join(checkout, leftover)).then(() => 1, () => 0),
+      0,
+      `no ${leftover} in the checkout`,
+    );
+  }
 });
 
 Deno.test("README's workflow for the Action parses, and uses only the Action's inputs and outputs", async () => {

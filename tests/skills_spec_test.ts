@@ -53,7 +53,9 @@ Deno.test("skills spec cases: there are at least 32, each with the reference's v
     "allowed-tools-flow-list",
     "bom",
     "bom-crlf",
+    "description-1025",
     "description-dashes",
+    "unknown-key",
   ]);
 });
 

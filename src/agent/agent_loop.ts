@@ -41,7 +41,13 @@ import {
  * during) a model request. `aborted_tools`: it aborted while a turn's tools ran; the loop stopped
  * after that turn's results were all collected.
  */
-export type EndReason = "completed" | "max_turns" | "model_error" | "aborted" | "aborted_tools";
+export type EndReason =
+  | "completed"
+  | "max_turns"
+  | "max_total_tokens"
+  | "model_error"
+  | "aborted"
+  | "aborted_tools";
 
 /** Options of {@linkcode runAgent}. */
 export interface AgentOptions {
@@ -60,6 +66,12 @@ export interface AgentOptions {
   run: RunContext;
   /** Model turns before the run stops with `max_turns` (a paused turn's continuation counts). */
   maxTurns: number;
+  /**
+   * Token budget (`limits.max_total_tokens`): once the input and output tokens the provider
+   * reported, summed over the turns, reach it, the run ends with `max_total_tokens` after that
+   * turn's calls. @default no budget
+   */
+  maxTotalTokens?: number;
   /**
    * Retry a turn cut off at the output limit once, at twice the limit
    * ({@linkcode truncatedRetryLimit}), instead of ending the run (`model.retry_truncated`).
@@ -350,6 +362,11 @@ async function runLoop(options: AgentOptions): Promise<AgentOutcome> {
     });
     if (options.signal?.aborted) return finish("aborted_tools");
     await options.dynamicSystem?.afterTurn(turnResults);
+    // The token budget: checked once the turn's calls are recorded, before another request.
+    if (
+      options.maxTotalTokens !== undefined && usage !== null &&
+      usage.input_tokens + usage.output_tokens >= options.maxTotalTokens
+    ) return finish("max_total_tokens", null);
   }
   return finish("max_turns", null);
 }

@@ -23,6 +23,7 @@ import { failure, type ToolOutcome } from "../result/mod.ts";
 import type { ApprovalRequest, Approver } from "./approver.ts";
 import {
   approveArgument,
+  argumentScope,
   formatGrant,
   type Grant,
   grantCovers,
@@ -181,15 +182,18 @@ export class ApprovalGate {
 
   /**
    * A call's scope as grants write it (paths from their named location: `<run>`, `<workspace>`,
-   * the roots; secrets named by their hash).
+   * the roots; secrets named by their hash); a call with no target, given its `args`, is scoped
+   * by their hash (`argumentScope`).
    */
-  scopeOf(scope: TargetScope): string[] {
+  scopeOf(scope: TargetScope, args: Record<string, unknown> | null = null): string[] {
     const { redactor } = this.#options;
-    return normaliseScope(
+    const written = normaliseScope(
       scope,
       this.#options.locations ?? [{ name: "<run>", path: this.#options.runDir }],
       (text) => redactor.redactText(text) !== text,
     );
+    // A call that names no target is scoped by its arguments (argumentScope), never by nothing.
+    return written.length === 0 && args !== null ? [argumentScope(args)] : written;
   }
 
   /**
@@ -208,7 +212,7 @@ export class ApprovalGate {
    */
   async resolve(input: GateInput): Promise<ToolOutcome | null> {
     const { recorder, policyHash, redactor } = this.#options;
-    const scope = this.scopeOf(input.scope);
+    const scope = this.scopeOf(input.scope, input.arguments);
     const grant: Grant = { tool: input.tool.name, scope, policy: policyHash };
     const base = {
       tool_call_id: input.tool_call_id,

@@ -84,6 +84,36 @@ export function normaliseScope(
   return [...new Set(entries)].sort();
 }
 
+/**
+ * The scope of a call that names no target (an MCP tool, `memory.write_memory`): its arguments,
+ * as `arguments:sha256:<hex>` of their canonical JSON (object keys sorted at every level), so a
+ * grant covers exactly that call — never "this tool, any arguments" — and shows none of them.
+ *
+ * @example
+ * ```ts
+ * import { argumentScope } from "./grant.ts";
+ * const one = argumentScope({ b: 1, a: { d: [1, 2], c: "x" } });
+ * console.assert(one === argumentScope({ a: { c: "x", d: [1, 2] }, b: 1 }));
+ * console.assert(one !== argumentScope({ a: { c: "y", d: [1, 2] }, b: 1 }));
+ * console.assert(one.startsWith("arguments:sha256:"));
+ * ```
+ */
+export function argumentScope(args: Record<string, unknown>): string {
+  return `arguments:${hashed(canonicalJson(args))}`;
+}
+
+/** JSON with object keys sorted at every level (arrays keep their order). */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, item]) => item !== undefined)
+      .sort(([one], [other]) => (one < other ? -1 : one > other ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`)}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
 /** `sha256:<lower-case hex of the UTF-8 text>`. */
 function hashed(text: string): string {
   return `sha256:${sha256Hex(text)}`;

@@ -16,6 +16,8 @@ import { eventTypeOf } from "../runtime/mod.ts";
 import { briefOf, type ToolResult } from "../result/mod.ts";
 import { codeBlock, displayMarkdown, escapeHtml, escapeMarkdown } from "../report/mod.ts";
 import * as nodePath from "node:path";
+import { costUsd, type Pricing, usageJson, usageLine } from "./_usage.ts";
+import type { AnswerCheck } from "./_output_schema.ts";
 
 /** The facts of a finished run that CI output is made of. */
 export interface RunReport {
@@ -30,6 +32,10 @@ export interface RunReport {
   replay: string | null;
   /** The run's redactor (config `audit.secret_env` and token patterns), applied to every output. */
   redactor: Redactor;
+  /** The config's `model.pricing` (the cost is reported with it), or null. @default null */
+  pricing?: Pricing | null;
+  /** The final answer checked against `--output-schema`, or null without one. @default null */
+  answer_check?: AnswerCheck | null;
   /**
    * The report files `--report` writes when the run ends (absolute paths), or null without it.
    * @default null
@@ -50,6 +56,14 @@ export function reportJson(report: RunReport): string {
     turns: report.outcome.turns,
     ...report.counts,
     duration_ms: report.outcome.duration_ms,
+    usage: usageJson(report.outcome.usage),
+    cost_usd: costUsd(report.outcome.usage, report.pricing ?? null),
+    ...(report.answer_check
+      ? {
+        structured_output: report.answer_check.value,
+        output_schema_errors: report.answer_check.errors,
+      }
+      : {}),
     deliverables: report.deliverables,
     approvals_needed: report.pending.map((entry) => entry.grant),
     replay: report.replay,
@@ -126,6 +140,9 @@ export function stepSummary(report: RunReport): string {
     `${report.counts.calls} tool calls, ${report.counts.denied} denied, ${report.counts.failed} failed`,
     ...errorLines(report),
     "",
+    usageLine(report.outcome.usage, report.pricing ?? null),
+    ...answerLines(report),
+    "",
     "| # | tool | result | summary |",
     "| --- | --- | --- | --- |",
     ...report.outcome.results.map((result, index) =>
@@ -161,6 +178,22 @@ export function stepSummary(report: RunReport): string {
     );
   }
   return report.redactor.redactText(lines.join("\n") + "\n");
+}
+
+/** Most characters of the final answer in a step summary; the rest is in the run folder. */
+export const MAX_SUMMARY_ANSWER_CHARS = 8000;
+
+/** The final answer as a fenced block (redacted, cut to {@linkcode MAX_SUMMARY_ANSWER_CHARS}). */
+function answerLines(report: RunReport): string[] {
+  const answer = report.outcome.final_text;
+  if (answer === null || answer.trim() === "") return [];
+  const redacted = report.redactor.redactText(answer);
+  const cut = redacted.length > MAX_SUMMARY_ANSWER_CHARS
+    ? `${redacted.slice(0, MAX_SUMMARY_ANSWER_CHARS)}\n… (${
+      redacted.length - MAX_SUMMARY_ANSWER_CHARS
+    } more characters in the run folder's events.jsonl)`
+    : redacted;
+  return ["", "**Answer:**", "", codeBlock(cut, "text")];
 }
 
 /** Most bytes of call details (display blocks) in a step summary: 256 KiB of GitHub's 1 MiB. */

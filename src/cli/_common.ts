@@ -4,8 +4,14 @@
  * @module
  */
 
+import { fstatSync } from "node:fs";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { ConfigError, loadConfig, type LoadedConfig } from "../config/mod.ts";
+import {
+  ConfigError,
+  loadConfig,
+  type LoadConfigOverrides,
+  type LoadedConfig,
+} from "../config/mod.ts";
 import { AGENT_TYPES, type AgentType } from "../policy/mod.ts";
 import {
   approveArgument,
@@ -21,98 +27,8 @@ import { networkChannels, NetworkGateway } from "../network/mod.ts";
 import { AuditWriteError } from "../audit/mod.ts";
 import { outputWriter } from "./_output_stream.ts";
 
-/**
- * Exit codes a pipeline can branch on. One table: {@linkcode EXIT_MEANINGS} says what each means
- * (printed by `--help` and in the README).
- *
- * - `ok` 0: the run completed and no call is waiting for an approval (`call`: the call succeeded);
- * - `failed` 1: failed in general (`call`: a tool error or a denial; a run: an end not listed below);
- * - `usage` 2: a usage or configuration error, before anything ran;
- * - `approvalRequired` 3: the run completed, but at least one call ended `approval_required`; the
- *   grants that let exactly those calls through are printed (and in `approvals/pending.jsonl`);
- * - `modelFailed` 4: the model provider failed (end reason `model_error`);
- * - `turnLimit` 5: the run reached `agent.max_turns` (end reason `max_turns`);
- * - `tampered` 6, `incomplete` 7: `verify` found the run folder changed, or not sealed (killed?);
- * - `interrupted` 130: SIGINT (128 + 2, as shells report it);
- * - `terminated` 143: SIGTERM (128 + 15).
- */
-export const EXIT = {
-  ok: 0,
-  failed: 1,
-  usage: 2,
-  approvalRequired: 3,
-  modelFailed: 4,
-  turnLimit: 5,
-  tampered: 6,
-  incomplete: 7,
-  interrupted: 130,
-  terminated: 143,
-} as const;
-
-/** One exit code. */
-export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
-
-/** What each exit code means, in the order of {@linkcode EXIT}; `--help` prints this table. */
-export const EXIT_MEANINGS: readonly { code: ExitCode; meaning: string }[] = [
-  { code: EXIT.ok, meaning: "completed; no call is waiting for an approval (call: it succeeded)" },
-  {
-    code: EXIT.failed,
-    meaning: "failed (call: a tool error or a denial; run: an end not listed here)",
-  },
-  { code: EXIT.usage, meaning: "usage or configuration error; nothing ran" },
-  {
-    code: EXIT.approvalRequired,
-    meaning: "approval required: a call ended approval_required; re-run with the printed grants",
-  },
-  { code: EXIT.modelFailed, meaning: "the model failed (end reason model_error)" },
-  { code: EXIT.turnLimit, meaning: "the turn limit agent.max_turns was reached (max_turns)" },
-  { code: EXIT.tampered, meaning: "verify: the run folder was tampered with (or wrong signature)" },
-  { code: EXIT.incomplete, meaning: "verify: the run is incomplete, not sealed (killed?)" },
-  { code: EXIT.interrupted, meaning: "interrupted by SIGINT; the run folder records the abort" },
-  { code: EXIT.terminated, meaning: "terminated by SIGTERM; the run folder records the abort" },
-];
-
-/** The {@linkcode EXIT_MEANINGS} table as help text lines. */
-export const EXIT_HELP: string = "Exit status:\n" +
-  EXIT_MEANINGS.map((entry) => `  ${String(entry.code).padStart(3)}  ${entry.meaning}`).join("\n") +
-  "\n";
-
-/**
- * The exit code of a finished run: the end reason decides; a completed run with calls that ended
- * `approval_required` exits {@linkcode EXIT.approvalRequired}; an abort exits with the code of the
- * signal that caused it (SIGTERM 143, otherwise 130).
- *
- * @param endReason The agent loop's end reason (`completed`, `max_turns`, `model_error`,
- *   `aborted`, `aborted_tools`; any other is `failed`).
- * @param pendingApprovals How many calls ended `approval_required`.
- * @param signal The signal that aborted the run, or null.
- * @example
- * ```ts
- * import { EXIT, runExitCode } from "./_common.ts";
- * console.assert(runExitCode("completed", 0, null) === EXIT.ok);
- * console.assert(runExitCode("completed", 1, null) === EXIT.approvalRequired);
- * console.assert(runExitCode("aborted_tools", 0, "SIGTERM") === EXIT.terminated);
- * ```
- */
-export function runExitCode(
-  endReason: string,
-  pendingApprovals: number,
-  signal: Deno.Signal | null,
-): ExitCode {
-  switch (endReason) {
-    case "completed":
-      return pendingApprovals > 0 ? EXIT.approvalRequired : EXIT.ok;
-    case "model_error":
-      return EXIT.modelFailed;
-    case "max_turns":
-      return EXIT.turnLimit;
-    case "aborted":
-    case "aborted_tools":
-      return signal === "SIGTERM" ? EXIT.terminated : EXIT.interrupted;
-    default:
-      return EXIT.failed;
-  }
-}
+import { EXIT } from "./_exit_codes.ts";
+export { EXIT, EXIT_HELP, EXIT_MEANINGS, type ExitCode, runExitCode } from "./_exit_codes.ts";
 
 /** The config file used when `--config` is not given. */
 export const DEFAULT_CONFIG = "agent.jsonc";
@@ -143,6 +59,11 @@ export interface CommandIo {
   revokeNetwork?: () => void;
   /** Reads all of standard input as text (`--task-file -`). @default none: a usage error */
   readStdin?: () => Promise<string>;
+  /**
+   * Whether standard input is a pipe or a file (not a terminal, not a device such as `/dev/null`):
+   * then `run` reads the task from it when no other is given. @default false
+   */
+  stdinIsPiped?: boolean;
 }
 
 /**
@@ -159,6 +80,7 @@ export function processIo(): CommandIo {
     stderrIsTerminal: Deno.stderr.isTerminal(),
     revokeNetwork: () => void Deno.permissions.revokeSync({ name: "net" }),
     readStdin: () => new Response(Deno.stdin.readable).text(),
+    stdinIsPiped: stdinIsPiped(),
     terminal: Deno.stdin.isTerminal() && Deno.stderr.isTerminal()
       ? {
         write: (text) => stderr.write(text),
@@ -173,6 +95,16 @@ export function processIo(): CommandIo {
       }
     },
   };
+}
+
+/** Whether file descriptor 0 is a pipe or a regular file (false when it cannot be told). */
+function stdinIsPiped(): boolean {
+  try {
+    const info = fstatSync(0);
+    return info.isFIFO() || info.isFile();
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -246,13 +178,19 @@ export function parseOptions<T extends ParseArgsConfig["options"]>(
   }
 }
 
-/** Loads the config named by `--config` (default `agent.jsonc`), with `--workspace` applied. */
+/**
+ * Loads the config named by `--config` (default `agent.jsonc`), with `--workspace`, `--runs-dir`
+ * and `--mcp-config` applied (each relative to the current folder).
+ */
 export async function loadConfigFromOptions(
   values: Record<string, string | boolean | undefined>,
 ): Promise<LoadedConfig> {
   const path = typeof values.config === "string" ? values.config : DEFAULT_CONFIG;
-  const workspace = typeof values.workspace === "string" ? values.workspace : undefined;
-  return await loadConfig(path, workspace === undefined ? {} : { workspace });
+  const overrides: LoadConfigOverrides = {};
+  if (typeof values.workspace === "string") overrides.workspace = values.workspace;
+  if (typeof values["runs-dir"] === "string") overrides.runsDir = values["runs-dir"];
+  if (typeof values["mcp-config"] === "string") overrides.mcpConfig = values["mcp-config"];
+  return await loadConfig(path, overrides);
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The run command's options that change what the config says: the task (`--task`, `--task-file`,
- * `--task-file -` for stdin), `--model` and `--max-turns`; and the `--output` formats.
+ * `--task-file -` for stdin, a positional task, piped stdin), `--model` and `--max-turns`; and the `--output` formats.
  *
  * @module
  */
@@ -30,41 +30,77 @@ export function outputFormat(values: Record<string, unknown>): OutputFormat {
   );
 }
 
+/** The run's task and where it came from. */
+export interface RunTask {
+  /** The task, or null when none is given. */
+  text: string | null;
+  /** Whether standard input held it (`--task-file -` or piped): nobody can answer approvals there. */
+  fromStdin: boolean;
+}
+
 /**
- * The run's task: `--task-file` (a file, or `-` for all of standard input, read until it ends),
- * else `--task`, else the config's `task`.
+ * The run's task, first found of: `--task-file` (a file, or `-` for all of standard input), `--task`,
+ * the positional task (`kagent-run --config F "do X"`), piped standard input (a pipe or a file, not
+ * a terminal nor `/dev/null`; read until it ends, used when not blank), the config's `task`.
  *
  * @param values The parsed options.
+ * @param positionals The run command's positional arguments: none, or the task.
  * @param config The loaded config.
- * @param io Reads standard input through `readStdin`.
- * @returns The task, or null when none is given.
- * @throws {UsageError} naming the file (or standard input) and why it cannot be read.
+ * @param io Reads standard input through `readStdin`; `stdinIsPiped` says whether it holds data.
+ * @returns The task and whether standard input held it.
+ * @throws {UsageError} naming the file (or standard input) and why it cannot be read, for more than
+ *   one positional argument, and for a positional task together with `--task` or `--task-file`.
  */
 export async function readTask(
   values: Record<string, unknown>,
+  positionals: readonly string[],
   config: LoadedConfig,
-  io: Pick<CommandIo, "readStdin">,
-): Promise<string | null> {
+  io: Pick<CommandIo, "readStdin" | "stdinIsPiped">,
+): Promise<RunTask> {
+  if (positionals.length > 1) {
+    throw new UsageError(
+      `Cannot run: unexpected argument "${positionals[1]}"; give the task as one argument ` +
+        `(quote it) or with --task; see "kagent-run --help"`,
+    );
+  }
+  const positional = positionals[0];
   const file = values["task-file"];
-  if (typeof file !== "string") return typeof values.task === "string" ? values.task : config.task;
+  if (positional !== undefined && (typeof file === "string" || typeof values.task === "string")) {
+    throw new UsageError(
+      `Cannot run with the task "${positional}": --task or --task-file gives one too; keep one`,
+    );
+  }
+  if (typeof file !== "string") {
+    if (typeof values.task === "string") return { text: values.task, fromStdin: false };
+    if (positional !== undefined) return { text: positional, fromStdin: false };
+    if (io.stdinIsPiped === true && io.readStdin !== undefined) {
+      const piped = await readStandardInput(io.readStdin, "piped standard input");
+      if (piped.trim() !== "") return { text: piped, fromStdin: true };
+    }
+    return { text: config.task, fromStdin: false };
+  }
   if (file === "-") {
     if (io.readStdin === undefined) {
       throw new UsageError(
         "Cannot read the task from standard input (--task-file -): this command has none; pass --task or a file",
       );
     }
-    try {
-      return await io.readStdin();
-    } catch (error) {
-      throw new UsageError(
-        `Cannot read the task from standard input (--task-file -): ${(error as Error).message}`,
-      );
-    }
+    return { text: await readStandardInput(io.readStdin, "--task-file -"), fromStdin: true };
   }
   try {
-    return await Deno.readTextFile(file);
+    return { text: await Deno.readTextFile(file), fromStdin: false };
   } catch (error) {
     throw new UsageError(`Cannot read task file "${file}": ${(error as Error).message}`);
+  }
+}
+
+async function readStandardInput(read: () => Promise<string>, how: string): Promise<string> {
+  try {
+    return await read();
+  } catch (error) {
+    throw new UsageError(
+      `Cannot read the task from standard input (${how}): ${(error as Error).message}`,
+    );
   }
 }
 

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { programWords } from "./launch_form.ts";
 import { countResults } from "../runtime/mod.ts";
 import { openRunSession } from "../session/mod.ts";
 import { checkTelemetryHosts } from "./_telemetry_check.ts";
@@ -50,6 +51,7 @@ export function callCommand(args: string[], io: CommandIo): Promise<number> {
     const { values, positionals } = parseOptions("call", args, {
       config: { type: "string" },
       workspace: { type: "string" },
+      "mcp-config": { type: "string" },
       ...APPROVAL_OPTIONS,
     });
     if (values.help) {
@@ -85,7 +87,7 @@ export function callCommand(args: string[], io: CommandIo): Promise<number> {
       gateway?.close();
       throw error;
     }
-    session.approvals.setReplayCommand(["kagent-run", "call", ...args]);
+    session.approvals.setReplayCommand([...programWords(), "call", ...args]);
     try {
       const result = await session.runtime.call({ id: "call-1", name: tool, arguments: json });
       await session.recorder.event("run.completed", {

@@ -15,7 +15,8 @@ export const MAIN_HELP =
   `kagent-run ${VERSION}: a sandboxed tool runtime and agent runner for LLM agents
 
 Usage:
-  kagent-run [run] --config FILE [--task T | --task-file F|-] [--output text|json|stream-json]
+  kagent-run [run] --config FILE ["TASK" | --task T | --task-file F|-] [--output text|json|stream-json]
+  echo "TASK" | kagent-run --config FILE   (piped standard input is the task when none is given)
   kagent-run call <tool> '<json arguments>' --config FILE
   kagent-run tools --config FILE [--json]
   kagent-run policy --config FILE [--json]
@@ -63,9 +64,11 @@ export async function main(args: string[], io: CommandIo): Promise<number> {
   }
   if (first !== undefined && !first.startsWith("-")) {
     const command = COMMANDS[first];
+    // A first argument with a space is a task, as `claude -p "…"` takes it: `kagent-run "fix X"`.
+    if (command === undefined && /\s/.test(first)) return await runCommand(args, io);
     if (command === undefined) {
       io.stderr(
-        `kagent-run: Cannot run command "${first}": it is not a command; use run, call, tools, policy, mcp, report, verify or memory (see kagent-run --help)\n`,
+        `kagent-run: Cannot run command "${first}": it is not a command; use run, call, tools, policy, mcp, report, verify or memory, or give a task of several words, or --task (see kagent-run --help)\n`,
       );
       return EXIT.usage;
     }

@@ -8,6 +8,7 @@
  * @module
  */
 
+import { programWords } from "./launch_form.ts";
 import process from "node:process";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import {
@@ -87,6 +88,7 @@ export function mcpCommand(args: string[], io: CommandIo): Promise<number> {
     const { values } = parseOptions("mcp", args, {
       config: { type: "string" },
       workspace: { type: "string" },
+      "mcp-config": { type: "string" },
       approve: { type: "string", multiple: true },
       approvals: { type: "string" },
       http: { type: "string" },
@@ -127,7 +129,7 @@ export function mcpCommand(args: string[], io: CommandIo): Promise<number> {
             agentTools: false,
             ...gatewayFetches(gateway),
           });
-          session.approvals.setReplayCommand(["kagent-run", "mcp", ...args]);
+          session.approvals.setReplayCommand([...programWords(), "mcp", ...args]);
           io.stderr(`kagent-run mcp: run folder ${session.folder.dir}\n`);
           return session;
         } catch (error) {

@@ -5,9 +5,10 @@
  * @module
  */
 
+import * as nodePath from "node:path";
 import { scanTree } from "../exec/mod.ts";
 import type { PathGuard } from "../sandbox/mod.ts";
-import { preparePolicy } from "../session/mod.ts";
+import { preparePolicy, type SessionRun } from "../session/mod.ts";
 import { discoverSkills, skillRequestFor } from "../skills/mod.ts";
 import { telemetryChannel, telemetrySnapshot } from "../telemetry/mod.ts";
 import { describeTelemetry } from "./_telemetry_check.ts";
@@ -28,7 +29,9 @@ export const POLICY_HELP =
 
 Explains the effective permission policy: for every registered tool, the decision for a call (allow,
 ask, deny), the layer (runtime, sandbox, skill, config, default) and the rule that made it, and the
-path rules that can change it per call. --json prints the policy.json snapshot a run would write.
+path rules that can change it per call. The hash printed is the one a run's grants name. --json
+prints the policy as a run computes it (policy.json's layers, tools and hash), the run folder written
+as <run>, with the skills' requests and the telemetry settings added.
 `;
 
 /** Runs the `policy` command. @returns the exit status. */
@@ -37,6 +40,7 @@ export function policyCommand(args: string[], io: CommandIo): Promise<number> {
     const { values } = parseOptions("policy", args, {
       config: { type: "string" },
       workspace: { type: "string" },
+      "mcp-config": { type: "string" },
       json: { type: "boolean" },
       "agent-type": { type: "string" },
     });
@@ -47,16 +51,33 @@ export function policyCommand(args: string[], io: CommandIo): Promise<number> {
     const config = await loadConfigFromOptions(values);
     // HTTP MCP servers are asked for their tools through the network Worker, as in a run.
     const gateway = await openNetworkBoundary(config, io, { model: false, memory: false });
+    // The policy as a run computes it: with a run folder (a stand-in, removed at once), whose
+    // paths the hash writes as <run>, so the printed hash is the one a run's grants name.
+    const preview = await Deno.makeTempDir({ prefix: "kagent-run-policy-" });
+    const realPreview = await Deno.realPath(preview);
     let prepared;
     try {
+      const run: SessionRun = {
+        dir: preview,
+        workspace: nodePath.join(preview, "workspace"),
+        deliverables: nodePath.join(preview, "deliverables"),
+        artifacts: nodePath.join(preview, "artifacts"),
+      };
+      for (const folder of [run.workspace, run.deliverables, run.artifacts]) {
+        await Deno.mkdir(folder);
+      }
       prepared = await preparePolicy(config, {
         env: io.env,
         agentType: agentTypeOption(values),
         ...(gateway === null ? {} : { mcpFetch: gateway.fetchFor("mcp") }),
-      });
+      }, run);
     } finally {
       gateway?.close();
+      await Deno.remove(preview, { recursive: true }).catch(() => {});
     }
+    /** The stand-in run folder written as `<run>`, as the hash writes it. */
+    const named = (text: string) =>
+      text.replaceAll(realPreview, "<run>").replaceAll(preview, "<run>");
     const { policy, guard, workerPermissions, commands, skillDirs, network } = prepared;
     // What each skill requests (its allowed-tools) and what loading it would leave the run.
     const catalogue = await discoverSkills(skillDirs);
@@ -78,7 +99,7 @@ export function policyCommand(args: string[], io: CommandIo): Promise<number> {
     if (values.json) {
       io.stdout(
         `${
-          JSON.stringify(
+          named(JSON.stringify(
             {
               ...policy.snapshot(),
               telemetry: telemetrySnapshot(telemetryChannel(io.env), config.audit),
@@ -88,13 +109,13 @@ export function policyCommand(args: string[], io: CommandIo): Promise<number> {
             },
             null,
             2,
-          )
+          ))
         }\n`,
       );
       return EXIT.ok;
     }
     const lines = [
-      `Policy ${policy.hash.slice(0, 16)} for config "${config.configPath}"`,
+      `Policy ${policy.hash} for config "${config.configPath}" (the hash grants name)`,
       `  workspace:    ${guard.workspace}`,
       `  read roots:   ${guard.readRoots.join(", ") || "(none besides the workspace)"}`,
       `  write roots:  ${guard.writeRoots.join(", ") || "(none besides the workspace)"}`,
@@ -145,7 +166,7 @@ export function policyCommand(args: string[], io: CommandIo): Promise<number> {
       ]),
       "",
     ];
-    io.stdout(lines.join("\n") + "\n");
+    io.stdout(named(lines.join("\n") + "\n"));
     io.stdout(formatTable(
       ["TOOL", "DECISION", "LAYER", "RULE", "PER-CALL RULES", "REASON"],
       policy.tools.map((tool) => [

@@ -5,6 +5,14 @@
  * @module
  */
 
+import { programWords } from "./launch_form.ts";
+import { pricingOf } from "./_usage.ts";
+import {
+  checkAnswer,
+  exitWithAnswer,
+  type OutputSchema,
+  readOutputSchema,
+} from "./_output_schema.ts";
 import { countResults, runAgent } from "../agent/mod.ts";
 import type { RunContext } from "../agent/mod.ts";
 import { recordSystemPrompt } from "../child_agents/mod.ts";
@@ -59,7 +67,10 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
       task: { type: "string" },
       "task-file": { type: "string" },
       output: { type: "string" },
+      "output-schema": { type: "string" },
       workspace: { type: "string" },
+      "mcp-config": { type: "string" },
+      "runs-dir": { type: "string" },
       model: { type: "string" },
       "max-turns": { type: "string" },
       ...APPROVAL_OPTIONS,
@@ -70,24 +81,20 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
       io.stdout(RUN_HELP);
       return EXIT.ok;
     }
-    if (positionals.length > 0) {
-      throw new UsageError(
-        `Cannot run: unexpected argument "${positionals[0]}"; see "kagent-run --help"`,
-      );
-    }
     const output = outputFormat(values);
+    const outputSchema = await readOutputSchema(values);
     const config = applyRunOverrides(await loadConfigFromOptions(values), values);
     if (config.model === null) {
       throw new UsageError(
         `Cannot run an agent with config "${config.configPath}": it has no "model"; add for example {"provider": "script", "script": "plan.jsonl"}`,
       );
     }
-    const task = await readTask(values, config, io);
+    const { text: task, fromStdin } = await readTask(values, positionals, config, io);
     // Standard input held the task: nobody can answer an approval there.
-    if (values["task-file"] === "-") values["non-interactive"] = true;
+    if (fromStdin) values["non-interactive"] = true;
     if (task === null || task.trim() === "") {
       throw new UsageError(
-        `Cannot run an agent with config "${config.configPath}": there is no task; pass --task or set "task"`,
+        `Cannot run an agent with config "${config.configPath}": there is no task; give it as an argument, with --task, on standard input or as "task"`,
       );
     }
     // Before anything else is printed: the runner hides these values in every later log line.
@@ -99,7 +106,16 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
     checkTelemetryHosts(config, io);
     const gateway = await openNetworkBoundary(config, io);
     try {
-      return await runWithNetwork(config, config.model, task, values, io, gateway, args);
+      return await runWithNetwork(
+        config,
+        config.model,
+        task,
+        values,
+        io,
+        gateway,
+        args,
+        outputSchema,
+      );
     } finally {
       gateway?.close();
     }
@@ -117,6 +133,7 @@ async function runWithNetwork(
   io: CommandIo,
   gateway: NetworkGateway | null,
   args: readonly string[],
+  outputSchema: OutputSchema | null,
 ): Promise<number> {
   const paint = painter(io);
   // Before the session exists, the values of audit.secret_env; after, all the run's (below).
@@ -157,7 +174,7 @@ async function runWithNetwork(
   // A run lives for many calls and turns: hash natively from now on (audit/sha256.ts).
   preloadNativeSha256();
   // Each pending approval carries the exact command that re-runs this run with its grant.
-  session.approvals.setReplayCommand(["kagent-run", "run", ...args]);
+  session.approvals.setReplayCommand([...programWords(), "run", ...args]);
   await session.recorder.event("network_boundary.measured", {
     model_hosts: gateway?.channels.model ?? [],
     memory_hosts: gateway?.channels.memory ?? [],
@@ -230,6 +247,9 @@ async function runWithNetwork(
       task,
       run,
       maxTurns: config.agent.max_turns,
+      ...(config.limits.max_total_tokens === null
+        ? {}
+        : { maxTotalTokens: config.limits.max_total_tokens }),
       retryTruncated: model.provider !== "script" && model.retry_truncated === true,
       concurrency: config.agent.max_parallel_tools,
       childConcurrency: config.agent.max_concurrent_children,
@@ -252,6 +272,9 @@ async function runWithNetwork(
     });
     feed.endProgress();
     const counts = countResults(outcome.results);
+    const answerCheck = outputSchema !== null && outcome.end_reason === "completed"
+      ? checkAnswer(outputSchema, outcome.final_text)
+      : null;
     await session.recorder.event("run.completed", {
       end_reason: outcome.end_reason,
       turns: outcome.turns,
@@ -262,6 +285,7 @@ async function runWithNetwork(
       error_code: outcome.error_code,
       error_details: outcome.error_details,
       usage: outcome.usage,
+      ...(answerCheck === null ? {} : { output_schema: answerCheck }),
     });
     const seconds = (outcome.duration_ms / 1000).toFixed(2);
     const endTone: Tone = outcome.end_reason === "completed" ? "ok" : "failed";
@@ -295,6 +319,8 @@ async function runWithNetwork(
         ? null
         : session.approvals.replayFor(pending.map((entry) => entry.grant)),
       redactor: runRedactor,
+      pricing: pricingOf(config.model),
+      answer_check: answerCheck,
       report_files: values.report === true ? runReportFiles(session.folder.dir) : null,
     };
     if (output === "json") io.stdout(`${reportJson(report)}\n`);
@@ -325,7 +351,15 @@ async function runWithNetwork(
       io.stderr(`kagent-run: ${paint("failed", auditFailure.message)}\n`);
       return EXIT.failed;
     }
-    return runExitCode(outcome.end_reason, pending.length, signalled);
+    if (answerCheck !== null && !answerCheck.valid) {
+      const reasons = redactor.redactText(answerCheck.errors.join("; "));
+      io.stderr(
+        `kagent-run: ${
+          paint("failed", `Cannot accept the final answer: it does not match --output-schema`)
+        } "${answerCheck.schema}": ${reasons}\n`,
+      );
+    }
+    return exitWithAnswer(runExitCode(outcome.end_reason, pending.length, signalled), answerCheck);
   } finally {
     feed.endProgress();
     for (const { signal, listener } of listeners) Deno.removeSignalListener(signal, listener);

@@ -1,6 +1,6 @@
 /**
- * `kagent-run tools --config F [--json]`: the run's effective tool set with annotations; a table on
- * a terminal, JSON otherwise.
+ * `kagent-run tools --config F [--json]`: the run's effective tool set with annotations; a table (on
+ * a terminal and in a pipe), JSON with `--json`.
  *
  * @module
  */
@@ -23,7 +23,7 @@ export const TOOLS_HELP =
   `Usage: kagent-run tools --config FILE [--workspace DIR] [--json] [--all] [--agent-type TYPE]
 
 Lists the tools of the run's effective tool set: name, permission, risk, tags and the tool-level
-policy decision. A table on a terminal, JSON otherwise (or with --json). --all includes tools the
+policy decision. A table, on a terminal and in a pipe alike; JSON with --json. --all includes tools the
 policy removed.
 `;
 
@@ -33,6 +33,7 @@ export function toolsCommand(args: string[], io: CommandIo): Promise<number> {
     const { values } = parseOptions("tools", args, {
       config: { type: "string" },
       workspace: { type: "string" },
+      "mcp-config": { type: "string" },
       json: { type: "boolean" },
       "agent-type": { type: "string" },
       all: { type: "boolean" },
@@ -61,7 +62,7 @@ export function toolsCommand(args: string[], io: CommandIo): Promise<number> {
         policy: policy.toolPolicy(registered.definition.name),
       }))
       .filter((tool) => values.all || tool.policy?.available);
-    if (values.json || !io.stdoutIsTerminal) {
+    if (values.json) {
       io.stdout(`${JSON.stringify(tools, null, 2)}\n`);
       return EXIT.ok;
     }

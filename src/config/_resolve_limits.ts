@@ -17,5 +17,6 @@ export function resolveLimits(file: ConfigFile): LoadedConfig["limits"] {
     max_output_bytes: limits?.max_output_bytes ?? DEFAULT_LIMITS.max_output_bytes,
     max_artifact_bytes: limits?.max_artifact_bytes ?? DEFAULT_LIMITS.max_artifact_bytes,
     search_time_budget_ms: limits?.search_time_budget_ms ?? DEFAULT_LIMITS.search_time_budget_ms,
+    max_total_tokens: limits?.max_total_tokens ?? null,
   };
 }

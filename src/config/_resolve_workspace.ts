@@ -39,7 +39,14 @@ export async function resolveWorkspace(
   return workspace;
 }
 
-/** Resolves `runs_dir` (default {@linkcode DEFAULT_RUNS_DIR} beside the config file). */
-export function resolveRunsDir(context: Omit<ResolveContext, "workspace">): string {
+/**
+ * Resolves `runs_dir`: `--runs-dir` (against the current directory) over the file's key (against
+ * the config file's folder), default {@linkcode DEFAULT_RUNS_DIR} beside the config file.
+ */
+export function resolveRunsDir(
+  context: Omit<ResolveContext, "workspace">,
+  override: string | undefined,
+): string {
+  if (override !== undefined) return resolveConfigPath(context, override, "runs_dir", resolve("."));
   return resolveConfigPath(context, context.file.runs_dir ?? DEFAULT_RUNS_DIR, "runs_dir");
 }

@@ -276,6 +276,11 @@ export const LimitsConfigSchema = z.strictObject({
     "Longest one fs.grep_files search or recursive fs.list_files listing runs, in ms; then it " +
       'returns what it found, marked truncated (truncated_reason "time_budget"). Default: 10000.',
   ),
+  max_total_tokens: z.int().min(1).optional().describe(
+    "Token budget of a run: once the model's input and output tokens (summed over its turns, as " +
+      "the provider reports them) reach it, the run stops after that turn's calls, end reason " +
+      '"max_total_tokens", exit 5 as the turn limit. Default: none.',
+  ),
 });
 
 /** One command hook in `hooks.pre_tool_use` or `hooks.post_tool_use`. */

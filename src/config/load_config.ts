@@ -26,6 +26,7 @@ import { resolveSandbox } from "./_resolve_sandbox.ts";
 import { resolveSkills } from "./_resolve_skills.ts";
 import { resolveTools } from "./_resolve_tools.ts";
 import { resolveRunsDir, resolveWorkspace } from "./_resolve_workspace.ts";
+import { acceptMcpServersKey, mergeMcpConfigFile } from "./_mcp_servers_key.ts";
 
 export type {
   LoadedAgentDefinition,
@@ -41,6 +42,18 @@ export interface LoadConfigOverrides {
    * (where the user typed it), not the config file's folder. Must be an existing directory.
    */
   workspace?: string;
+  /**
+   * From `--runs-dir DIR`: replaces the file's `runs_dir` (the GitHub Action passes the runner's
+   * temporary folder, so runs never land in the checkout). Resolved against the current directory;
+   * created when the first run starts.
+   */
+  runsDir?: string;
+  /**
+   * From `--mcp-config FILE`: a file of MCP servers (`{"mcpServers": {…}}`, as other clients
+   * write it) merged into the config's `mcp_servers` (a server id the config has already is an
+   * error). Relative to the current directory; relative paths inside it resolve as the config's.
+   */
+  mcpConfig?: string;
 }
 
 /** How {@linkcode loadConfig} reaches the environment; tests pass fakes. */
@@ -106,7 +119,17 @@ export async function loadConfig(
       message: `Cannot load config "${path}": ${read.reason}`,
     });
   }
-  const parsed = ConfigFileSchema.safeParse(read.value, { reportInput: true });
+  // `mcpServers` (other clients' spelling) and --mcp-config's servers, before validation.
+  const raw = read.value;
+  if (typeof raw === "object" && raw !== null && !Array.isArray(raw)) {
+    const record = raw as Record<string, unknown>;
+    const problems = [acceptMcpServersKey(record)].filter((problem) => problem !== null);
+    if (overrides.mcpConfig !== undefined) {
+      problems.push(...await mergeMcpConfigFile(record, overrides.mcpConfig));
+    }
+    if (problems.length > 0) throw invalid(problems);
+  }
+  const parsed = ConfigFileSchema.safeParse(raw, { reportInput: true });
   if (!parsed.success) throw invalid(formatIssues(parsed.error.issues, read.value));
   const file = parsed.data;
 
@@ -115,7 +138,7 @@ export async function loadConfig(
   const issues: IssueText[] = [];
   const base = { file, configDir, home, issues };
   const workspace = await resolveWorkspace(base, overrides.workspace);
-  const runsDir = resolveRunsDir(base);
+  const runsDir = resolveRunsDir(base, overrides.runsDir);
   const context: ResolveContext = { ...base, workspace };
   const sandbox = await resolveSandbox(context);
   const tools = resolveTools(context);

@@ -87,7 +87,7 @@ Deno.test("loadConfig fills every default when the file sets only the workspace"
       dirs: [kagentHome ? `${kagentHome}/tools` : "/home/tester/.kagent/tools"],
     },
     skills: { dirs: [join(TESTDATA, "skills"), join(TESTDATA, ".agents", "skills")] },
-    limits: { ...DEFAULT_LIMITS },
+    limits: { ...DEFAULT_LIMITS, max_total_tokens: null },
     audit: {
       secret_env: [...DEFAULT_SECRET_ENV],
       signing_key_env: null,
@@ -408,7 +408,11 @@ Deno.test("loadConfig adds the file's secret_env names to the defaults when list
     });
     const config = await loadConfig(path);
     assert.deepEqual(config.audit.secret_env, [...DEFAULT_SECRET_ENV, "MY_SERVICE_TOKEN"]);
-    assert.deepEqual(config.limits, { ...DEFAULT_LIMITS, max_output_bytes: 1024 });
+    assert.deepEqual(config.limits, {
+      ...DEFAULT_LIMITS,
+      max_output_bytes: 1024,
+      max_total_tokens: null,
+    });
     assert.equal(config.agent.max_turns, 7);
   });
 });

@@ -141,6 +141,10 @@ interface ResolvedSections {
   agents: Record<string, LoadedAgentDefinition>;
   /** The allowlist and caps of `net.fetch`; see `DEFAULT_NETWORK`. */
   network: LoadedNetwork;
+  /** Sizes and budgets; see `DEFAULT_LIMITS`. `max_total_tokens` null: no token budget. */
+  limits: Omit<DefaultedSection<"limits">, "max_total_tokens"> & {
+    max_total_tokens: number | null;
+  };
 }
 
 /** Every section of the file: its resolved form when it has one, else its defaulted form. */

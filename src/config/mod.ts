@@ -67,3 +67,4 @@ export {
   McpServersSchema,
   McpStdioServerSchema,
 } from "./mcp_server_schema.ts";
+export { mcpStartHint } from "./mcp_start_hint.ts";

@@ -43,6 +43,22 @@ function streamOption() {
   );
 }
 
+/** `model.pricing`: what the provider charges, for the cost in `--output json` and the summary. */
+export const PricingSchema = z.strictObject({
+  input_per_million_tokens: z.number().min(0).describe(
+    "Price of a million input tokens (cache reads apart), in US dollars.",
+  ),
+  output_per_million_tokens: z.number().min(0).describe(
+    "Price of a million output tokens (reasoning included), in US dollars.",
+  ),
+  cache_read_per_million_tokens: z.number().min(0).optional().describe(
+    "Price of a million input tokens read from the prompt cache. Default: the input price.",
+  ),
+}).describe(
+  "Prices in US dollars a million tokens; with them the run reports its cost_usd. Default: none " +
+    "(no cost reported).",
+);
+
 /** `model` with `provider: "openai"`: any OpenAI-compatible Chat Completions endpoint. */
 export const OpenAiModelConfigSchema = z.strictObject({
   provider: z.literal("openai"),
@@ -59,6 +75,7 @@ export const OpenAiModelConfigSchema = z.strictObject({
   max_tokens: z.int().min(1).optional().describe(
     "The output limit, sent as max_completion_tokens. Default: the server's.",
   ),
+  pricing: PricingSchema.optional(),
   reasoning_effort: z.enum(["none", "minimal", "low", "medium", "high", "xhigh", "max"])
     .optional().describe(
       "reasoning_effort for reasoning models (which values a model takes is the server's " +
@@ -97,6 +114,7 @@ export const AnthropicModelConfigSchema = z.strictObject({
       '"2026-10-21".',
   ),
   max_tokens: z.int().min(1).optional().describe("Default: 4096."),
+  pricing: PricingSchema.optional(),
   stream: streamOption(),
   timeout_ms: z.int().min(1).max(600_000).optional().describe("Per request. Default: 120000."),
   retries: z.int().min(0).max(10).optional().describe(
@@ -134,6 +152,7 @@ function cloudModelKeys(modelExample: string) {
       "On 408, 409, 429, 5xx, timeouts and connection errors, as for openai. Default: 3.",
     ),
     retry_truncated: retryTruncated(),
+    pricing: PricingSchema.optional(),
   };
 }
 

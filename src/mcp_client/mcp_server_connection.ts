@@ -13,7 +13,7 @@ import {
 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type Tool, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { ConfigError, type LoadedMcpServer } from "../config/mod.ts";
+import { ConfigError, type LoadedMcpServer, mcpStartHint } from "../config/mod.ts";
 import { terminalSafe } from "../approval/mod.ts";
 
 /** What the server said about itself at start-up (recorded in the run folder). */
@@ -123,13 +123,16 @@ export class McpServerConnection {
         ? `it did not start and list its tools within ${server.startup_timeout_ms} ms ` +
           `(mcp_servers.${id}.startup_timeout_ms)`
         : terminalSafe(redact(failureText(error)));
-      const stderr = errorOutputText(options.stderrTail?.() ?? "", redact);
+      const tail = options.stderrTail?.() ?? "";
+      const stderr = errorOutputText(tail, redact);
+      const hint = mcpStartHint(server, id, tail.trim());
       throw new ConfigError({
         code: "mcp_server_failed",
         file: options.configPath,
         key: `mcp_servers.${id}`,
         message: `Cannot start MCP server "${id}" ("${options.label}"): ${reason}` +
-          (stderr === "" ? "" : `; its last error output: ${stderr}`),
+          (stderr === "" ? "" : `; its last error output: ${stderr}`) +
+          (hint === null ? "" : `; to fix: ${hint}`),
       });
     }
   }

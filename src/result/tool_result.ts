@@ -37,6 +37,8 @@ import type { DisplayBlock } from "./display_blocks.ts";
  * - `not_owner`: the caller is not the owner of the step, or the creator of the task, it changes.
  * - `agent_failed`: a child agent ran and ended without completing (`max_turns`, `model_error`);
  *   the details name its run id and end reason, and its run folder says the rest.
+ * - `skill_invalid`: the named skill exists but its `SKILL.md` does not validate (the reason is
+ *   given: a bad name, a missing description…).
  * - `agent_limit`: no child agent was started: `agent.max_depth`, `agent.max_children_per_run`.
  */
 export const ERROR_TYPES = [
@@ -69,6 +71,7 @@ export const ERROR_TYPES = [
   "not_owner",
   "agent_failed",
   "agent_limit",
+  "skill_invalid",
 ] as const;
 
 /** One value of the closed {@linkcode ERROR_TYPES} set. */

@@ -354,7 +354,7 @@ export class ToolRuntime {
     if (refusal !== null) return { outcome: refusal, decision, params: args, scope };
     const approval: CallApproval | null = decision.decision === "ask"
       ? gate?.takeApproval(call.id) ?? null
-      : { by: "rule", rule: decision.rule, scope: gate?.scopeOf(scope) ?? [] };
+      : { by: "rule", rule: decision.rule, scope: gate?.scopeOf(scope, args) ?? [] };
     // 6. Execute in the Worker (or on the main thread, for MCP servers' tools); then nothing the
     // command started may outlive the call: its process group (left by the Worker, isolation
     // none), then whatever carries its marker.

@@ -29,6 +29,7 @@ export {
   type VerifiedFile,
 } from "./safe_file.ts";
 export { type AtomicWriteOptions, writeFileAtomic } from "./atomic_write.ts";
+export { IGNORE_FILE_NAMES, IgnoreRules, readIgnoreFile } from "./ignore_rules.ts";
 export { emptyWalkStats, walk, type WalkEntry, type WalkOptions, type WalkStats } from "./walk.ts";
 export { DEFAULT_SEARCH_TIME_BUDGET_MS, describeBudget, TimeBudget } from "./time_budget.ts";
 export {

@@ -29,6 +29,7 @@ import {
 } from "./_folder_chain.ts";
 import { NameQueue } from "./_name_queue.ts";
 import type { TimeBudget } from "./time_budget.ts";
+import type { IgnoreRules } from "./ignore_rules.ts";
 
 /** One entry found by {@linkcode walk}. Symlinks are reported as such and never descended. */
 export interface WalkEntry {
@@ -80,6 +81,11 @@ export interface WalkOptions {
    * @default true
    */
   statFiles?: boolean;
+  /**
+   * `.gitignore`/`.ignore` rules: an entry they ignore is neither yielded nor entered, and is
+   * counted in `stats.ignored`. @default null (every entry)
+   */
+  ignoreRules?: IgnoreRules | null;
 }
 
 /** What a walk passed over, for `truncated` flags and summaries. */
@@ -88,6 +94,8 @@ export interface WalkStats {
   depth_limited: number;
   /** `.git` and runs folders not entered. */
   excluded: number;
+  /** Entries left out by `.gitignore`/`.ignore` rules (an ignored folder counts once). */
+  ignored: number;
   /** Folders that could not be read. */
   unreadable: number;
   /**
@@ -99,7 +107,7 @@ export interface WalkStats {
 
 /** A fresh {@linkcode WalkStats}. */
 export function emptyWalkStats(): WalkStats {
-  return { depth_limited: 0, excluded: 0, unreadable: 0, changed: 0 };
+  return { depth_limited: 0, excluded: 0, ignored: 0, unreadable: 0, changed: 0 };
 }
 
 interface Frame {
@@ -152,6 +160,7 @@ export async function* walk(start: ResolvedPath, options: WalkOptions): AsyncGen
     throw new TypeError(`Cannot walk "${start.display}": it is not a folder`);
   }
   const { guard, recursive = false, maxDepth = 64, signal, budget: time } = options;
+  const ignoreRules = options.ignoreRules ?? null;
   const stats = options.stats ?? emptyWalkStats();
   const budget: SettleBudget = { remainingMs: DEFAULT_SETTLE_BUDGET_MS };
   const hold = signal === undefined ? { budget } : { budget, signal };
@@ -197,6 +206,10 @@ export async function* walk(start: ResolvedPath, options: WalkOptions): AsyncGen
     }
     const entry = frame.entries[frame.next++] as WalkEntry;
     if (time?.exhausted()) return;
+    if (ignoreRules?.ignores(entry.path, entry.type === "directory")) {
+      stats.ignored += 1;
+      continue;
+    }
     yield entry;
     if (entry.type !== "directory" || !recursive) continue;
     if (guard.excludedFromWalks(entry.path)) {

@@ -117,10 +117,92 @@ export async function mcpConfinement(inputs: McpConfinementInputs): Promise<McpC
     ...await shared(),
     bwrapPath: bwrapPath as string,
     system: commands?.systemMounts.length ? commands.systemMounts : hostSystemMounts(),
+    // What the user's own config names (node /abs/server/dist/index.js) is mounted read-only.
+    readRoots: [...guard.readRoots, ...await namedServerPaths(config, guard, home)],
     hostHome: home,
     programFolders: (paths) => programFolders(paths, home),
     processLimit: prlimitPath === null ? null : { prlimitPath, max: config.tools.max_processes },
   };
+}
+
+/** Files that mark the root of a package whose code a server script imports. */
+const PACKAGE_MARKERS = ["package.json", "pyproject.toml", "deno.json", "go.mod"];
+
+/**
+ * The paths the stdio servers' own arguments name (absolute, or `~/`; also an `--option=/path`
+ * value) that exist outside the workspace and every root: a folder as named; a file's folder and
+ * the nearest package folder above it (the one holding its `package.json`, where its
+ * `node_modules` are), so `node /abs/server/dist/index.js` starts under bubblewrap. Never `/`,
+ * the home folder itself, or a sensitive path (`~/.ssh`, `*.pem`, `.env`…). These join the
+ * servers' read-only mounts.
+ *
+ * @example
+ * ```ts ignore
+ * const extra = await namedServerPaths(config, guard, "/home/me");
+ * ```
+ */
+export async function namedServerPaths(
+  config: LoadedConfig,
+  guard: PathGuard,
+  home: string | null,
+): Promise<string[]> {
+  const mounted = [guard.workspace, ...guard.readRoots, ...guard.allWriteRoots];
+  const inside = (path: string, folder: string) => {
+    const relative = nodePath.relative(folder, path);
+    return relative === "" || (!relative.startsWith("..") && !nodePath.isAbsolute(relative));
+  };
+  const tooWide = (path: string) => path === "/" || (home !== null && path === home);
+  const found: string[] = [];
+  const add = (path: string) => {
+    if (tooWide(path) || guard.sensitiveMatch(path) !== null) return;
+    if (mounted.some((root) => inside(path, root)) || found.includes(path)) return;
+    found.push(path);
+  };
+  for (const server of Object.values(config.mcp_servers)) {
+    if (server.type !== "stdio") continue;
+    for (const argument of server.args) {
+      const written = argument.startsWith("--") && argument.includes("=")
+        ? argument.slice(argument.indexOf("=") + 1)
+        : argument;
+      const expanded = written.startsWith("~/") && home !== null
+        ? nodePath.join(home, written.slice(2))
+        : written;
+      if (!nodePath.isAbsolute(expanded)) continue;
+      let real: string;
+      let info: Deno.FileInfo;
+      try {
+        real = await Deno.realPath(expanded);
+        info = await Deno.stat(real);
+      } catch {
+        continue;
+      }
+      if (guard.sensitiveMatch(real) !== null) continue;
+      if (info.isDirectory) {
+        add(real);
+        continue;
+      }
+      const folder = nodePath.dirname(real);
+      add(folder);
+      const root = await packageRoot(folder, home);
+      if (root !== null) add(root);
+    }
+  }
+  return found;
+}
+
+/** The nearest folder at or above `folder` holding a package marker, below `/` and home. */
+async function packageRoot(folder: string, home: string | null): Promise<string | null> {
+  for (let current = folder; current !== "/" && current !== home;) {
+    for (const marker of PACKAGE_MARKERS) {
+      if (await Deno.stat(nodePath.join(current, marker)).then(() => true, () => false)) {
+        return current;
+      }
+    }
+    const parent = nodePath.dirname(current);
+    if (parent === current) break;
+    current = parent;
+  }
+  return null;
 }
 
 /** `prlimit` (util-linux) in /usr/bin or /bin, or null. */

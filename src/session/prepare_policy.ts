@@ -5,6 +5,7 @@
  * @module
  */
 
+import * as nodePath from "node:path";
 import { ConfigError, type LoadedConfig } from "../config/mod.ts";
 import { type CommandSetup, prepareCommands } from "./command_setup.ts";
 import type { DeclarativeToolFile } from "../toolsets/declarative/mod.ts";
@@ -91,9 +92,15 @@ export async function preparePolicy(
   const home = read("HOME") ?? null;
   const secrets = secretValues(config.audit.secret_env, read);
   const runWriteRoots = run === null ? [] : [run.workspace, run.deliverables];
+  const skillDirs = await realFolders(config.skills.dirs);
   const guard = await PathGuard.create({
     workspace: config.workspace,
-    readRoots: config.sandbox.read_roots,
+    // Skill folders outside the workspace are readable (read-only: they are protected), so a
+    // skill's model can read its reference files (pdf/forms.md) through the guard.
+    readRoots: [
+      ...config.sandbox.read_roots,
+      ...await skillReadRoots(skillDirs, config.workspace, config.sandbox.read_roots),
+    ],
     writeRoots: [...config.sandbox.write_roots, ...runWriteRoots],
     protectedPaths: protectedPaths(config, home),
     writableExceptions: runWriteRoots,
@@ -115,7 +122,6 @@ export async function preparePolicy(
     { names: options.environmentNames ?? environmentNames, get: read },
     ...(options.probeBubblewrap === undefined ? [] : [options.probeBubblewrap]),
   );
-  const skillDirs = await realFolders(config.skills.dirs);
   const memory = sessionMemorySettings(
     config,
     run,
@@ -248,6 +254,22 @@ function registerTools(
 }
 
 /** Real paths of the folders that exist. */
+/** The real skill folders that lie outside the workspace and every configured read root. */
+async function skillReadRoots(
+  skillDirs: readonly string[],
+  workspace: string,
+  readRoots: readonly string[],
+): Promise<string[]> {
+  const holders = await realFolders([workspace, ...readRoots]);
+  const inside = (path: string, folder: string) => {
+    const relative = nodePath.relative(folder, path);
+    return relative === "" || (!relative.startsWith("..") && !nodePath.isAbsolute(relative));
+  };
+  return skillDirs.filter((dir, index) =>
+    skillDirs.indexOf(dir) === index && !holders.some((holder) => inside(dir, holder))
+  );
+}
+
 async function realFolders(paths: readonly string[]): Promise<string[]> {
   const real: string[] = [];
   for (const path of paths) {

@@ -3,10 +3,13 @@
  * (agentskills.io) and its reference validator `skills-ref` do: the text between the first two
  * `---` lines, parsed with the `yaml` package's failsafe schema, so that every scalar is a string
  * (`version: 1.0` gives `"1.0"`, as the reference's strictyaml does), with no tags, anchors or
- * duplicate keys, then held to the closed set of keys. Lengths count Unicode code points.
- * The test data in `tests/testdata/skills_spec/` records the reference's verdict on each edge case
- * and the differences kept on purpose (a BOM is skipped, flow lists are read, metadata values that
- * are mappings or lists become JSON).
+ * duplicate keys. Lengths count Unicode code points. Where published skills (the anthropics/skills
+ * collection) and the clients users know are looser than the spec, loading is too, with a warning
+ * the run records: keys outside the spec (`version:`, `author:`) are ignored, and a description
+ * over 1,024 characters is kept (up to eight times that). Names, and everything the path guard
+ * checks, stay strict. The test data in `tests/testdata/skills_spec/` records the reference's
+ * verdict on each edge case and the differences kept on purpose (a BOM is skipped, flow lists are
+ * read, metadata values that are mappings or lists become JSON, the two looser rules above).
  *
  * @module
  */
@@ -17,8 +20,10 @@ import { splitAllowedTools } from "./allowed_tools.ts";
 
 /** Longest skill name, in characters (Unicode code points). */
 export const MAX_NAME_LENGTH = MAX_SKILL_NAME_LENGTH;
-/** Longest description, in characters (Unicode code points). */
+/** The spec's longest description, in characters (Unicode code points): longer ones warn. */
 export const MAX_DESCRIPTION_LENGTH = 1024;
+/** Longest description loaded at all, in characters: eight times the spec's (refused above). */
+export const MAX_DESCRIPTION_HARD_LENGTH = 8 * MAX_DESCRIPTION_LENGTH;
 /** Longest `compatibility` note, in characters (Unicode code points). */
 export const MAX_COMPATIBILITY_LENGTH = 500;
 /** Most entries in `allowed-tools`. */
@@ -115,11 +120,16 @@ function checkFrontmatter(
   folderName: string,
 ): SkillFrontmatter | string {
   const known: readonly string[] = FRONTMATTER_KEYS;
-  const unknown = Object.keys(data).find((key) => !known.includes(key));
-  if (unknown !== undefined) {
-    return `key "${clip(unknown)}" is not allowed (allowed: ${FRONTMATTER_KEYS.join(", ")})`;
-  }
   const warnings: string[] = [];
+  // Keys outside the spec (`version:`, `author:` as published skills use them) are tolerated as
+  // the clients users know tolerate them: ignored, with a warning the run records.
+  for (const key of Object.keys(data).filter((key) => !known.includes(key))) {
+    warnings.push(
+      `key "${clip(key)}" is not in the Agent Skills spec (${
+        FRONTMATTER_KEYS.join(", ")
+      }): it is ignored`,
+    );
+  }
 
   const rawName = data.name;
   if (rawName === undefined) return 'key "name" is missing';
@@ -140,9 +150,15 @@ function checkFrontmatter(
   if (typeof description !== "string") return 'key "description" must be a string';
   if (description.trim().length === 0) return 'key "description" must not be empty';
   const descriptionLength = [...description].length;
-  if (descriptionLength > MAX_DESCRIPTION_LENGTH) {
-    return `key "description" must be at most ${MAX_DESCRIPTION_LENGTH} characters long, ` +
+  if (descriptionLength > MAX_DESCRIPTION_HARD_LENGTH) {
+    return `key "description" must be at most ${MAX_DESCRIPTION_HARD_LENGTH} characters long, ` +
       `got ${descriptionLength}`;
+  }
+  if (descriptionLength > MAX_DESCRIPTION_LENGTH) {
+    warnings.push(
+      `key "description" is ${descriptionLength} characters long, over the spec's ` +
+        `${MAX_DESCRIPTION_LENGTH}: it is kept whole`,
+    );
   }
 
   const license = optionalString(data, "license");

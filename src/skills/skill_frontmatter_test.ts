@@ -81,18 +81,30 @@ Deno.test("parseSkillDocument refuses a name that differs from the folder", () =
   );
 });
 
-Deno.test("parseSkillDocument refuses an empty or too long description", () => {
+Deno.test("parseSkillDocument refuses an empty description, warns over 1024 characters, refuses over 8192", () => {
   assert.equal(reasonOf(doc("name: demo")), 'key "description" is missing');
   assert.equal(reasonOf(doc('name: demo\ndescription: ""')), 'key "description" must not be empty');
+  const long = parseSkillDocument(doc(`name: demo\ndescription: ${"x".repeat(1068)}`), "demo");
+  assert.ok(long.ok);
+  assert.match(long.frontmatter.warnings.join("\n"), /1068 characters long, over the spec's 1024/);
+  assert.equal(long.frontmatter.description.length, 1068);
   assert.match(
-    reasonOf(doc(`name: demo\ndescription: ${"x".repeat(1025)}`)),
-    /at most 1024 characters long, got 1025/,
+    reasonOf(doc(`name: demo\ndescription: ${"x".repeat(8193)}`)),
+    /at most 8192 characters long, got 8193/,
   );
-  assert.ok(parseSkillDocument(doc(`name: demo\ndescription: ${"x".repeat(1024)}`), "demo").ok);
+  const exact = parseSkillDocument(doc(`name: demo\ndescription: ${"x".repeat(1024)}`), "demo");
+  assert.ok(exact.ok);
+  assert.deepEqual(exact.frontmatter.warnings, []);
 });
 
-Deno.test("parseSkillDocument refuses unknown keys and values too long", () => {
-  assert.match(reasonOf(doc("name: demo\ndescription: d\nversion: 2")), /key "version" is not/);
+Deno.test("parseSkillDocument ignores keys outside the spec with a warning, refuses values too long", () => {
+  const versioned = parseSkillDocument(
+    doc("name: demo\ndescription: d\nversion: 2\nauthor: Someone"),
+    "demo",
+  );
+  assert.ok(versioned.ok);
+  assert.equal(versioned.frontmatter.warnings.length, 2);
+  assert.match(versioned.frontmatter.warnings[0]!, /key "version" is not in the Agent Skills spec/);
   assert.match(
     reasonOf(doc(`name: demo\ndescription: d\ncompatibility: ${"c".repeat(501)}`)),
     /"compatibility" must be at most 500/,

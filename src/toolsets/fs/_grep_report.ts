@@ -139,6 +139,13 @@ function passedOver(facts: GrepFacts, named: number): string[] {
   if (facts.stats.unreadable > 0) {
     notes.push(`skipped ${facts.stats.unreadable} unreadable ${plural(facts.stats.unreadable)}`);
   }
+  if (facts.stats.ignored > 0) {
+    notes.push(
+      `left out ${facts.stats.ignored} ${
+        facts.stats.ignored === 1 ? "entry" : "entries"
+      } ignored by .gitignore or .ignore (include_ignored: true searches them)`,
+    );
+  }
   return notes;
 }
 

@@ -17,7 +17,7 @@
 import * as nodePath from "node:path";
 import type { SearchCandidates, ToolContext } from "../../tools/mod.ts";
 import { success, type ToolOutcome } from "../../result/mod.ts";
-import type { ResolvedPath } from "../../sandbox/mod.ts";
+import type { IgnoreRules, ResolvedPath } from "../../sandbox/mod.ts";
 import { openProvenForRead, openVerifiedForRead, type VerifiedFile } from "../../sandbox/mod.ts";
 import { presentedText } from "../../sandbox/mod.ts";
 import type { TimeBudget } from "../../sandbox/mod.ts";
@@ -118,8 +118,10 @@ export class Search {
     start: ResolvedPath,
     matchesGlob: ((relative: string) => boolean) | null,
     pending: Promise<SearchCandidates | null> | null = null,
+    ignoreRules: IgnoreRules | null = null,
   ): Promise<void> {
     const walker = walk(start, {
+      ignoreRules,
       guard: this.context.guard,
       recursive: true,
       maxDepth: MAX_WALK_DEPTH,

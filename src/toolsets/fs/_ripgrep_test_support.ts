@@ -80,6 +80,7 @@ export async function grepWith(
     glob?: string;
     limit?: number;
     case_sensitive?: boolean;
+    include_ignored?: boolean;
   },
   context: ToolContext,
 ): Promise<{ outcome: ToolOutcome; data: GrepFilesData }> {

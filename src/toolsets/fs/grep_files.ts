@@ -10,7 +10,7 @@ import picomatch from "picomatch";
 import { defineTool } from "../../tools/mod.ts";
 import { failure, type ToolOutcome } from "../../result/mod.ts";
 import { printable } from "../../sandbox/mod.ts";
-import { ioFailure } from "../../sandbox/mod.ts";
+import { IgnoreRules, ioFailure } from "../../sandbox/mod.ts";
 import { DEFAULT_SEARCH_TIME_BUDGET_MS, TimeBudget } from "../../sandbox/mod.ts";
 import type { WalkStats } from "../../sandbox/mod.ts";
 import { checkPath, isOutcome } from "./_check.ts";
@@ -43,6 +43,9 @@ const parameters = z.strictObject({
     `Most matching lines to return (1 to ${MAX_GREP_LIMIT})`,
   ),
   case_sensitive: z.boolean().default(true).describe("Match letter case exactly"),
+  include_ignored: z.boolean().default(false).describe(
+    "Also search files and folders that .gitignore or .ignore files leave out (as rg --no-ignore)",
+  ),
 });
 
 /** One matching line. */
@@ -82,8 +85,10 @@ export interface GrepFilesData {
 }
 
 /**
- * `fs.grep_files(pattern, path = ".", glob?, limit = 100, case_sensitive = true)`: searches every
- * text file below `path` line by line, in stable walk order (depth first, names sorted), with an
+ * `fs.grep_files(pattern, path = ".", glob?, limit = 100, case_sensitive = true,
+ * include_ignored = false)`: searches every text file below `path` that `.gitignore`/`.ignore`
+ * files do not leave out (as ripgrep; `include_ignored` searches them too; see
+ * `sandbox/ignore_rules.ts`), line by line, in stable walk order (depth first, names sorted), with an
  * RE2 regular expression (`re2js`: time linear in the line, so no pattern can stall a search;
  * backreferences and lookaround are refused with the RE2 form to use). The walk never enters
  * symlinked folders; a symlink to a file is searched only when the guard accepts its target.
@@ -106,7 +111,8 @@ export const grepFilesTool = defineTool({
   name: "fs.grep_files",
   description: "Search files below a folder for lines matching a regular expression in RE2 " +
     "syntax (no backreferences or lookaround); returns path:line:text lines (at most limit, " +
-    'default 100). Optional glob filter (e.g. "*.ts"). Binary, sensitive and files over 10 MiB ' +
+    'default 100). Optional glob filter (e.g. "*.ts"). Files .gitignore/.ignore leave out are ' +
+    "not searched unless include_ignored is true. Binary, sensitive and files over 10 MiB " +
     "are skipped and named; a search that runs past its time budget returns what it found, " +
     "marked truncated.",
   parameters,
@@ -152,7 +158,14 @@ export const grepFilesTool = defineTool({
         search.consume(await search.searchFile(candidate, start));
       } else {
         // ripgrep's answer (a filter, for the folder it searched) is awaited while the walk runs.
-        await search.searchFolder(start, matchesGlob, context.search_candidates ?? null);
+        // .gitignore/.ignore rules from the root holding the folder down (as ripgrep reads them).
+        const ignoreRules = args.include_ignored === true ? null : new IgnoreRules(start.root);
+        await search.searchFolder(
+          start,
+          matchesGlob,
+          context.search_candidates ?? null,
+          ignoreRules,
+        );
       }
     } catch (error) {
       return ioFailure("search folder", start, error);

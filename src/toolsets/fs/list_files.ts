@@ -8,7 +8,13 @@ import { z } from "zod";
 import { defineTool } from "../../tools/mod.ts";
 import { failure, success, type ToolOutcome } from "../../result/mod.ts";
 import { DEFAULT_SEARCH_TIME_BUDGET_MS, describeBudget, TimeBudget } from "../../sandbox/mod.ts";
-import { emptyWalkStats, walk, type WalkEntry, type WalkStats } from "../../sandbox/mod.ts";
+import {
+  emptyWalkStats,
+  IgnoreRules,
+  walk,
+  type WalkEntry,
+  type WalkStats,
+} from "../../sandbox/mod.ts";
 import { inspectVerifiedFile, ioFailure } from "../../sandbox/mod.ts";
 import { checkPath, isOutcome } from "./_check.ts";
 import { formatBytes, MAX_WALK_DEPTH } from "./_limits.ts";
@@ -27,6 +33,10 @@ const parameters = z.strictObject({
   ),
   limit: z.number().int().min(1).max(MAX_LIST_LIMIT).default(DEFAULT_LIST_LIMIT).describe(
     `Most entries to list (1 to ${MAX_LIST_LIMIT})`,
+  ),
+  include_ignored: z.boolean().default(false).describe(
+    "In a recursive listing, also list what .gitignore or .ignore files leave out (a listing of " +
+      "one folder shows everything)",
   ),
 });
 
@@ -61,7 +71,9 @@ export interface ListFilesData {
 }
 
 /**
- * `fs.list_files(path = ".", recursive = false, limit = 200)`: one line per entry, folders with a
+ * `fs.list_files(path = ".", recursive = false, limit = 200, include_ignored = false)`: one line
+ * per entry (a recursive listing leaves out what `.gitignore`/`.ignore` do, counted, unless
+ * `include_ignored`), folders with a
  * trailing `/`, symlinks marked ` -> symlink` (never resolved or entered), files with their size,
  * sensitive entries (`.env`, `*.pem`, …) marked ` [sensitive]` (and `sensitive: true` in the data),
  * or left out and counted when `context.files.hide_sensitive_in_listings` is set. Recursive
@@ -128,6 +140,11 @@ export const listFilesTool = defineTool({
         maxDepth: MAX_WALK_DEPTH,
         signal: context.signal,
         stats: listing.stats,
+        // A recursive listing is a search of the tree: it leaves out what .gitignore/.ignore
+        // do (as `rg --files`); one folder's listing shows every entry (as `ls`).
+        ignoreRules: recursive && args.include_ignored !== true
+          ? new IgnoreRules(start.root)
+          : null,
         ...(listing.budget === null ? {} : { budget: listing.budget }),
       });
       for await (const entry of walker) {
@@ -207,6 +224,12 @@ function finish(listing: Listing): ToolOutcome {
         `rename); list again]`,
     );
   }
+  if (stats.ignored > 0) {
+    lines.push(
+      `[${stats.ignored} ${stats.ignored === 1 ? "entry" : "entries"} ignored by .gitignore or ` +
+        `.ignore not listed (include_ignored: true lists them)]`,
+    );
+  }
   if (listing.hidden > 0) {
     lines.push(
       `[${listing.hidden} sensitive ${listing.hidden === 1 ? "entry" : "entries"} hidden ` +
@@ -216,6 +239,7 @@ function finish(listing: Listing): ToolOutcome {
   const count = `${entries.length} ${entries.length === 1 ? "entry" : "entries"}`;
   const notes: string[] = [];
   if (listing.hidden > 0) notes.push(`${listing.hidden} sensitive hidden`);
+  if (stats.ignored > 0) notes.push(`${stats.ignored} ignored by .gitignore or .ignore`);
   if (reasons.length > 0) {
     notes.push(reasons[0] === "time_budget" ? "truncated: time budget" : "truncated");
   }

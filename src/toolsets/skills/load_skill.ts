@@ -60,7 +60,8 @@ export function checkSkillId(skillId: string): string | null {
  * which the runtime applies to the rest of the run.
  *
  * Errors: `invalid_arguments` (an id that is not a skill name: `../x`, `/etc`, `""`, `.`),
- * `file_not_found` (no such skill, or the skill is invalid: the reason is given).
+ * `file_not_found` (no such skill), `skill_invalid` (its `SKILL.md` does not validate: the
+ * reason is given).
  *
  * @param skillDirs Skill folders in priority order.
  * @example
@@ -95,7 +96,7 @@ export function loadSkillTool(skillDirs: readonly string[]): ToolDefinition {
           entry.path.endsWith(`/${id}/SKILL.md`) || entry.path.endsWith(`/${id}/skill.md`)
         );
         if (broken !== undefined) {
-          return failure("file_not_found", broken.reason, { skill_id: id });
+          return failure("skill_invalid", broken.reason, { skill_id: id, path: broken.path });
         }
         const names = catalogue.skills.map((candidate) => candidate.name).join(", ") || "none";
         return failure(
@@ -124,7 +125,10 @@ export function loadSkillTool(skillDirs: readonly string[]): ToolDefinition {
         ? ""
         : `\n\n## Warnings about ${skill.name}\n\n` +
           skill.warnings.map((warning) => `- ${warning}`).join("\n");
+      // The folder by its real path: the model reads the skill's own files (references, forms)
+      // with fs.read_file there, read-only (a skill folder outside the workspace is a read root).
       const output = `${skill.body.trim()}\n\n## Resources of ${skill.name} (${data.path})\n\n` +
+        `Read them with fs.read_file at "${skill.path}/<file>" (read-only).\n\n` +
         resources + warnings;
       const count = skill.resources.length === 1
         ? "1 resource"

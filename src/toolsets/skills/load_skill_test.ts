@@ -53,7 +53,7 @@ Deno.test("skills.load_skill gives the reason when the skill is invalid", async 
   await Deno.writeTextFile(nodePath.join(skills, "broken", "SKILL.md"), "---\nname: broken\n---\n");
   const context = await createTestContext({ workspace: sandbox.workspace });
   const outcome = await callTool(loadSkillTool([skills]), { skill_id: "broken" }, context);
-  assert.equal(outcome.error?.type, "file_not_found");
+  assert.equal(outcome.error?.type, "skill_invalid");
   assert.equal(
     outcome.error?.message,
     'Cannot load skill "broken/SKILL.md": key "description" is missing',

@@ -1,0 +1,2 @@
+import sys
+print('fillable fields of', sys.argv[1])
