@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { MAX_TOKEN_MATCH_CHARS, Redactor } from "./redactor.ts";
+import { deeperThanMarker, MAX_VALUE_DEPTH } from "../result/mod.ts";
 
 const redactor = new Redactor({ secrets: [] });
 
@@ -259,4 +260,19 @@ Deno.test("redactText gives a long text the same result when it comes again, als
   const plain = "nothing to hide here\n".repeat(30);
   assert.equal(redactor.redactText(plain), plain);
   assert.equal(redactor.redactText(plain), plain);
+});
+
+Deno.test("Redactor.redactValue leaves out what is nested past the depth bound, secrets included", () => {
+  const withSecret = (levels: number) =>
+    JSON.parse(
+      `${"[".repeat(levels)}{"token":"ghp_${"a".repeat(36)}"}${"]".repeat(levels)}`,
+    );
+  const deep = redactor.redactValue(withSecret(100_000));
+  const text = JSON.stringify(deep);
+  assert.ok(text.includes(deeperThanMarker()));
+  assert.ok(!text.includes("ghp_"));
+  // Near miss: at the bound the object is reached and its secret redacted, not dropped.
+  const shallow = JSON.stringify(redactor.redactValue(withSecret(MAX_VALUE_DEPTH - 1)));
+  assert.ok(shallow.includes("[REDACTED:"), shallow.slice(-80));
+  assert.ok(!shallow.includes(deeperThanMarker()));
 });
