@@ -4,7 +4,8 @@
 // refused and broken answers) go through the real agent loop, in-process, against a loopback
 // OpenAI-compatible model; every run must end with a documented end reason and its exit code, and
 // its folder must verify sealed. The seed is printed; KAGENT_PROPERTY_SEED replays one,
-// KAGENT_PROPERTY_RUNS changes how many runs.
+// KAGENT_PROPERTY_RUNS changes how many runs (50 by default: 1,773 turns with seed 37; about 70 s of
+// CPU on this 2-core VM).
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
 import { createProject, onlyRunDir, readJsonl, runCli } from "./_cli_helpers.ts";
@@ -67,18 +68,8 @@ Deno.test(`every generated model turn ends its run through a documented end, sea
   const ends = new Map<string, number>();
   for (let index = 0; index < RUNS; index += 1) {
     const seed = (SEED * 1_000_003 + index) >>> 0;
-    const t0 = performance.now();
     // Every other run never ends on its own, so it meets max_turns.
     const run = await hostileRun(seed, index % 2 === 0 ? 0 : 1 / 50);
-    if (Deno.env.get("KAGENT_PROPERTY_DEBUG")) {
-      console.log(
-        index,
-        run.turns,
-        run.end?.end_reason,
-        Math.round(performance.now() - t0),
-        run.stderr.split("\n").filter((l) => / \(\d+ ms\)|turn /.test(l)).slice(0, 80).join("\n"),
-      );
-    }
     const where = `run seed ${seed} (KAGENT_PROPERTY_SEED=${SEED}, run ${index})`;
     turns += run.turns;
     const reason = String(run.end?.end_reason);
