@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { openTestRun } from "../src/testing/run_harness.ts";
 import { unconfinedCommandApprover } from "../src/testing/unconfined_approver.ts";
 import { EXIT } from "../src/cli/_common.ts";
-import { createProject, type Project, readJsonl } from "./_cli_helpers.ts";
+import { createProject, type Project, readJsonl, taskFlags } from "./_cli_helpers.ts";
 import { processesWith, survivorsAfter } from "./_attack_helpers.ts";
 
 const FIXTURE_SKILLS = fileURLToPath(new URL("./testdata/hostile/skills", import.meta.url));
@@ -105,8 +105,8 @@ function startCli(project: Project, extra: string[] = []): Deno.ChildProcess {
   return new Deno.Command(Deno.execPath(), {
     args: [
       "run",
-      "--unstable-worker-options",
-      "--allow-all",
+      // The flags the shipped task and binary run with, not --allow-all.
+      ...taskFlags("kagent-run"),
       MAIN,
       "--config",
       project.configPath,

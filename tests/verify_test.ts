@@ -8,7 +8,14 @@ import * as nodePath from "node:path";
 import { lineHash } from "../src/audit/mod.ts";
 import { EXIT } from "../src/cli/_common.ts";
 import { type VerifyReport, verifyRun } from "../src/verify/mod.ts";
-import { createProject, onlyRunDir, type Project, repository, runCli } from "./_cli_helpers.ts";
+import {
+  createProject,
+  onlyRunDir,
+  type Project,
+  repository,
+  runCli,
+  taskFlags,
+} from "./_cli_helpers.ts";
 
 const KEY_ENV = "KAGENT_TEST_SIGNING_KEY";
 const KEY = "k".repeat(16) + "-signing-key-for-the-tests-0123456789";
@@ -289,8 +296,8 @@ Deno.test("kagent-run verify says incomplete, and the whole records verify, when
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
-      "--unstable-worker-options",
-      "--allow-all",
+      // The flags the shipped task and binary run with, not --allow-all.
+      ...taskFlags("kagent-run"),
       nodePath.join(import.meta.dirname as string, "../main.ts"),
       "--config",
       project.configPath,
