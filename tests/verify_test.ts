@@ -571,3 +571,28 @@ Deno.test("kagent-run verify says tampered (6) when the manifest of a signed com
   const incomplete = await runCli(["verify", unsigned]);
   assert.equal(incomplete.code, EXIT.incomplete, incomplete.stdout);
 });
+
+Deno.test("kagent-run verify counts the calls the run's summary counts, skipped ones included", async () => {
+  await using project = await createProject({
+    plan: [
+      JSON.stringify({
+        tool_calls: [
+          // Fails (no path): the read after it in the turn is skipped, never started.
+          { id: "bad", name: "fs.write_file", arguments: {} },
+          { id: "after", name: "fs.read_file", arguments: { path: "README.md" } },
+        ],
+      }),
+      JSON.stringify({ content: "done" }),
+    ],
+  });
+  const run = await runCli(["--config", project.configPath, "--non-interactive"]);
+  assert.match(
+    run.stderr,
+    /run completed in [\d.]+ s: 2 tool calls, 0 denied, 1 failed, 1 skipped/,
+  );
+  const report = await verifyRun(await onlyRunDir(project));
+  assert.equal(report.verdict, "verified");
+  assert.equal(report.counts.calls, 2);
+  const printed = await runCli(["verify", await onlyRunDir(project)]);
+  assert.match(printed.stdout, /, 2 calls,/);
+});
