@@ -171,3 +171,18 @@ for (const { isolation, signal, code, marker } of CASES) {
     assert.equal(completed?.end_reason, "aborted_tools");
   });
 }
+
+Deno.test("kagent-run killed with SIGKILL leaves no process of its commands alive: the watchdog sweeps them (isolation none)", async () => {
+  const marker = "600.6175";
+  assert.deepEqual(await processesWith(marker), [], "a process from an earlier run is alive");
+  await using project = await stubbornProject("none", marker);
+  const grants = await grantFile(project);
+  const child = startCli(project, ["--approvals", grants.file]);
+  const output = child.output();
+  await untilAllSleep(marker, output);
+  // No handler runs: the process is gone at once, its run unended.
+  child.kill("SIGKILL");
+  const { signal } = await output;
+  assert.equal(signal, "SIGKILL");
+  assert.deepEqual(await survivorsAfter(marker, 5_000), [], `processes marked ${marker} survived`);
+});
