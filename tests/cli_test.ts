@@ -364,3 +364,17 @@ Deno.test("kagent-run tools says exec.run_command is open-world when commands re
   // Near miss: confined commands on an isolated loopback are not open-world.
   assert.deepEqual(await openWorld({}), [false, false]);
 });
+
+Deno.test("kagent-run policy states under isolation none what a kill -9 leaves and what escapes the sweep", async () => {
+  await using project = await createProject({
+    config: { commands: ["cat"], sandbox: { command_isolation: "none" } },
+  });
+  const { code, stdout, stderr } = await runCli(["policy", "--config", project.configPath]);
+  assert.equal(code, 0, stderr);
+  assert.match(stdout, /by a watchdog if kagent-run is killed \(kill -9\)/);
+  assert.match(stdout, /except a process that left the session and emptied its environment/);
+  // Near miss: under bubblewrap the kernel guarantee is stated instead.
+  await using confined = await createProject({ config: { commands: ["cat"] } });
+  const bwrap = await runCli(["policy", "--config", confined.configPath]);
+  assert.doesNotMatch(bwrap.stdout, /watchdog/);
+});
