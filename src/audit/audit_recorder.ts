@@ -186,9 +186,7 @@ export class AuditRecorder {
   ): Promise<number | null> {
     const [tools, errors] = await Promise.all([this.#tools.head(), this.#errors.head()]);
     const chains = { tools: tools as ChainLink, errors: errors as ChainLink };
-    const signing = this.#signing === null
-      ? null
-      : { algorithm: SIGNATURE_ALGORITHM, key_env: this.#signing.env };
+    const signing = this.#signing && { algorithm: SIGNATURE_ALGORITHM, key_env: this.#signing.env };
     const seq = await this.#append(
       this.#events,
       "event",
