@@ -3,6 +3,7 @@
 // subprocess with exactly the flags of the `kagent-run` task (the ones `compile` bakes in), then
 // every line of every log is parsed.
 import assert from "node:assert/strict";
+import { verifyRun } from "../src/verify/mod.ts";
 import * as nodePath from "node:path";
 import { createHash } from "node:crypto";
 import { AUDIT_EVENT_TYPES } from "../src/audit/mod.ts";
@@ -61,6 +62,8 @@ Deno.test("a demo run leaves a complete run folder whose every log line parses",
   assert.match(stderr, /8 tool calls, 2 denied, 1 failed/);
 
   const runDir = await onlyRunDir(project);
+  // verify counts the same calls as the summary line (issue 25 §11: it once said 7).
+  assert.equal((await verifyRun(runDir)).counts.calls, 8);
   const listing: string[] = [];
   for await (const entry of Deno.readDir(runDir)) listing.push(entry.name);
   // home/ and tmp/ are the HOME and TMPDIR of commands (created when a command runs);

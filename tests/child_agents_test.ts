@@ -8,7 +8,14 @@ import assert from "node:assert/strict";
 import * as nodePath from "node:path";
 import { fileURLToPath } from "node:url";
 import { SqliteTaskStore } from "../src/tasks/mod.ts";
-import { createProject, onlyRunDir, readJsonl, repository, runCli } from "./_cli_helpers.ts";
+import {
+  createProject,
+  onlyRunDir,
+  readJsonl,
+  repository,
+  runCli,
+  taskFlags,
+} from "./_cli_helpers.ts";
 import { exists, processesWith, survivorsAfter } from "./_attack_helpers.ts";
 
 const EXAMPLE = nodePath.join(repository, "examples", "agents");
@@ -202,8 +209,8 @@ Deno.test("an abort mid-run reaches every child agent and leaves none of their p
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
-      "--unstable-worker-options",
-      "--allow-all",
+      // The flags the shipped task and binary run with, not --allow-all.
+      ...taskFlags("kagent-run"),
       MAIN,
       "--config",
       project.configPath,

@@ -345,3 +345,40 @@ Deno.test("an allow of exec.run_command narrowed to git runs git without asking 
   assert.equal(call.code, 0, call.stdout);
   assert.match(JSON.parse(call.stdout).output, /git version/);
 });
+
+Deno.test("kagent-run tools says exec.run_command is open-world when commands reach the network, and not otherwise", async () => {
+  const openWorld = async (sandbox: Record<string, unknown>) => {
+    await using project = await createProject({ config: { commands: ["cat"], sandbox } });
+    const { code, stdout, stderr } = await runCli([
+      "tools",
+      "--config",
+      project.configPath,
+      "--json",
+      "--all",
+    ]);
+    assert.equal(code, 0, stderr);
+    const tools = JSON.parse(stdout) as { name: string; annotations: { open_world: boolean } }[];
+    return ["exec.run_command", "skills.run_script"].map((name) =>
+      tools.find((tool) => tool.name === name)?.annotations.open_world
+    );
+  };
+  assert.deepEqual(await openWorld({ command_network: true }), [true, true]);
+  // No confinement at all: a command reaches whatever the host reaches.
+  assert.deepEqual(await openWorld({ command_isolation: "none" }), [true, true]);
+  // Near miss: confined commands on an isolated loopback are not open-world.
+  assert.deepEqual(await openWorld({}), [false, false]);
+});
+
+Deno.test("kagent-run policy states under isolation none what a kill -9 leaves and what escapes the sweep", async () => {
+  await using project = await createProject({
+    config: { commands: ["cat"], sandbox: { command_isolation: "none" } },
+  });
+  const { code, stdout, stderr } = await runCli(["policy", "--config", project.configPath]);
+  assert.equal(code, 0, stderr);
+  assert.match(stdout, /by a watchdog if kagent-run is killed \(kill -9\)/);
+  assert.match(stdout, /except a process that left the session and emptied its environment/);
+  // Near miss: under bubblewrap the kernel guarantee is stated instead.
+  await using confined = await createProject({ config: { commands: ["cat"] } });
+  const bwrap = await runCli(["policy", "--config", confined.configPath]);
+  assert.doesNotMatch(bwrap.stdout, /watchdog/);
+});

@@ -97,3 +97,44 @@ Deno.test("exec.run_command (none) kills a setsid process that escaped its group
     await run.close();
   }
 });
+
+/** perl, which moves a process to a group of its own without a new session (`setpgrp`). */
+const PERL = await Deno.stat("/usr/bin/perl").then(() => "/usr/bin/perl", () => null);
+if (PERL === null) console.log("Ignoring the session sweep test: no /usr/bin/perl");
+
+Deno.test(
+  "exec.run_command (none) kills a process that emptied its environment and left the group but not the session, and an unmarked child of a marked process",
+  {
+    ignore: PERL === null,
+  },
+  async () => {
+    const inSession = duration();
+    const child = duration();
+    const run = await openShellRun();
+    const ownGroup = "perl -e 'setpgrp(0, 0); exec @ARGV'";
+    try {
+      // The first leaves the group (the group kill misses it) but not the session, and clears its
+      // marker (the environment sweep misses it). The second is a marked shell in a group of its
+      // own, waiting on a child that left the session and cleared its marker.
+      const result = await run.call("exec.run_command", {
+        argv: [
+          "sh",
+          "-c",
+          `${ownGroup} env -i sleep ${inSession} </dev/null >/dev/null 2>&1 &
+${ownGroup} sh -c 'setsid env -i sleep ${child} & wait' </dev/null >/dev/null 2>&1 &
+sleep 0.3; echo started`,
+        ],
+      });
+      assert.equal(result.ok, true, result.output);
+      assert.equal(result.output.trim(), "started");
+      assert.deepEqual(await processesWith(inSession), [], "the session member survived");
+      assert.deepEqual(await processesWith(child), [], "the marked process's child survived");
+      const swept = await sweptEvents(run);
+      assert.ok((swept[0]?.killed as number) >= 3, JSON.stringify(swept));
+    } finally {
+      await killProcessesWith(inSession);
+      await killProcessesWith(child);
+      await run.close();
+    }
+  },
+);

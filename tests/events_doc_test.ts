@@ -62,6 +62,7 @@ const FIELDS: FieldNames = {
     error_details: true,
     usage: true,
     chains: true,
+    signing: true,
   },
   "skill_catalogue.recorded": { skills: true, invalid: true },
   "command_tools.disabled": { reason: true },

@@ -365,3 +365,27 @@ Deno.test("a call nested deeper than the maximum depth is invalid_arguments, nev
     "new line\n",
   );
 });
+
+Deno.test("a call whose output the file system refuses to keep ends io_error, not internal_error, and the run goes on", async () => {
+  await using run = await openTestRun({
+    config: { limits: { max_output_bytes: 1024 } },
+    prepare: async (sandbox) => {
+      await Deno.writeTextFile(nodePath.join(sandbox.workspace, "big.txt"), "line\n".repeat(2000));
+    },
+  });
+  // The artifacts folder becomes a file: every artifact write is refused, as on a full disk.
+  const artifacts = run.session.folder.paths.artifacts;
+  await Deno.remove(artifacts, { recursive: true });
+  await Deno.writeTextFile(artifacts, "");
+  const refused = await run.call("fs.read_file", { path: "big.txt" });
+  assert.equal(refused.error?.type, "io_error", refused.summary);
+  assert.match(refused.summary, /^Cannot keep the output of "fs\.read_file": Cannot write "/);
+  const [record] = (await run.readLog("tools")).filter((line) =>
+    line.tool_call_id === refused.tool_call_id
+  );
+  assert.equal((record?.result as { error_type?: string }).error_type, "io_error");
+  // Near miss: an output under the inline cap needs no artifact and is read.
+  await Deno.writeTextFile(nodePath.join(run.sandbox.workspace, "small.txt"), "small\n");
+  const small = await run.call("fs.read_file", { path: "small.txt" });
+  assert.equal(small.ok, true, small.summary);
+});

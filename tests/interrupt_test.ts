@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { openTestRun } from "../src/testing/run_harness.ts";
 import { unconfinedCommandApprover } from "../src/testing/unconfined_approver.ts";
 import { EXIT } from "../src/cli/_common.ts";
-import { createProject, type Project, readJsonl } from "./_cli_helpers.ts";
+import { createProject, type Project, readJsonl, taskFlags } from "./_cli_helpers.ts";
 import { processesWith, survivorsAfter } from "./_attack_helpers.ts";
 
 const FIXTURE_SKILLS = fileURLToPath(new URL("./testdata/hostile/skills", import.meta.url));
@@ -105,8 +105,8 @@ function startCli(project: Project, extra: string[] = []): Deno.ChildProcess {
   return new Deno.Command(Deno.execPath(), {
     args: [
       "run",
-      "--unstable-worker-options",
-      "--allow-all",
+      // The flags the shipped task and binary run with, not --allow-all.
+      ...taskFlags("kagent-run"),
       MAIN,
       "--config",
       project.configPath,
@@ -171,3 +171,18 @@ for (const { isolation, signal, code, marker } of CASES) {
     assert.equal(completed?.end_reason, "aborted_tools");
   });
 }
+
+Deno.test("kagent-run killed with SIGKILL leaves no process of its commands alive: the watchdog sweeps them (isolation none)", async () => {
+  const marker = "600.6175";
+  assert.deepEqual(await processesWith(marker), [], "a process from an earlier run is alive");
+  await using project = await stubbornProject("none", marker);
+  const grants = await grantFile(project);
+  const child = startCli(project, ["--approvals", grants.file]);
+  const output = child.output();
+  await untilAllSleep(marker, output);
+  // No handler runs: the process is gone at once, its run unended.
+  child.kill("SIGKILL");
+  const { signal } = await output;
+  assert.equal(signal, "SIGKILL");
+  assert.deepEqual(await survivorsAfter(marker, 5_000), [], `processes marked ${marker} survived`);
+});

@@ -334,3 +334,31 @@ Deno.test("kagent-run mcp --http refuses a non-loopback address or a missing tok
   assert.equal(await pathExists(project.runsDir), false);
   // The near miss, a loopback address with the token, is served: the test above.
 });
+
+Deno.test("kagent-run mcp refuses a --session-idle-timeout that is not whole seconds, or without --http, and serves nothing", async () => {
+  await using project = await createProject();
+  const env = { KAGENT_RUN_MCP_TOKEN: TOKEN };
+  for (const value of ["0", "1.5", "abc", "86401"]) {
+    const refused = await runCli([
+      "mcp",
+      "--config",
+      project.configPath,
+      "--http",
+      "127.0.0.1:0",
+      "--session-idle-timeout",
+      value,
+    ], { env });
+    assert.equal(refused.code, 2, value);
+    assert.ok(
+      refused.stderr.includes(`Cannot use --session-idle-timeout "${value}": it must be a whole`),
+      refused.stderr,
+    );
+  }
+  const stdio = await runCli(
+    ["mcp", "--config", project.configPath, "--session-idle-timeout", "60"],
+    { env },
+  );
+  assert.equal(stdio.code, 2);
+  assert.ok(stdio.stderr.includes("only HTTP sessions expire"), stdio.stderr);
+  assert.equal(await pathExists(project.runsDir), false);
+});

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
 import { createProject, onlyRunDir, readJsonl, runCli } from "./_cli_helpers.ts";
+import { verifyRun } from "../src/verify/mod.ts";
 
 interface ChatRequest {
   messages: { role: string; content?: string | null; tool_call_id?: string }[];
@@ -230,4 +231,45 @@ Deno.test("kagent-run makes an id the server repeats on every turn unique in the
     last.filter((message) => message.role === "tool")[1]?.content ?? "",
     /TODO: write the program/,
   );
+});
+
+Deno.test("kagent-run completes, sealed, when a call skipped after a failure carries arguments nested 100,000 levels deep", async () => {
+  const deep = `{"path":"README.md","deep":${"[".repeat(100_000)}${"]".repeat(100_000)}}`;
+  const turn = (levels: string) =>
+    chat({
+      content: null,
+      tool_calls: [
+        // Fails (no path), so the rest of the turn is skipped and recorded, not run.
+        { id: "call_bad", type: "function", function: { name: "fs__write_file", arguments: "{}" } },
+        {
+          id: "call_deep",
+          type: "function",
+          function: { name: "fs__read_file", arguments: levels },
+        },
+      ],
+    }, "tool_calls");
+  const run = await chatRun((_body, index) =>
+    index === 0 ? turn(deep) : chat({ content: "Read." })
+  );
+  await using _ = run.project;
+  assert.equal(run.code, 0, run.stderr);
+  assert.doesNotMatch(run.stderr, /Maximum call stack|internal error/);
+  const end = (await run.log("events.jsonl")).find((event) => event.type === "run.completed");
+  assert.equal(end?.end_reason, "completed");
+  assert.equal((await verifyRun(run.runDir)).verdict, "verified");
+  const records = await run.log("logs/tools.jsonl");
+  const skipped = records.find((record) => record.tool_call_id === "call_deep");
+  assert.equal(skipped?.executed, false);
+  // The deep arguments are kept as the model sent them (an artifact), their summary is the text.
+  assert.equal(typeof skipped?.params, "string");
+  // Near miss: shallow arguments skipped the same way are recorded parsed.
+  const shallow = await chatRun((_body, index) =>
+    index === 0 ? turn('{"path":"README.md"}') : chat({ content: "Read." })
+  );
+  await using __ = shallow.project;
+  assert.equal(shallow.code, 0, shallow.stderr);
+  const near = (await shallow.log("logs/tools.jsonl")).find((record) =>
+    record.tool_call_id === "call_deep"
+  );
+  assert.deepEqual(near?.params, { path: "README.md" });
 });

@@ -9,7 +9,7 @@
 
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
-import { createProject, onlyRunDir, type Project, runCli } from "./_cli_helpers.ts";
+import { createProject, onlyRunDir, type Project, readJsonl, runCli } from "./_cli_helpers.ts";
 import { marked } from "marked";
 import { escapeHtml, writeRunReport } from "../src/report/mod.ts";
 import { probeBubblewrap } from "../src/exec/mod.ts";
@@ -248,6 +248,21 @@ Deno.test("run --report writes an HTML report that shows the run and escapes eve
   const named = hrefs.find((href) => href.includes("PWNED-name")) as string;
   assert.equal(decodeURIComponent(named), `deliverables/${HOSTILE_NAME}`);
   await Deno.stat(nodePath.join(runDir, decodeURIComponent(named)));
+});
+
+Deno.test("run --report shows the failing command's argv, exit code and stderr in both reports", {
+  // Without bubblewrap the shared run has no command call; this test is then counted as ignored.
+  ignore: !BUBBLEWRAP.usable,
+}, async () => {
+  const { runDir } = await hostileRun();
+  const records = await readJsonl(nodePath.join(runDir, "logs/tools.jsonl"));
+  const command = records.find((record) => record.tool_call_id === "cat");
+  assert.equal(command?.exit_code, 1);
+  const page = await Deno.readTextFile(nodePath.join(runDir, "report.html"));
+  assert.ok(page.includes("cat hostile.txt gone.txt"), "the HTML report names the command");
+  assert.match(page, /gone\.txt: No such file/);
+  const markdown = await Deno.readTextFile(nodePath.join(runDir, "report.md"));
+  assert.match(markdown, /gone\\?\.txt: No such file/);
 });
 
 Deno.test("run --report writes a Markdown report where no payload becomes markup", async () => {

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { type AgentOutcome, runAgent, ScriptProvider } from "../src/agent/mod.ts";
 import { openTestRun, type TestRun, type TestRunOptions } from "../src/testing/run_harness.ts";
 import { describeTool } from "../src/tools/tool_definition.ts";
-import { createProject } from "./_cli_helpers.ts";
+import { createProject, taskFlags } from "./_cli_helpers.ts";
 
 async function agentRun(
   options: TestRunOptions,
@@ -243,8 +243,8 @@ for (
     const child = new Deno.Command(Deno.execPath(), {
       args: [
         "run",
-        "--unstable-worker-options",
-        "--allow-all",
+        // The flags the shipped task and binary run with, not --allow-all.
+        ...taskFlags("kagent-run"),
         main,
         "--config",
         project.configPath,

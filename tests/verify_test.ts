@@ -8,7 +8,14 @@ import * as nodePath from "node:path";
 import { lineHash } from "../src/audit/mod.ts";
 import { EXIT } from "../src/cli/_common.ts";
 import { type VerifyReport, verifyRun } from "../src/verify/mod.ts";
-import { createProject, onlyRunDir, type Project, repository, runCli } from "./_cli_helpers.ts";
+import {
+  createProject,
+  onlyRunDir,
+  type Project,
+  repository,
+  runCli,
+  taskFlags,
+} from "./_cli_helpers.ts";
 
 const KEY_ENV = "KAGENT_TEST_SIGNING_KEY";
 const KEY = "k".repeat(16) + "-signing-key-for-the-tests-0123456789";
@@ -289,8 +296,8 @@ Deno.test("kagent-run verify says incomplete, and the whole records verify, when
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
-      "--unstable-worker-options",
-      "--allow-all",
+      // The flags the shipped task and binary run with, not --allow-all.
+      ...taskFlags("kagent-run"),
       nodePath.join(import.meta.dirname as string, "../main.ts"),
       "--config",
       project.configPath,
@@ -508,4 +515,84 @@ Deno.test("kagent-run verify checks each child agent's run folder and fails the 
     result.stdout,
     /events\.jsonl:1: edited record: seq 1 does not hash to the prev of seq 2/,
   );
+});
+
+Deno.test("kagent-run verify says tampered when the run's scratch workspace is edited or added to after the seal", async () => {
+  await using project = await createProject({
+    plan: [
+      JSON.stringify({
+        tool_calls: [{
+          id: "scratch",
+          name: "fs.write_file",
+          arguments: { path: "{{run.scratch}}/notes.md", content: "draft\n" },
+        }],
+      }),
+      JSON.stringify({ content: "done" }),
+    ],
+  });
+  const run = await runCli(["--config", project.configPath, "--non-interactive"]);
+  assert.equal(run.code, EXIT.ok, run.stderr);
+  const dir = await onlyRunDir(project);
+  const manifest = JSON.parse(await Deno.readTextFile(nodePath.join(dir, "manifest.json")));
+  assert.ok(
+    Object.hasOwn(manifest.files, "workspace/notes.md"),
+    Object.keys(manifest.files).join(),
+  );
+  // Near miss: untouched, it verifies.
+  assert.equal((await runCli(["verify", dir])).code, EXIT.ok);
+  await Deno.writeTextFile(nodePath.join(dir, "workspace/notes.md"), "rewritten\n");
+  const edited = await verifyRun(dir);
+  assert.equal(edited.verdict, "tampered");
+  assert.deepEqual(problemsOf(edited, "file_mismatch").map((problem) => problem.file), [
+    "workspace/notes.md",
+  ]);
+  await Deno.writeTextFile(nodePath.join(dir, "workspace/notes.md"), "draft\n");
+  await Deno.writeTextFile(nodePath.join(dir, "workspace/planted.sh"), "echo hi\n");
+  const added = await runCli(["verify", dir]);
+  assert.equal(added.code, EXIT.tampered, added.stdout);
+  assert.match(added.stdout, /file added after the seal: workspace\/planted\.sh/);
+});
+
+Deno.test("kagent-run verify says tampered (6) when the manifest of a signed completed run is deleted, incomplete (7) for an unsigned one", async () => {
+  const signed = await sealedRun({ audit: { signing_key_env: KEY_ENV } }, { [KEY_ENV]: KEY });
+  await using project = signed.project;
+  assert.equal(signed.run.code, EXIT.ok, signed.run.stderr);
+  const dir = await onlyRunDir(project);
+  await Deno.remove(nodePath.join(dir, "manifest.json"));
+  const removed = await runCli(["verify", dir]);
+  assert.equal(removed.code, EXIT.tampered, removed.stdout);
+  assert.match(
+    removed.stdout,
+    /manifest missing: run\.completed \(events\.jsonl line \d+\) says the seal was signed with the key in "KAGENT_TEST_SIGNING_KEY"/,
+  );
+  // Near miss: the unsigned run without its manifest is only incomplete, as after a kill.
+  const unsigned = await copyOfRun();
+  await Deno.remove(nodePath.join(unsigned, "manifest.json"));
+  const incomplete = await runCli(["verify", unsigned]);
+  assert.equal(incomplete.code, EXIT.incomplete, incomplete.stdout);
+});
+
+Deno.test("kagent-run verify counts the calls the run's summary counts, skipped ones included", async () => {
+  await using project = await createProject({
+    plan: [
+      JSON.stringify({
+        tool_calls: [
+          // Fails (no path): the read after it in the turn is skipped, never started.
+          { id: "bad", name: "fs.write_file", arguments: {} },
+          { id: "after", name: "fs.read_file", arguments: { path: "README.md" } },
+        ],
+      }),
+      JSON.stringify({ content: "done" }),
+    ],
+  });
+  const run = await runCli(["--config", project.configPath, "--non-interactive"]);
+  assert.match(
+    run.stderr,
+    /run completed in [\d.]+ s: 2 tool calls, 0 denied, 1 failed, 1 skipped/,
+  );
+  const report = await verifyRun(await onlyRunDir(project));
+  assert.equal(report.verdict, "verified");
+  assert.equal(report.counts.calls, 2);
+  const printed = await runCli(["verify", await onlyRunDir(project)]);
+  assert.match(printed.stdout, /, 2 calls,/);
 });

@@ -115,6 +115,12 @@ export type AuditEvent =
      * anchor when it has none).
      */
     chains?: { tools: { seq: number; hash: string }; errors: { seq: number; hash: string } };
+    /**
+     * Set by the recorder (callers leave it out): how the seal written after this line is signed,
+     * `{algorithm: "HMAC-SHA256", key_env}`, or null when unsigned; `verify` calls a missing
+     * manifest of a signed run tampered, not incomplete.
+     */
+    signing?: { algorithm: string; key_env: string } | null;
   }
   | {
     type: "skill_catalogue.recorded";

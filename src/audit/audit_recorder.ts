@@ -11,7 +11,7 @@ import { type JsonlFile, JsonlWriter } from "./jsonl_writer.ts";
 import { type EventObserver, ObservedJsonlWriter } from "./event_observers.ts";
 import type { Redactor } from "./redactor.ts";
 import type { RunFolder } from "./run_folder.ts";
-import { type RunManifest, sealRun, type SigningKey } from "./run_manifest.ts";
+import { type RunManifest, sealRun, SIGNATURE_ALGORITHM, type SigningKey } from "./run_manifest.ts";
 
 /** Options of {@linkcode AuditRecorder}. */
 export interface AuditRecorderOptions {
@@ -186,12 +186,13 @@ export class AuditRecorder {
   ): Promise<number | null> {
     const [tools, errors] = await Promise.all([this.#tools.head(), this.#errors.head()]);
     const chains = { tools: tools as ChainLink, errors: errors as ChainLink };
+    const signing = this.#signing && { algorithm: SIGNATURE_ALGORITHM, key_env: this.#signing.env };
     const seq = await this.#append(
       this.#events,
       "event",
       fields,
-      [...reserved, "chains"],
-      build({ chains }),
+      [...reserved, "chains", "signing"],
+      build({ chains, signing }),
     );
     this.#completed = true;
     await this.#tolerate(this.#events.sync());

@@ -10,7 +10,15 @@ import {
   MIN_REDACTED_TEXT_CHARS,
   type RedactionKind,
 } from "./_secret_patterns.ts";
-import { mask, merge, PATTERN_STAGES, type Stage, type StageSpan } from "./_redaction_stages.ts";
+import {
+  mask,
+  merge,
+  PATTERN_STAGES,
+  type Stage,
+  type StageSpan,
+  tokenStage,
+} from "./_redaction_stages.ts";
+import { deeperThanMarker, MAX_VALUE_DEPTH } from "../result/mod.ts";
 
 export { MAX_TOKEN_MATCH_CHARS, type RedactionKind };
 
@@ -245,25 +253,28 @@ export class Redactor {
    * string under a key named like a secret (`password`, `client_secret`, `apiKey`,
    * `Authorization`, `access_token`, ...) replaced by `[REDACTED:key_name]`. Object keys are kept.
    * Arrays stay arrays; `Date`s become ISO strings, `Error`s `{ name, message }`, cycles
-   * `"[Circular]"`; other values are copied as they are.
+   * `"[Circular]"`; an array or object nested deeper than `MAX_VALUE_DEPTH` (256) levels becomes
+   * `"[nested deeper than 256 levels]"` (whatever it held is left out, secrets included: the copy
+   * never recurses deeper); other values are copied as they are.
    *
    * @returns A new value; `value` is not changed.
    */
   redactValue(value: unknown): unknown {
-    return this.#redact(value, false, new Set());
+    return this.#redact(value, false, new Set(), 0);
   }
 
-  #redact(value: unknown, secretKey: boolean, ancestors: Set<object>): unknown {
+  #redact(value: unknown, secretKey: boolean, ancestors: Set<object>, depth: number): unknown {
     if (typeof value === "string") {
       return secretKey && value !== "" ? marker("key_name") : this.redactText(value);
     }
     if (typeof value !== "object" || value === null) return value;
     if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString();
     if (ancestors.has(value)) return "[Circular]";
+    if (depth >= MAX_VALUE_DEPTH) return deeperThanMarker();
     ancestors.add(value);
     try {
       if (Array.isArray(value)) {
-        return value.map((item) => this.#redact(item, secretKey, ancestors));
+        return value.map((item) => this.#redact(item, secretKey, ancestors, depth + 1));
       }
       if (value instanceof Error) {
         return {
@@ -273,7 +284,7 @@ export class Redactor {
       }
       const copy: Record<string, unknown> = {};
       for (const [key, item] of Object.entries(value)) {
-        const redacted = this.#redact(item, this.#isSecretKey(key), ancestors);
+        const redacted = this.#redact(item, this.#isSecretKey(key), ancestors, depth + 1);
         // Assigning "__proto__" would set the prototype: that key becomes an own property instead.
         if (key === "__proto__") {
           Object.defineProperty(copy, key, {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { MAX_TOKEN_MATCH_CHARS, Redactor } from "./redactor.ts";
+import { deeperThanMarker, MAX_VALUE_DEPTH } from "../result/mod.ts";
 
 const redactor = new Redactor({ secrets: [] });
 
@@ -310,4 +311,19 @@ Deno.test("Redactor.redactText keeps ordinary base64 and basic prose when they d
     "Authorization: token required for this endpoint",
   ];
   for (const text of nearMisses) assert.equal(redactor.redactText(text), text, text);
+});
+
+Deno.test("Redactor.redactValue leaves out what is nested past the depth bound, secrets included", () => {
+  const withSecret = (levels: number) =>
+    JSON.parse(
+      `${"[".repeat(levels)}{"token":"ghp_${"a".repeat(36)}"}${"]".repeat(levels)}`,
+    );
+  const deep = redactor.redactValue(withSecret(100_000));
+  const text = JSON.stringify(deep);
+  assert.ok(text.includes(deeperThanMarker()));
+  assert.ok(!text.includes("ghp_"));
+  // Near miss: at the bound the object is reached and its secret redacted, not dropped.
+  const shallow = JSON.stringify(redactor.redactValue(withSecret(MAX_VALUE_DEPTH - 1)));
+  assert.ok(shallow.includes("[REDACTED:"), shallow.slice(-80));
+  assert.ok(!shallow.includes(deeperThanMarker()));
 });

@@ -4,6 +4,7 @@
  * @module
  */
 
+import { deeperThanMarker, MAX_VALUE_DEPTH } from "../result/mod.ts";
 import { sha256Hex } from "./sha256.ts";
 
 /** Options of {@linkcode summariseValue}. */
@@ -30,6 +31,10 @@ const PREFIX_LENGTH = 64;
  * - an array longer than {@linkcode MAX_SUMMARY_ITEMS} keeps its first 50 items, then a marker
  *   string `"… 950 more items"`.
  *
+ * - an array or object nested deeper than {@linkcode MAX_VALUE_DEPTH} (256) levels becomes the
+ *   marker `"[nested deeper than 256 levels]"`: the copy recurses no deeper, so no value (a model's
+ *   arguments, a tool's data) can overflow the call stack.
+ *
  * Objects are copied key by key; cycles become `"[Circular]"`; other values are copied as they are.
  * Synchronous.
  *
@@ -51,18 +56,24 @@ export function summariseValue(value: unknown, options: SummariseOptions = {}): 
       `Cannot summarise a value: maxStringLength must be a non-negative integer, got "${maxStringLength}"`,
     );
   }
-  return summarise(value, maxStringLength, new Set());
+  return summarise(value, maxStringLength, new Set(), 0);
 }
 
-function summarise(value: unknown, maxLength: number, ancestors: Set<object>): unknown {
+function summarise(
+  value: unknown,
+  maxLength: number,
+  ancestors: Set<object>,
+  depth: number,
+): unknown {
   if (typeof value === "string") return summariseString(value, maxLength);
   if (typeof value !== "object" || value === null) return value;
   if (ancestors.has(value)) return "[Circular]";
+  if (depth >= MAX_VALUE_DEPTH) return deeperThanMarker();
   ancestors.add(value);
   try {
     if (Array.isArray(value)) {
       const kept = value.slice(0, MAX_SUMMARY_ITEMS).map((item) =>
-        summarise(item, maxLength, ancestors)
+        summarise(item, maxLength, ancestors, depth + 1)
       );
       const rest = value.length - kept.length;
       if (rest > 0) kept.push(`… ${rest} more ${rest === 1 ? "item" : "items"}`);
@@ -71,7 +82,7 @@ function summarise(value: unknown, maxLength: number, ancestors: Set<object>): u
     const copy: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
       Object.defineProperty(copy, key, {
-        value: summarise(item, maxLength, ancestors),
+        value: summarise(item, maxLength, ancestors, depth + 1),
         enumerable: true,
         writable: true,
         configurable: true,

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { summariseValue } from "./summarise_value.ts";
+import { deeperThanMarker, MAX_VALUE_DEPTH } from "../result/mod.ts";
 
 Deno.test("summariseValue shortens a string when it is longer than the maximum", () => {
   const text = "a".repeat(64) + "b".repeat(4032);
@@ -47,4 +48,21 @@ Deno.test("summariseValue keeps the prefix under the maximum when the maximum is
     summariseValue("y".repeat(40), { maxStringLength: 8 }) as string,
     /^y{8}… \[40 chars/,
   );
+});
+
+Deno.test("summariseValue cuts a value nested 100,000 levels deep to a marker, never overflowing the stack", () => {
+  const deep = JSON.parse(`{"a":${"[".repeat(100_000)}${"]".repeat(100_000)}}`);
+  const summary = summariseValue(deep) as { a: unknown };
+  let node: unknown = summary.a;
+  let levels = 1;
+  while (Array.isArray(node)) {
+    node = node[0];
+    levels += 1;
+  }
+  assert.equal(node, deeperThanMarker());
+  // The object and 255 arrays: 256 levels kept, the 257th is the marker.
+  assert.equal(levels, MAX_VALUE_DEPTH);
+  // Near miss: a value exactly at the limit is copied whole.
+  const atLimit = JSON.parse(`${"[".repeat(MAX_VALUE_DEPTH)}"x"${"]".repeat(MAX_VALUE_DEPTH)}`);
+  assert.deepEqual(summariseValue(atLimit), atLimit);
 });

@@ -18,6 +18,7 @@ import {
   McpRunServer,
   MIN_TOKEN_CHARS,
   parseLoopbackAddress,
+  SESSION_IDLE_TIMEOUT_MS,
 } from "../mcp/mod.ts";
 import type { LoadedConfig } from "../config/mod.ts";
 import { openRunSession } from "../session/mod.ts";
@@ -42,7 +43,7 @@ export const DEFAULT_TOKEN_ENV = "KAGENT_RUN_MCP_TOKEN";
 /** Help text of the mcp command. */
 export const MCP_HELP =
   `Usage: kagent-run mcp --config FILE [--workspace DIR] [--approve GRANT]... [--approvals FILE]
-                      [--http HOST:PORT [--token-env NAME]]
+                      [--http HOST:PORT [--token-env NAME] [--session-idle-timeout SECONDS]]
 
 Serves the run's effective tool set as an MCP server over stdio (JSON-RPC on stdin/stdout, logs
 on stderr), so any MCP client (Claude Code, Codex, Cursor, the MCP Inspector) can use kagent-run's
@@ -67,6 +68,11 @@ approval_required and the result carries the grant (restart the server with --ap
   --approvals FILE    Grants, one JSON object a line
   --http HOST:PORT    Serve over Streamable HTTP on this loopback address instead of stdio
   --token-env NAME    The variable holding the bearer token (default ${DEFAULT_TOKEN_ENV})
+  --session-idle-timeout SECONDS
+                      Close an HTTP session with no request in flight (an open event stream
+                      counts) for this long: its client left without DELETE (default ${
+    SESSION_IDLE_TIMEOUT_MS / 1000
+  })
 
 Client configuration (Claude Code .mcp.json, Cursor, Claude Desktop "mcpServers"):
   {"mcpServers": {"kagent-run": {"command": "kagent-run",
@@ -93,10 +99,17 @@ export function mcpCommand(args: string[], io: CommandIo): Promise<number> {
       approvals: { type: "string" },
       http: { type: "string" },
       "token-env": { type: "string" },
+      "session-idle-timeout": { type: "string" },
     });
     if (values.help) {
       io.stdout(MCP_HELP);
       return EXIT.ok;
+    }
+    if (values["session-idle-timeout"] !== undefined && values.http === undefined) {
+      throw new UsageError(
+        `Cannot use --session-idle-timeout without --http: only HTTP sessions expire; add ` +
+          `--http 127.0.0.1:PORT, or drop --session-idle-timeout to serve over stdio`,
+      );
     }
     if (values["token-env"] !== undefined && values.http === undefined) {
       throw new UsageError(
@@ -148,7 +161,7 @@ export function mcpCommand(args: string[], io: CommandIo): Promise<number> {
     const onEnd = () => ended.resolve("closed");
     try {
       if (http !== null) {
-        listener = listen(http.address, http.token, server, io);
+        listener = listen(http, server, io);
         io.stderr(
           `kagent-run mcp: serving MCP at ${listener.url} (send "Authorization: Bearer $` +
             `${http.tokenEnv}")\n`,
@@ -185,6 +198,8 @@ interface HttpSettings {
   address: LoopbackAddress;
   token: BearerToken;
   tokenEnv: string;
+  /** `--session-idle-timeout` in milliseconds. */
+  idleTimeoutMs: number;
 }
 
 /**
@@ -222,8 +237,16 @@ function httpSettings(
         `is not set; ${howToSet}`,
     );
   }
+  const idle = values["session-idle-timeout"];
+  const seconds = idle === undefined ? SESSION_IDLE_TIMEOUT_MS / 1000 : Number(idle);
+  if (!Number.isSafeInteger(seconds) || seconds < 1 || seconds > 86_400) {
+    throw new UsageError(
+      `Cannot use --session-idle-timeout "${idle}": it must be a whole number of seconds from 1 ` +
+        `to 86400`,
+    );
+  }
   try {
-    return { address, token: new BearerToken(value), tokenEnv };
+    return { address, token: new BearerToken(value), tokenEnv, idleTimeoutMs: seconds * 1000 };
   } catch (error) {
     throw new UsageError(
       `Cannot serve MCP over HTTP on "${values.http}": the bearer token in "${tokenEnv}" is too ` +
@@ -244,8 +267,7 @@ function withSecretEnv(config: LoadedConfig, name: string): LoadedConfig {
  * @throws {UsageError} when the address cannot be bound (taken, not available here).
  */
 function listen(
-  address: LoopbackAddress,
-  token: BearerToken,
+  { address, token, idleTimeoutMs }: HttpSettings,
   runServer: McpRunServer,
   io: CommandIo,
 ): McpHttpServer {
@@ -254,6 +276,7 @@ function listen(
       address,
       token,
       runServer,
+      idleTimeoutMs,
       onRefused: (message) => io.stderr(`kagent-run mcp: ${message}\n`),
     });
   } catch (error) {

@@ -210,7 +210,10 @@ export function isolationInWords(
   }
   if (effective === "none") {
     return "commands run WITHOUT OS confinement: every command call asks, whatever a rule " +
-      "allows, and in CI runs only with a grant for its exact argv and folder";
+      "allows, and in CI runs only with a grant for its exact argv and folder; what a command " +
+      "leaves is killed by its process group, session, call marker and descent after the call, " +
+      "and by a watchdog if kagent-run is killed (kill -9), except a process that left the " +
+      "session and emptied its environment, or a watchdog killed too; commands reach the network";
   }
   return "every command runs in bubblewrap: only system folders, the programs' folders, the " +
     "roots and the run's folders exist; " +

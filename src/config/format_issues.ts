@@ -75,11 +75,14 @@ function formatIssue(
       return issue.keys.map((name) => text(subject([...path, name]), "is not a known key"));
     case "invalid_type": {
       const key = subject(path);
-      if (isMissing(input, path)) return [text(key, "is required")];
+      if (isMissing(input, path)) return [text(key, required(input, path, prefix))];
       return [text(key, `must be ${describeType(issue.expected)}`)];
     }
-    case "invalid_value":
+    case "invalid_value": {
+      // A key left out (a typo beside it, say) is missing, not a wrong value.
+      if (isMissing(input, path)) return [text(subject(path), required(input, path, prefix))];
       return [text(subject(path), `must be ${oneOf(issue.values)}`)];
+    }
     case "too_small":
       return [text(subject(path), describeBound(issue.origin, "least", issue.minimum, issue))];
     case "too_big":
@@ -88,7 +91,9 @@ function formatIssue(
       if (issue.discriminator !== undefined) {
         const values = "options" in issue && Array.isArray(issue.options) ? issue.options : [];
         const reason = values.length > 0 ? `must be ${oneOf(values)}` : "has an unknown value";
-        return [text(subject(path), isMissing(input, path) ? "is required" : reason)];
+        return [
+          text(subject(path), isMissing(input, path) ? required(input, path, prefix) : reason),
+        ];
       }
       return formatUnion(issue.errors, input, prefix, path);
     }
@@ -118,12 +123,64 @@ function formatUnion(
     return closest.flatMap((issue) => formatIssue(issue, input, prefix, path));
   }
   const key = formatKey(path, prefix);
-  if (isMissing(input, path)) return [{ key, text: `key "${key}" is required` }];
+  if (isMissing(input, path)) {
+    return [{ key, text: `key "${key}" ${required(input, path, prefix)}` }];
+  }
   const types = branches.flatMap((branch) =>
     branch.flatMap((issue) => issue.code === "invalid_type" ? [describeType(issue.expected)] : [])
   );
   const reason = `must be ${[...new Set(types)].join(" or ")}`;
   return [{ key, text: key === null ? `the file ${reason}` : `key "${key}" ${reason}` }];
+}
+
+/**
+ * `is required`, and when the object holding the missing key has a key one or two edits away
+ * (`decison` for `decision`), `is required: "rules[0].decison" is not a known key, did you mean
+ * "decision"`.
+ */
+function required(
+  input: unknown,
+  path: readonly PropertyKey[],
+  prefix: readonly PropertyKey[],
+): string {
+  const name = path.at(-1);
+  let parent: unknown = input;
+  for (const segment of path.slice(0, -1)) {
+    if (typeof parent !== "object" || parent === null) return "is required";
+    parent = (parent as Record<PropertyKey, unknown>)[segment];
+  }
+  if (typeof name !== "string" || typeof parent !== "object" || parent === null) {
+    return "is required";
+  }
+  const typo = Object.keys(parent).find((key) => key !== name && editDistance(key, name) <= 2);
+  if (typo === undefined) return "is required";
+  const typed = formatKey([...path.slice(0, -1), typo], prefix);
+  return `is required: "${typed}" is not a known key, did you mean "${name}"`;
+}
+
+/** Levenshtein distance with adjacent swaps counted as one edit (optimal string alignment). */
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2 || a.length > 64 || b.length > 64) return 3;
+  const rows: number[][] = Array.from(
+    { length: a.length + 1 },
+    (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  for (let i = 1; i <= a.length; i += 1) {
+    for (let j = 1; j <= b.length; j += 1) {
+      const row = rows[i] as number[];
+      const above = rows[i - 1] as number[];
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      row[j] = Math.min(
+        (above[j] as number) + 1,
+        (row[j - 1] as number) + 1,
+        (above[j - 1] as number) + cost,
+      );
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        row[j] = Math.min(row[j] as number, ((rows[i - 2] as number[])[j - 2] as number) + 1);
+      }
+    }
+  }
+  return (rows[a.length] as number[])[b.length] as number;
 }
 
 function isMissing(input: unknown, path: readonly PropertyKey[]): boolean {

@@ -161,3 +161,25 @@ Deno.test("loadPermissionsFile reads smart mode and its risk bound, and refuses 
     assert.equal(error.key, "mode");
   });
 });
+
+Deno.test("loadPermissionsFile says did you mean when a rule's decision key is misspelled", async () => {
+  await withPermissionsFile(
+    { rules: [{ tools: ["fs.read_file"], decison: "allow" }] },
+    async (path) => {
+      const error = await configError(loadPermissionsFile(path, "permissions", CONFIG));
+      assert.match(
+        error.message,
+        /key "rules\[0\]\.decision" is required: "rules\[0\]\.decison" is not a known key, did you mean "decision"$/,
+      );
+    },
+  );
+  // Near miss: a key nothing like it gets no guess.
+  await withPermissionsFile(
+    { rules: [{ tools: ["fs.read_file"], verdict: "allow" }] },
+    async (path) => {
+      const error = await configError(loadPermissionsFile(path, "permissions", CONFIG));
+      assert.doesNotMatch(error.message, /did you mean/);
+      assert.match(error.message, /"rules\[0\]\.decision" is required/);
+    },
+  );
+});

@@ -5,13 +5,13 @@ import { hostSystemMounts } from "./system_mounts.ts";
 import { type CommandSpec, runConfined } from "./spawn_confined.ts";
 import {
   baseSpec,
+  BUBBLEWRAP_MISSING,
   BWRAP,
   BWRAP_PROBE,
   killProcessesWith,
   listenLocally,
   processesWith,
   SH,
-  skipWithoutBubblewrap,
   sleepMarker,
   tempDir,
 } from "./_test_support.ts";
@@ -174,8 +174,9 @@ Deno.test("probeBubblewrap reports usable here and unusable when bwrap is missin
   assert.match(missing.usable ? "" : missing.reason, /^Cannot start "\/nonexistent\/bwrap": /);
 });
 
-Deno.test("runConfined under bwrap cannot write outside the writable paths but can inside", async () => {
-  if (skipWithoutBubblewrap("bwrap write confinement")) return;
+Deno.test("runConfined under bwrap cannot write outside the writable paths but can inside", {
+  ignore: BUBBLEWRAP_MISSING !== null,
+}, async () => {
   await withFolders(async (workspace, outsideTmp, outsideVar) => {
     for (
       const target of [join(outsideTmp, "marker"), join(outsideVar, "marker"), "/marker-kagent"]
@@ -198,34 +199,37 @@ Deno.test("runConfined under bwrap cannot write outside the writable paths but c
   });
 });
 
-Deno.test("runConfined under bwrap cannot connect to a local port unless the plan shares the network", async () => {
-  if (skipWithoutBubblewrap("bwrap network")) return;
-  const listener = await listenLocally();
-  try {
-    await withFolders(async (workspace) => {
-      const port = String(listener.port);
-      const connect = [
-        "-c",
-        "import socket, sys; socket.create_connection(('127.0.0.1', int(sys.argv[1])), timeout=3); print('connected')",
-        port,
-      ];
-      const blocked = await runConfined(confined("/usr/bin/python3", connect, workspace));
-      assert.notEqual(blocked.exit_code, 0);
-      assert.equal(blocked.stdout.text, "");
-      assert.match(blocked.stderr.text, /Error/);
-      // Near miss: the same connection works with network: true.
-      const shared = await runConfined(
-        confined("/usr/bin/python3", connect, workspace, {
-          isolation: plan([workspace], { network: true }),
-        }),
-      );
-      assert.equal(shared.stdout.text, "connected\n", shared.stderr.text);
-      assert.equal(shared.exit_code, 0);
-    });
-  } finally {
-    await listener.close();
-  }
-});
+Deno.test(
+  "runConfined under bwrap cannot connect to a local port unless the plan shares the network",
+  { ignore: BUBBLEWRAP_MISSING !== null },
+  async () => {
+    const listener = await listenLocally();
+    try {
+      await withFolders(async (workspace) => {
+        const port = String(listener.port);
+        const connect = [
+          "-c",
+          "import socket, sys; socket.create_connection(('127.0.0.1', int(sys.argv[1])), timeout=3); print('connected')",
+          port,
+        ];
+        const blocked = await runConfined(confined("/usr/bin/python3", connect, workspace));
+        assert.notEqual(blocked.exit_code, 0);
+        assert.equal(blocked.stdout.text, "");
+        assert.match(blocked.stderr.text, /Error/);
+        // Near miss: the same connection works with network: true.
+        const shared = await runConfined(
+          confined("/usr/bin/python3", connect, workspace, {
+            isolation: plan([workspace], { network: true }),
+          }),
+        );
+        assert.equal(shared.stdout.text, "connected\n", shared.stderr.text);
+        assert.equal(shared.exit_code, 0);
+      });
+    } finally {
+      await listener.close();
+    }
+  },
+);
 
 for (
   const [name, script] of [
@@ -234,8 +238,9 @@ for (
     ["starts a new session that keeps stdout open", "setsid sleep MARK & sleep MARK"],
   ] as const
 ) {
-  Deno.test(`runConfined under bwrap kills every descendant on timeout when the command ${name}`, async () => {
-    if (skipWithoutBubblewrap(`bwrap survivors: ${name}`)) return;
+  Deno.test(`runConfined under bwrap kills every descendant on timeout when the command ${name}`, {
+    ignore: BUBBLEWRAP_MISSING !== null,
+  }, async () => {
     await withFolders(async (workspace) => {
       const marker = sleepMarker();
       try {
@@ -255,8 +260,9 @@ for (
   });
 }
 
-Deno.test("runConfined under bwrap reports spawn_error when the sandbox cannot be built", async () => {
-  if (skipWithoutBubblewrap("bwrap spawn error")) return;
+Deno.test("runConfined under bwrap reports spawn_error when the sandbox cannot be built", {
+  ignore: BUBBLEWRAP_MISSING !== null,
+}, async () => {
   await withFolders(async (workspace) => {
     const missing = join(workspace, "missing");
     const outcome = await runConfined(

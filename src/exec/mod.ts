@@ -20,6 +20,11 @@ export {
 } from "./program_allowlist.ts";
 export { EnvironmentScanner } from "./environment_scanner.ts";
 export {
+  type OrphanWatchdog,
+  type OrphanWatchdogPrograms,
+  startOrphanWatchdog,
+} from "./orphan_watchdog.ts";
+export {
   CALL_MARKER_ENV,
   callMarker,
   killProcessGroup,

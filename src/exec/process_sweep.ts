@@ -9,9 +9,13 @@
  * there (about 3 ms a round), else through `ps … e` (about 9 ms: `ps` reads much more of every
  * process). Deno itself cannot read `/proc` without --allow-all, which the CLI never has.
  *
- * Limits, stated plainly: a process that empties its own environment (`env -i`, `execve` with a
- * new environment) or overwrites it in memory is not found — which is why isolation `none` asks
- * for every command. Under bubblewrap the PID namespace ends every process of the command with
+ * With `sessionIds` (the call's session, which `setsid` made), each round also kills what stayed in
+ * the session or group whatever its environment, and every descendant of a process it kills.
+ *
+ * Limits, stated plainly: a process that left the session and emptied its own environment (`env
+ * -i`, `execve` with a new environment) or overwrote it in memory, once its parent is gone, is not
+ * found — which is why isolation `none` asks for every command. If kagent-run is killed, its
+ * watchdog (`orphan_watchdog.ts`) sweeps the run's marker. Under bubblewrap the PID namespace ends every process of the command with
  * it, marker or not.
  *
  * @module
@@ -65,6 +69,13 @@ export interface SweepOptions {
   scanner?: EnvironmentScanner | null;
   /** Match every marker starting with `marker` (a whole run). @default false */
   prefix?: boolean;
+  /**
+   * The call's session (and process group) ids: its leader's pid, as `setsid` made it. Each round
+   * also kills every process of those sessions or groups, marker or not (one that emptied or
+   * overwrote its environment but stayed in the session), and every descendant of a process it
+   * kills (one that left the session but whose parent is still there). @default none
+   */
+  sessionIds?: readonly number[];
 }
 
 /**
@@ -112,9 +123,13 @@ export async function sweepMarked(marker: string, options: SweepOptions): Promis
   const killed: number[] = [];
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const scanned = await options.scanner?.scan(needle, prefix) ?? null;
-    const found = scanned?.filter((pid) => pid !== Deno.pid) ??
+    const marked = scanned?.filter((pid) => pid !== Deno.pid) ??
       (reader === null ? null : await grepEnvironments(reader, marker, prefix)) ??
       await markedProcesses(options.psPath, needle, prefix);
+    const sessions = options.sessionIds ?? [];
+    const found = marked.length === 0 && sessions.length === 0
+      ? marked
+      : withKin(marked, sessions, await processTable(options.psPath));
     if (found.length === 0) break;
     for (const pid of found) {
       try {
@@ -238,4 +253,73 @@ async function markedProcesses(psPath: string, needle: string, prefix: boolean):
     if (words.some((word) => prefix ? word.startsWith(needle) : word === needle)) pids.push(pid);
   }
   return pids;
+}
+
+/** One process of {@linkcode processTable}. */
+interface ProcessRow {
+  pid: number;
+  parent: number;
+  session: number;
+  group: number;
+}
+
+/**
+ * Every live process with its parent, session and group (`ps -e -o pid=,ppid=,sid=,pgid=,stat=`),
+ * zombies left out.
+ */
+async function processTable(psPath: string): Promise<ProcessRow[]> {
+  let listing: Deno.CommandOutput;
+  try {
+    listing = await new Deno.Command(psPath, {
+      args: ["-e", "-o", "pid=", "-o", "ppid=", "-o", "sid=", "-o", "pgid=", "-o", "stat="],
+      clearEnv: true,
+      env: {},
+      stdin: "null",
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+  } catch {
+    return [];
+  }
+  const rows: ProcessRow[] = [];
+  for (const line of new TextDecoder().decode(listing.stdout).split("\n")) {
+    const words = line.trim().split(/\s+/);
+    // A zombie (Z) or dead (X) process is already killed: only its parent's wait is missing.
+    if (words.length !== 5 || /^[ZX]/.test(words[4] as string)) continue;
+    const fields = words.slice(0, 4).map(Number);
+    if (fields.some((field) => !Number.isSafeInteger(field))) continue;
+    const [pid, parent, session, group] = fields as [number, number, number, number];
+    rows.push({ pid, parent, session, group });
+  }
+  return rows;
+}
+
+/**
+ * `marked`, the members of `sessions` (as session or process group), and every descendant of
+ * those, from one table read before anything is killed (a child is found by its parent while the
+ * parent lives). Never this process or an ancestor's id 1.
+ */
+function withKin(
+  marked: readonly number[],
+  sessions: readonly number[],
+  table: readonly ProcessRow[],
+): number[] {
+  const found = new Set(marked);
+  for (const row of table) {
+    if (sessions.includes(row.session) || sessions.includes(row.group)) found.add(row.pid);
+  }
+  const children = new Map<number, number[]>();
+  for (const row of table) children.set(row.parent, [...children.get(row.parent) ?? [], row.pid]);
+  const pending = [...found];
+  for (let pid = pending.pop(); pid !== undefined; pid = pending.pop()) {
+    for (const child of children.get(pid) ?? []) {
+      if (!found.has(child)) {
+        found.add(child);
+        pending.push(child);
+      }
+    }
+  }
+  found.delete(Deno.pid);
+  found.delete(1);
+  return [...found];
 }

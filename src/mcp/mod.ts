@@ -15,7 +15,11 @@ export {
   parseLoopbackAddress,
   rebindingRefusal,
 } from "./server/http_access.ts";
-export { McpHttpServer, type McpHttpServerOptions } from "./server/http_server.ts";
+export {
+  McpHttpServer,
+  type McpHttpServerOptions,
+  SESSION_IDLE_TIMEOUT_MS,
+} from "./server/http_server.ts";
 export { type McpConnection, McpRunServer, type McpRunServerOptions } from "./server/run_server.ts";
 export { toCallToolResult } from "./server/result_mapping.ts";
 export { listMcpTools, mcpAnnotations } from "./server/tool_listing.ts";

@@ -16,6 +16,7 @@ import {
   type ToolAnnotations,
   type ToolDefinition,
 } from "../tools/mod.ts";
+import { MAX_VALUE_DEPTH, valueNestingDepth } from "../result/mod.ts";
 
 /** The canonical name of a server's tool. */
 export function mcpToolName(serverId: string, toolName: string): string {
@@ -53,6 +54,14 @@ export function mcpToolDefinition(
       refusal:
         `Cannot register tool "${tool.name}" of MCP server "${serverId}": "${name}" is not ` +
         `a canonical name (lower-case letters, digits, _ and -, at most ${MAX_TOOL_NAME_LENGTH} characters)`,
+    };
+  }
+  // Measured without recursion before anything copies or walks it (structuredClone recurses).
+  const depth = valueNestingDepth(tool.inputSchema);
+  if (depth > MAX_VALUE_DEPTH) {
+    return {
+      refusal: `Cannot register tool "${tool.name}" of MCP server "${serverId}": its input ` +
+        `schema is nested more than ${MAX_VALUE_DEPTH} levels deep`,
     };
   }
   const checked = checkSchemaSubset(structuredClone(tool.inputSchema) as JsonSchema);

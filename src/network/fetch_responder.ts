@@ -45,6 +45,8 @@ export async function answerFetch(
         type: "fetch_error",
         id: message.id,
         message: `Cannot read the response of "${host}": it is larger than ${maxBytes} bytes`,
+        kind: "too_large",
+        limit_bytes: maxBytes,
       };
     }
     return {
@@ -146,7 +148,13 @@ async function streamFetch(
       if (total > maxBytes) {
         await reader.cancel();
         const text = `Cannot read the response of "${host}": it is larger than ${maxBytes} bytes`;
-        return post({ type: "fetch_error", id, message: text });
+        return post({
+          type: "fetch_error",
+          id,
+          message: text,
+          kind: "too_large",
+          limit_bytes: maxBytes,
+        });
       }
       if (value.byteLength > 0) post({ type: "fetch_chunk", id, bytes: new Uint8Array(value) });
     }

@@ -61,7 +61,40 @@ export type FetchReplyMessage =
   /** The body's bytes as they came (binary framings such as AWS event streams stay intact). */
   | { type: "fetch_chunk"; id: number; bytes: Uint8Array<ArrayBuffer> }
   | { type: "fetch_end"; id: number }
-  | { type: "fetch_error"; id: number; message: string };
+  | {
+    type: "fetch_error";
+    id: number;
+    message: string;
+    /** `too_large`: the body passed the cap ({@linkcode ResponseTooLargeError} on this side). */
+    kind?: "too_large";
+    /** The cap passed, in bytes, with `kind` `too_large`. */
+    limit_bytes?: number;
+  };
+
+/**
+ * A response refused because its body passed the cap: its own class, so a caller says "too large"
+ * and does not retry, rather than reporting a connection failure.
+ */
+export class ResponseTooLargeError extends TypeError {
+  /** The cap that was passed, in bytes. */
+  readonly limitBytes: number;
+  /**
+   * @param message The answering side's message, naming the host and the cap.
+   * @param limitBytes The cap, in bytes.
+   */
+  constructor(message: string, limitBytes: number) {
+    super(message);
+    this.name = "ResponseTooLargeError";
+    this.limitBytes = limitBytes;
+  }
+}
+
+/** The error a `fetch_error` stands for on the requesting side. */
+function replyError(message: { message: string; kind?: "too_large"; limit_bytes?: number }) {
+  return message.kind === "too_large"
+    ? new ResponseTooLargeError(message.message, message.limit_bytes ?? 0)
+    : new TypeError(message.message);
+}
 
 /** Default cap of a response body: 16 MiB, far above any model turn or memory answer. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
@@ -120,7 +153,7 @@ export class MessageFetchClient {
     this.#waiting.delete(message.id);
     if (message.type === "fetch_error") {
       waiting.cleanup();
-      waiting.reject(new TypeError(message.message));
+      waiting.reject(replyError(message));
       return true;
     }
     const init = {
@@ -173,7 +206,7 @@ export class MessageFetchClient {
         this.#arriving.delete(message.id);
         arriving.cleanup();
         if (message.type === "fetch_end") arriving.controller.close();
-        else arriving.controller.error(new TypeError(message.message));
+        else arriving.controller.error(replyError(message));
         return true;
       default:
         return false;

@@ -11,6 +11,7 @@ export {
   type FetchReplyMessage,
   type FetchRequestMessage,
   MessageFetchClient,
+  ResponseTooLargeError,
 } from "./message_fetch.ts";
 export { answerFetch, FetchResponder, type FetchResponderOptions } from "./fetch_responder.ts";
 export {

@@ -11,6 +11,8 @@
  * @module
  */
 
+import { deeperThanMarker, MAX_VALUE_DEPTH } from "./bounded_json.ts";
+
 /** One line summing the call up, e.g. `Edited "src/a.ts": 1 edit, 1 replacement`. */
 export interface BriefBlock {
   type: "brief";
@@ -301,20 +303,25 @@ function fitBlock(block: DisplayBlock): DisplayBlock {
 }
 
 /** Strings over `limit` characters cut; with `cutLists`, lists cut to `limit / 8` items too. */
-function cutValue(value: unknown, limit: number, cutLists: boolean): unknown {
+function cutValue(value: unknown, limit: number, cutLists: boolean, depth = 0): unknown {
+  if (typeof value === "object" && value !== null && depth >= MAX_VALUE_DEPTH) {
+    return deeperThanMarker();
+  }
   if (typeof value === "string") {
     return value.length > limit
       ? `${value.slice(0, limit)}… [cut ${value.length - limit} characters]`
       : value;
   }
   if (Array.isArray(value)) {
-    const items = value.map((item) => cutValue(item, limit, cutLists));
+    const items = value.map((item) => cutValue(item, limit, cutLists, depth + 1));
     const most = Math.max(1, Math.floor(limit / 8));
     return cutLists && items.length > most ? items.slice(0, most) : items;
   }
   if (typeof value === "object" && value !== null) {
     return Object.fromEntries(
-      Object.entries(value).map(([name, item]) => [name, cutValue(item, limit, cutLists)]),
+      Object.entries(value).map((
+        [name, item],
+      ) => [name, cutValue(item, limit, cutLists, depth + 1)]),
     );
   }
   return value;

@@ -2,7 +2,8 @@
  * The result vocabulary every layer speaks: what a tool call answers ({@linkcode ToolResult},
  * {@linkcode ToolOutcome}), the closed set of error types ({@linkcode ERROR_TYPES}) and the display
  * blocks a result shows a person ({@linkcode DisplayBlock}, read through
- * {@linkcode readDisplayBlocks}). It sits below the sandbox and the tool contract, which both
+ * {@linkcode readDisplayBlocks}), and the one depth bound every walk over model-, tool- and
+ * MCP-controlled data keeps ({@linkcode MAX_VALUE_DEPTH}, {@linkcode parseJsonWithin}). It sits below the sandbox and the tool contract, which both
  * answer in it.
  *
  * @example
@@ -14,6 +15,14 @@
  * @module
  */
 
+export {
+  type BoundedParse,
+  deeperThanMarker,
+  jsonNestingDepth,
+  MAX_VALUE_DEPTH,
+  parseJsonWithin,
+  valueNestingDepth,
+} from "./bounded_json.ts";
 export {
   type ArtifactLinkBlock,
   type BriefBlock,

@@ -94,6 +94,9 @@ export async function endCommandLeftovers(
     psPath: sweep.psPath,
     environmentReader: sweep.environmentReader ?? null,
     scanner: sweep.scanner ?? null,
+    // The command's session (setsid made its leader's pid the session and group id): what stayed
+    // in it, and what descends from anything swept, goes too, marker or not.
+    sessionIds: group === null ? [] : [group],
   });
   if (killed.length > 0) {
     await run.recorder.event("command.swept", { tool_call_id: toolCallId, killed: killed.length });

@@ -10,7 +10,7 @@
 
 import { MAX_ARGUMENT_DEPTH } from "../config/base/mod.ts";
 import type { RegisteredTool } from "../tools/mod.ts";
-import { failure, type ToolOutcome } from "../result/mod.ts";
+import { failure, jsonNestingDepth, type ToolOutcome } from "../result/mod.ts";
 
 /** Limits of {@linkcode parseArguments}. */
 export interface ArgumentLimits {
@@ -93,22 +93,11 @@ export function parseArguments(
   return { arguments: value as Record<string, unknown> };
 }
 
-/** Deepest `[`/`{` nesting in JSON text, ignoring brackets inside strings. O(n), no parsing. */
-export function nestingDepth(text: string): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let index = 0; index < text.length; index += 1) {
-    const character = text.charCodeAt(index);
-    if (inString) {
-      if (character === 0x5c) index += 1; // backslash escapes the next character
-      else if (character === 0x22) inString = false;
-    } else if (character === 0x22) inString = true;
-    else if (character === 0x7b || character === 0x5b) deepest = Math.max(deepest, ++depth);
-    else if (character === 0x7d || character === 0x5d) depth -= 1;
-  }
-  return deepest;
-}
+/**
+ * Deepest `[`/`{` nesting in JSON text, ignoring brackets inside strings. O(n), no parsing: the
+ * one count in `src/result/bounded_json.ts`, named here for the pipeline's readers.
+ */
+export const nestingDepth: (text: string) => number = jsonNestingDepth;
 
 /**
  * JSON.parse turns `1e309` into Infinity; find such a number and name where it is. Depth first, in

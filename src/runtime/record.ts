@@ -20,7 +20,8 @@ import {
 } from "../audit/mod.ts";
 import type { CallApproval } from "../approval/mod.ts";
 import type { PolicyDecision } from "../policy/mod.ts";
-import type { ArtifactRef, ToolResult } from "../result/mod.ts";
+import { type ArtifactRef, parseJsonWithin, type ToolResult } from "../result/mod.ts";
+import { MAX_ARGUMENT_DEPTH } from "../config/base/mod.ts";
 import type { ProviderCallOrigin } from "./tool_call.ts";
 
 /**
@@ -161,12 +162,10 @@ export async function recordNotRun(
   at: Date = new Date(),
   endedEvent: number | null = null,
 ): Promise<void> {
-  let params: unknown = call.arguments;
-  try {
-    params = JSON.parse(call.arguments);
-  } catch {
-    // Kept as the text the model sent.
-  }
+  // Parsed only when shallow enough for the pipeline: deeper or invalid text stays the text the
+  // model sent (summarised), never a value nested past what a walk may enter.
+  const parsed = parseJsonWithin(call.arguments, MAX_ARGUMENT_DEPTH);
+  const params: unknown = parsed.ok ? parsed.value : call.arguments;
   const line = await toolLine(
     {
       result,

@@ -281,3 +281,27 @@ Deno.test("runTurn passes the signal to running calls and answers later calls ab
   assert.equal(results[1]?.error?.type, "aborted");
   assert.equal(results[1]?.error?.details.abort_reason, "stop");
 });
+
+Deno.test("runTurn lets a read already running beside a denied read finish, and skips the reads not yet started", async () => {
+  // Two lanes: "denied" and "beside" start together; "denied" ends first (denied), so "later",
+  // next in the model's order and not started, is skipped; "beside" was running and finishes.
+  const { runtime, spans } = fakeRuntime({
+    denied: { delay_ms: 20, error: "permission_denied" },
+    beside: { delay_ms: 150 },
+    later: { delay_ms: 10 },
+  });
+  const { recorder } = fakeRecorder();
+  const results = await runTurn([call("denied"), call("beside"), call("later")], {
+    runtime,
+    recorder,
+    isReadonly,
+    concurrency: 2,
+  });
+  assert.deepEqual(results.map((result) => result.error?.type ?? "ok"), [
+    "permission_denied",
+    "ok",
+    "skipped",
+  ]);
+  assert.deepEqual(spans.map((entry) => entry.id).sort(), ["beside", "denied"]);
+  assert.match(results[2]?.summary ?? "", /skipped because call "denied" \(read\) was denied/);
+});

@@ -5,8 +5,8 @@
  * @module
  */
 
-import type { ArtifactStore, Redactor } from "../audit/mod.ts";
-import type { ArtifactRef, ToolOutcome } from "../result/mod.ts";
+import { type ArtifactStore, AuditWriteError, type Redactor } from "../audit/mod.ts";
+import { type ArtifactRef, failure, type ToolOutcome } from "../result/mod.ts";
 
 /** What shaping produces: the redacted outcome and any artifacts written. */
 export interface ShapedOutcome {
@@ -68,4 +68,30 @@ export async function shape(
     `${head}\n… [output cut at ${maxOutputBytes} of ${bytes.byteLength} bytes; full output in ${kept.ref}]`;
   const { ref, sha256, bytes: storedBytes, media_type } = kept;
   return { outcome: shaped, artifacts: [{ ref, sha256, bytes: storedBytes, media_type }] };
+}
+
+/**
+ * The outcome of a call whose output could not be kept: `io_error` (`details: {failure, path}`)
+ * when the file system refused it (a full disk, a read-only file system: {@linkcode
+ * AuditWriteError}), `internal_error` for anything else.
+ *
+ * @param tool The call's tool name, for the message.
+ * @param error What {@linkcode shape} threw.
+ * @example
+ * ```ts
+ * import { AuditWriteError } from "../audit/mod.ts";
+ * import { keepingFailure } from "./shape.ts";
+ * const full = Object.assign(new Error("No space left on device"), { code: "ENOSPC" });
+ * const outcome = keepingFailure("fs.read_file", AuditWriteError.from("/runs/r/artifacts", full));
+ * console.assert(outcome.error?.type === "io_error");
+ * ```
+ */
+export function keepingFailure(tool: string, error: unknown): ToolOutcome {
+  if (error instanceof AuditWriteError) {
+    return failure("io_error", `Cannot keep the output of "${tool}": ${error.message}`, {
+      failure: error.failure,
+      path: error.path,
+    });
+  }
+  return failure("internal_error", `Cannot keep the output of "${tool}": ${String(error)}`);
 }

@@ -32,7 +32,7 @@ import { type CommandResolutionContext, decide } from "./decide.ts";
 import { type ArgumentLimits, parseArguments } from "./parse_arguments.ts";
 import { record } from "./record.ts";
 import { displayFor } from "./display_for.ts";
-import { shape } from "./shape.ts";
+import { keepingFailure, shape } from "./shape.ts";
 import type { ToolCall } from "./tool_call.ts";
 import type { MainThreadTools } from "./main_thread_tools.ts";
 import { endCommandLeftovers, type MarkerSweep } from "./command_leftovers.ts";
@@ -194,13 +194,7 @@ export class ToolRuntime {
         this.#options.limits.maxOutputBytes,
       );
     } catch (error) {
-      shaped = {
-        outcome: failure(
-          "internal_error",
-          `Cannot keep the output of "${call.name}": ${String(error)}`,
-        ),
-        artifacts: [],
-      };
+      shaped = { outcome: keepingFailure(call.name, error), artifacts: [] };
     }
     const ended = this.#now();
     const result: ToolResult = {

@@ -17,7 +17,7 @@ import {
 } from "../audit/mod.ts";
 import { ApprovalGate } from "../approval/mod.ts";
 import type { LoadedConfig } from "../config/mod.ts";
-import { domainFolders, sweepMarked } from "../exec/mod.ts";
+import { domainFolders, startOrphanWatchdog, sweepMarked } from "../exec/mod.ts";
 import type { PolicyDecision } from "../policy/mod.ts";
 import { HookRunner, prepareHooks } from "../hooks/mod.ts";
 import { openMarkerSweep, ToolRuntime } from "../runtime/mod.ts";
@@ -209,6 +209,10 @@ async function wireStarting(
   const psPath = exec?.isolation === "none" ? prepared.commands?.psPath ?? null : null;
   const reader = prepared.commands?.environmentReader ?? null;
   const sweep = psPath === null ? null : openMarkerSweep(folder.id, psPath, prepared.commands);
+  // If this process dies without ending the run (kill -9), the watchdog sweeps the run's marker.
+  const watchdog = psPath === null || reader === null || prepared.commands === null
+    ? null
+    : startOrphanWatchdog(folder.id, { setsidPath: prepared.commands.setsidPath, ...reader });
   const artifacts = new ArtifactStore({
     artifactsDir: folder.paths.artifacts,
     runDir: folder.dir,
@@ -291,6 +295,7 @@ async function wireStarting(
       }
       sweep?.scanner?.close();
       await quarantineAtClose(prepared.guard, exec, recorder);
+      await watchdog?.stop();
       await approvals.close();
       await recorder.close();
     },

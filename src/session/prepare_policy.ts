@@ -133,6 +133,10 @@ export async function preparePolicy(
     declarative_tools: commands?.declarativeTools ?? [],
     skill_dirs: skillDirs,
     memory,
+    // Under bubblewrap with command_network, or with no confinement at all, a command can reach
+    // any host: its tools say open-world.
+    command_network: commands !== null &&
+      (config.sandbox.command_network || commands.bwrapPath === null),
   };
   const registry = new ToolRegistry();
   registerTools(registry, toolSet(toolSettings, options.tools), toolSettings.declarative_tools);

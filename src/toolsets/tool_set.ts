@@ -23,6 +23,11 @@ export interface ToolSetSettings {
   skill_dirs: string[];
   /** Memory tool settings, or null when memory is off. */
   memory: MemorySettings | null;
+  /**
+   * Commands reach the network (`sandbox.command_network`, or isolation `none`): exec.run_command
+   * and skills.run_script are then annotated open-world. @default false
+   */
+  command_network?: boolean;
 }
 
 /** What the handlers of the set use in the thread that runs them. */
@@ -58,7 +63,10 @@ export function toolSet(
     if (!tools.some((existing) => existing.name === tool.name)) tools.push(tool);
   };
   if (settings.command_tools) {
-    commandTools().forEach(add);
+    const openWorld = settings.command_network === true;
+    commandTools().forEach((tool) =>
+      add(openWorld ? { ...tool, annotations: { ...tool.annotations, open_world: true } } : tool)
+    );
     tools.push(...settings.declarative_tools.map((file) => declarativeTool(file)));
   }
   if (settings.skill_dirs.length > 0) createSkillTools(settings.skill_dirs).forEach(add);

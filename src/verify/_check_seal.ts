@@ -80,13 +80,21 @@ export async function checkSeal(
   }
   if (bytes === null) {
     if (completed !== undefined) {
+      // A run that recorded it would be signed had its seal removed: without the key nobody can
+      // write it again, so that is tampering, not a run killed mid-way.
+      const signing = completed.record.signing as { key_env?: unknown } | null | undefined;
+      const signed = typeof signing === "object" && signing !== null;
       problems.push({
         kind: "not_sealed",
-        severity: "incomplete",
+        severity: signed ? "tampered" : "incomplete",
         file: MANIFEST_FILE,
         line: null,
-        message: "incomplete: run.completed is recorded but manifest.json is missing " +
-          "(killed while sealing, or removed)",
+        message: signed
+          ? `manifest missing: run.completed (events.jsonl line ${completed.line}) says the ` +
+            `seal was signed with the key in "${String(signing.key_env)}", but manifest.json is ` +
+            `gone (removed, or killed in the instant of sealing)`
+          : "incomplete: run.completed is recorded but manifest.json is missing " +
+            "(killed while sealing, or removed)",
       });
     }
     return result;

@@ -99,7 +99,10 @@ export interface VerifyCounts {
   tool_records: number;
   /** Records of `logs/errors.jsonl`. */
   error_records: number;
-  /** Tool calls started (`tool.started` events). */
+  /**
+   * Tool calls answered, run or not (`tool.completed`, `tool.failed`, `tool.denied` and
+   * `tool.skipped` events): the count `run.completed` and the run's summary line give.
+   */
   calls: number;
   /** Files under `artifacts/`. */
   artifacts: number;

@@ -110,7 +110,9 @@ export async function verifyRun(
       events: events.records.length,
       tool_records: tools.records.length,
       error_records: errors.records.length,
-      calls: events.records.filter((entry) => entry.record.type === "tool.started").length,
+      // Every call answered, run or not: the count run.completed and the summary line give.
+      calls: events.records.filter((entry) => ENDED_CALL_EVENTS.has(String(entry.record.type)))
+        .length,
       artifacts: (await listFiles(dir, "artifacts")).length,
       deliverables: (await listFiles(dir, "deliverables")).length,
       sealed_files: seal.sealedFiles,
@@ -119,6 +121,9 @@ export async function verifyRun(
     children,
   };
 }
+
+/** The events that answer a call: one per call, whether it ran (`tool.skipped` when not). */
+const ENDED_CALL_EVENTS = new Set(["tool.completed", "tool.failed", "tool.denied", "tool.skipped"]);
 
 /** A child run to verify, or why it cannot be (then it is missing or not a run folder). */
 interface ChildFolder {

@@ -13,6 +13,7 @@
 
 import { DEFAULT_MODEL } from "../../config/base/mod.ts";
 import { ModelError } from "../model_provider.ts";
+import { ResponseTooLargeError } from "../../network/mod.ts";
 
 /** Options of {@linkcode postJson} and {@linkcode postWithRetries}. */
 export interface PostJsonOptions {
@@ -198,11 +199,34 @@ async function sendWithRetries<T>(
       }
       const text = await response.text();
       const details = { status: response.status, attempts, body_excerpt: excerpt(text) };
-      const message = `Cannot call "${host}": HTTP ${response.status}`;
+      const location = response.headers.get("location");
+      if (response.status >= 300 && response.status < 400) {
+        // The gateway never follows a redirect (it could lead to another host): say where to.
+        throw new ModelError(
+          "provider_failed",
+          `Cannot call "${host}": it redirects (HTTP ${response.status}) to "${
+            location ?? "nowhere named"
+          }"; kagent-run does not follow redirects: set model.base_url to the address that answers`,
+          { ...details, location },
+        );
+      }
+      const reason = errorReason(text);
+      const message = `Cannot call "${host}": HTTP ${response.status}${
+        reason === null ? "" : `: ${reason}`
+      }`;
       if (!shouldRetry(response)) throw new ModelError("provider_failed", message, details);
       failure = { message, details, retryAfterMs: retryAfter(response.headers, now()) };
     } catch (error) {
       if (error instanceof ModelError) throw error;
+      if (error instanceof ResponseTooLargeError) {
+        // Asking again would read the same answer: not retried.
+        throw new ModelError(
+          "provider_failed",
+          `Cannot call "${host}": its answer is larger than ${error.limitBytes} bytes, the most ` +
+            `kagent-run reads from a model`,
+          { status: null, attempts, limit_bytes: error.limitBytes },
+        );
+      }
       if (options.signal?.aborted) {
         throw new ModelError("provider_failed", `Cannot call "${host}": aborted`, {
           status: null,
@@ -312,6 +336,29 @@ class AttemptTimer {
       this.#controller.abort(new DOMException("The attempt timed out", "TimeoutError"));
     }, this.#timeoutMs);
   }
+}
+
+/**
+ * The reason an error body gives, for the message: `error.message`, `error` (a string) or
+ * `message` of a JSON body, else the body's first line; cut to 200 characters; null when empty.
+ */
+export function errorReason(text: string): string | null {
+  let reason: unknown = null;
+  try {
+    const body = JSON.parse(text) as Record<string, unknown> | null;
+    const error = body?.error;
+    reason = typeof error === "string"
+      ? error
+      : typeof error === "object" && error !== null
+      ? (error as Record<string, unknown>).message
+      : body?.message;
+  } catch {
+    reason = text.split("\n", 1)[0];
+  }
+  if (typeof reason !== "string") return null;
+  const line = reason.replaceAll(/\s+/g, " ").trim();
+  if (line === "") return null;
+  return line.length <= 200 ? line : `${line.slice(0, 200)}…`;
 }
 
 /** `text`, cut to {@linkcode EXCERPT_LENGTH} characters for error details. */

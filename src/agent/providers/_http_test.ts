@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { ModelError } from "../model_provider.ts";
 import { parseRetryAfter, postJson } from "./_http.ts";
+import { ResponseTooLargeError } from "../../network/mod.ts";
 
 type Answer = Response | Error | "hang";
 
@@ -82,7 +83,7 @@ Deno.test("postJson gives up after the retries with the status and no headers", 
   assert.equal(error.details.status, 503);
   assert.equal(error.details.attempts, 3);
   assert.match(String(error.details.body_excerpt), /still boom/);
-  assert.match(error.message, /HTTP 503 \(after 3 attempts\)/);
+  assert.match(error.message, /HTTP 503: still boom \(after 3 attempts\)/);
   assert.doesNotMatch(JSON.stringify({ ...error.details, m: error.message }), /secret/);
   assert.equal(calls.length, 3);
   // As the SDKs: the base doubling, shortened by up to 25 % (random 0.5: 12.5 %).
@@ -242,4 +243,71 @@ Deno.test("postJson does not wait out a Retry-After above 60 s: its own backoff 
   assert.equal(calls.length, 4);
   // The hour and the 90 s were not waited for (backoff 100, then 200); the 2 s was (near miss).
   assert.deepEqual(sleeps, [100, 200, 2000]);
+});
+
+Deno.test("postJson keeps the reason an error body gives in the message", async () => {
+  const { fetchImpl } = fakeFetch([
+    json(400, { error: { message: 'model "gpt-x" does not exist', type: "invalid_request" } }),
+    new Response("upstream exploded\nstack…", { status: 400 }),
+    json(400, { unrelated: true }),
+  ]);
+  const options = { headers: {}, fetch: fetchImpl, timeoutMs: 1000, retries: 0 };
+  const structured = await rejection(postJson("https://api.example.com/v1", {}, options));
+  assert.equal(
+    structured.message,
+    'Cannot call "api.example.com": HTTP 400: model "gpt-x" does not exist',
+  );
+  const plain = await rejection(postJson("https://api.example.com/v1", {}, options));
+  assert.equal(plain.message, 'Cannot call "api.example.com": HTTP 400: upstream exploded');
+  // Near miss: a body with no reason leaves the status alone.
+  const none = await rejection(postJson("https://api.example.com/v1", {}, options));
+  assert.equal(none.message, 'Cannot call "api.example.com": HTTP 400');
+});
+
+Deno.test("postJson reports a redirect as a redirect with its Location, never retried", async () => {
+  const { fetchImpl, calls } = fakeFetch([
+    new Response(null, { status: 302, headers: { location: "https://elsewhere.example/v1" } }),
+  ]);
+  const error = await rejection(
+    postJson("https://api.example.com/v1", {}, {
+      headers: {},
+      fetch: fetchImpl,
+      timeoutMs: 1000,
+      retries: 2,
+    }),
+  );
+  assert.equal(calls.length, 1);
+  assert.match(
+    error.message,
+    /^Cannot call "api\.example\.com": it redirects \(HTTP 302\) to "https:\/\/elsewhere\.example\/v1"; kagent-run does not follow redirects/,
+  );
+  assert.equal(error.details.location, "https://elsewhere.example/v1");
+});
+
+Deno.test("postJson reports an answer over the response cap as too large, never as a connection failure, and does not retry", async () => {
+  const tooLarge = new ResponseTooLargeError(
+    'Cannot read the response of "api.example.com": it is larger than 16777216 bytes',
+    16_777_216,
+  );
+  const { fetchImpl, calls } = fakeFetch([tooLarge, new Error("connection reset")]);
+  const options = {
+    headers: {},
+    fetch: fetchImpl,
+    timeoutMs: 1000,
+    retries: 2,
+    sleep: () => Promise.resolve(),
+  };
+  const error = await rejection(postJson("https://api.example.com/v1", {}, options));
+  assert.equal(calls.length, 1);
+  assert.equal(
+    error.message,
+    'Cannot call "api.example.com": its answer is larger than 16777216 bytes, the most kagent-run reads from a model',
+  );
+  assert.doesNotMatch(error.message, /connection failed/);
+  // Near miss: a real connection failure still says so (and is retried).
+  const { fetchImpl: reset } = fakeFetch([new Error("connection reset")]);
+  const failed = await rejection(
+    postJson("https://api.example.com/v1", {}, { ...options, fetch: reset, retries: 0 }),
+  );
+  assert.match(failed.message, /connection failed \(connection reset\)/);
 });

@@ -17,7 +17,10 @@
  * `{{run.workspace}}`, `{{run.deliverables}}`, `{{run.scratch}}`. An unknown template is an error
  * (the plan is wrong). A child agent's script (`agents.<id>.model`) sees its own conversation, a
  * fork's its parent's too.
- * Blank lines and lines starting with `//` are skipped.
+ * Blank lines and lines starting with `//` are skipped. A line nested deeper than
+ * {@linkcode MAX_PLAN_LINE_DEPTH} levels is refused before it is parsed (object arguments one level
+ * deeper than any config accepts still reach the runtime, which answers `invalid_arguments`;
+ * deeper arguments go in as a string of raw JSON text).
  *
  * @module
  */
@@ -30,6 +33,15 @@ import {
   type ModelTurn,
 } from "../model_provider.ts";
 import type { ToolCall } from "../../runtime/mod.ts";
+import { MAX_ARGUMENT_DEPTH } from "../../config/base/mod.ts";
+import { jsonNestingDepth } from "../../result/mod.ts";
+
+/**
+ * Deepest nesting of one plan line: the turn, its `tool_calls`, the call and arguments one level
+ * deeper than `MAX_ARGUMENT_DEPTH` (256), so that the runtime, not the plan's loader, refuses
+ * arguments past the configured limit. 260.
+ */
+export const MAX_PLAN_LINE_DEPTH: number = MAX_ARGUMENT_DEPTH + 4;
 
 interface ScriptLine {
   line: number;
@@ -82,6 +94,14 @@ export class ScriptProvider implements ModelProvider {
           `Cannot load script "${source}": line ${line}: ${reason}`,
           { line },
         );
+      // Counted on the text first: a line nested 2,000,000 deep is refused in one pass.
+      const depth = jsonNestingDepth(trimmed);
+      if (depth > MAX_PLAN_LINE_DEPTH) {
+        throw invalid(
+          `nested ${depth} levels deep, more than the limit of ${MAX_PLAN_LINE_DEPTH} (give ` +
+            `deeper arguments as a string of raw JSON text)`,
+        );
+      }
       let value: unknown;
       try {
         value = JSON.parse(trimmed);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ModelError, type ModelRequest } from "../model_provider.ts";
-import { ScriptProvider } from "./script_provider.ts";
+import { MAX_PLAN_LINE_DEPTH, ScriptProvider } from "./script_provider.ts";
 
 const run = {
   run_id: "r1",
@@ -104,17 +104,39 @@ Deno.test("script provider names the file and the line of a malformed plan read 
   }
 });
 
-Deno.test("script provider fills arguments nested deeper than the call stack without overflowing", async () => {
-  const depth = 200_000;
+Deno.test("script provider refuses a plan line nested deeper than its limit before parsing it", async () => {
+  const depth = 2_000_000;
   const nested = `${"[".repeat(depth)}"{{run.id}}"${"]".repeat(depth)}`;
+  let error: unknown = null;
+  try {
+    ScriptProvider.fromText(
+      `{"tool_calls": [{"id": "deep", "name": "fs.read_file", "arguments": {"path": ${nested}}}]}`,
+    );
+  } catch (thrown) {
+    error = thrown;
+  }
+  assert.ok(error instanceof ModelError);
+  assert.equal(error.code, "script_invalid");
+  assert.match(
+    error.message,
+    new RegExp(
+      `line 1: nested ${depth + 4} levels deep, more than the limit of ${MAX_PLAN_LINE_DEPTH}`,
+    ),
+  );
+  // Near miss: arguments one level deeper than any config accepts still load and are filled, so
+  // the runtime's depth cap answers invalid_arguments; deeper ones pass as raw JSON text.
+  const levels = MAX_PLAN_LINE_DEPTH - 4;
+  const inner = `${"[".repeat(levels)}"{{run.id}}"${"]".repeat(levels)}`;
   const script = ScriptProvider.fromText(
-    `{"tool_calls": [{"id": "deep", "name": "fs.read_file", "arguments": {"path": ${nested}}}]}`,
+    [
+      `{"tool_calls": [{"id": "deep", "name": "fs.read_file", "arguments": {"path": ${inner}}}]}`,
+      JSON.stringify({ tool_calls: [{ name: "fs.read_file", arguments: `{"path":${nested}}` }] }),
+    ].join("\n"),
   );
   const [call] = (await script.complete(request())).tool_calls;
-  assert.ok(call);
-  // The template deep inside is filled; the runtime's depth cap then answers invalid_arguments.
-  assert.ok(call.arguments.endsWith(`"r1"${"]".repeat(depth)}}`));
-  assert.ok(call.arguments.startsWith(`{"path":${"[".repeat(10)}`));
+  assert.ok(call?.arguments.endsWith(`"r1"${"]".repeat(levels)}}`));
+  const [raw] = (await script.complete(request())).tool_calls;
+  assert.equal(raw?.arguments.length, `{"path":${nested}}`.length);
 });
 
 Deno.test("script provider keeps a __proto__ key of the plan as a plain property", async () => {

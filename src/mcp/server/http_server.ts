@@ -10,6 +10,11 @@
  * refused request never reaches the run: nothing is called, nothing recorded. Request bodies are
  * bounded by the SDK transport before they are parsed (4 MiB, 413 past it).
  *
+ * A session whose client left without DELETE (the official SDK's `close()` sends none) expires:
+ * one with no request in flight (an open GET event stream counts as one) for `idleTimeoutMs` is
+ * closed, by a sweep every quarter of the timeout and before a new session would be refused, so
+ * 64 clients that vanish never lock the server out.
+ *
  * @module
  */
 
@@ -36,10 +41,28 @@ export interface McpHttpServerOptions {
    * sessions cannot grow the process without bound. @default {@linkcode MAX_SESSIONS}
    */
   maxSessions?: number;
+  /**
+   * Milliseconds a session may go without a request in flight before it is closed (its client
+   * left without DELETE); a later request with its id gets 404, as for a deleted session.
+   * @default {@linkcode SESSION_IDLE_TIMEOUT_MS} (5 minutes)
+   */
+  idleTimeoutMs?: number;
+  /** The clock, in milliseconds. @default Date.now */
+  now?: () => number;
 }
 
 /** Default of {@linkcode McpHttpServerOptions.maxSessions}. */
 export const MAX_SESSIONS = 64;
+
+/** Default of {@linkcode McpHttpServerOptions.idleTimeoutMs}: 5 minutes. */
+export const SESSION_IDLE_TIMEOUT_MS = 300_000;
+
+/** One open session: its transport, requests in flight, and when the last one started or ended. */
+interface OpenSession {
+  transport: WebStandardStreamableHTTPServerTransport;
+  inFlight: number;
+  lastActive: number;
+}
 
 /**
  * An HTTP listener serving one {@linkcode McpRunServer}.
@@ -62,12 +85,28 @@ export class McpHttpServer {
   readonly url: string;
   readonly #server: Deno.HttpServer<Deno.NetAddr>;
   readonly #options: McpHttpServerOptions;
-  readonly #sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  readonly #sessions = new Map<string, OpenSession>();
   /** Sessions whose `initialize` is being answered. */
   #opening = 0;
+  readonly #idleTimeoutMs: number;
+  readonly #now: () => number;
+  readonly #sweep: ReturnType<typeof setInterval>;
 
   private constructor(options: McpHttpServerOptions) {
     this.#options = options;
+    this.#idleTimeoutMs = options.idleTimeoutMs ?? SESSION_IDLE_TIMEOUT_MS;
+    if (!Number.isFinite(this.#idleTimeoutMs) || this.#idleTimeoutMs <= 0) {
+      throw new RangeError(
+        `Cannot serve MCP with idleTimeoutMs "${this.#idleTimeoutMs}": it must be a positive number`,
+      );
+    }
+    this.#now = options.now ?? Date.now;
+    this.#sweep = setInterval(
+      () => void this.#expireIdle(),
+      Math.max(50, Math.min(this.#idleTimeoutMs / 4, 60_000)),
+    );
+    // The sweep never keeps the process alive on its own.
+    Deno.unrefTimer(Number(this.#sweep));
     this.#server = Deno.serve({
       hostname: options.address.hostname,
       port: options.address.port,
@@ -76,7 +115,7 @@ export class McpHttpServer {
         this.#options.onRefused?.(`Cannot answer an MCP request: ${errorMessage(error)}`);
         return jsonRpcError(500, -32603, "Internal error");
       },
-    }, (request) => this.#handle(request));
+    }, (request, info) => this.#handle(request, info.completed));
     this.url = mcpUrl({ hostname: options.address.hostname, port: this.#server.addr.port });
   }
 
@@ -99,11 +138,38 @@ export class McpHttpServer {
    * that ends every session's streams, which a graceful shutdown would otherwise wait for.
    */
   async shutdown(): Promise<void> {
-    await Promise.all([...this.#sessions.values()].map((transport) => transport.close()));
+    clearInterval(this.#sweep);
+    await Promise.all([...this.#sessions.values()].map((open) => open.transport.close()));
     await this.#server.shutdown();
   }
 
-  async #handle(request: Request): Promise<Response> {
+  /** Closes every session idle for the timeout; returns how many. */
+  async #expireIdle(): Promise<number> {
+    const now = this.#now();
+    const idle = [...this.#sessions].filter(([, open]) =>
+      open.inFlight === 0 && now - open.lastActive >= this.#idleTimeoutMs
+    );
+    for (const [id] of idle) this.#sessions.delete(id);
+    await Promise.all(idle.map(([, open]) => open.transport.close().catch(() => {})));
+    if (idle.length > 0) {
+      this.#options.onRefused?.(
+        `Closed ${idle.length} idle MCP session(s): no request for ${this.#idleTimeoutMs} ms`,
+      );
+    }
+    return idle.length;
+  }
+
+  /** Counts a request of `open` in flight until its response is delivered (or abandoned). */
+  #track(open: OpenSession, completed: Promise<void>): void {
+    open.inFlight += 1;
+    open.lastActive = this.#now();
+    completed.catch(() => {}).finally(() => {
+      open.inFlight -= 1;
+      open.lastActive = this.#now();
+    });
+  }
+
+  async #handle(request: Request, completed: Promise<void>): Promise<Response> {
     if (new URL(request.url).pathname !== MCP_PATH) {
       return jsonRpcError(404, -32000, `Not found: MCP is served at ${MCP_PATH}`);
     }
@@ -120,15 +186,17 @@ export class McpHttpServer {
     }
     const sessionId = request.headers.get("mcp-session-id");
     if (sessionId !== null) {
-      const transport = this.#sessions.get(sessionId);
-      if (transport === undefined) return jsonRpcError(404, -32001, "Session not found");
-      return await transport.handleRequest(request);
+      const open = this.#sessions.get(sessionId);
+      if (open === undefined) return jsonRpcError(404, -32001, "Session not found");
+      this.#track(open, completed);
+      return await open.transport.handleRequest(request);
     }
     if (request.method !== "POST") {
       return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
     }
     const maxSessions = this.#options.maxSessions ?? MAX_SESSIONS;
-    if (this.#sessions.size + this.#opening >= maxSessions) {
+    const full = () => this.#sessions.size + this.#opening >= maxSessions;
+    if (full() && await this.#expireIdle() === 0 || full()) {
       this.#options.onRefused?.(`Refused an MCP session: ${maxSessions} sessions are open`);
       await request.body?.cancel();
       return jsonRpcError(
@@ -140,18 +208,22 @@ export class McpHttpServer {
     }
     this.#opening += 1;
     try {
-      return await this.#newSession(request);
+      return await this.#newSession(request, completed);
     } finally {
       this.#opening -= 1;
     }
   }
 
   /** A POST without a session: a new session when it is an `initialize`, else the SDK's 400. */
-  async #newSession(request: Request): Promise<Response> {
+  async #newSession(request: Request, completed: Promise<void>): Promise<Response> {
     const transport: WebStandardStreamableHTTPServerTransport =
       new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => crypto.randomUUID(),
-        onsessioninitialized: (id: string) => void this.#sessions.set(id, transport),
+        onsessioninitialized: (id: string) => {
+          const open: OpenSession = { transport, inFlight: 0, lastActive: this.#now() };
+          this.#sessions.set(id, open);
+          this.#track(open, completed);
+        },
         onsessionclosed: (id: string) => void this.#sessions.delete(id),
       });
     transport.onerror = (error: Error) =>

@@ -98,3 +98,93 @@ Deno.test("McpHttpServer refuses an initialize past maxSessions with 503 and mak
     await http.shutdown();
   }
 });
+
+Deno.test("McpHttpServer expires sessions whose clients left without DELETE, so a 71st client is served after 70 vanished, and keeps a session with a stream open", async () => {
+  const runServer = new McpRunServer({
+    version: "test",
+    openSession: () => Promise.reject(new Error("no run in this test")),
+  });
+  let clock = 0;
+  const http = McpHttpServer.start({
+    address: parseLoopbackAddress("127.0.0.1:0"),
+    token: new BearerToken(TOKEN),
+    runServer,
+    idleTimeoutMs: 60_000,
+    now: () => clock,
+  });
+  const headers = (id: string) => ({
+    "Mcp-Session-Id": id,
+    "Mcp-Protocol-Version": LATEST_PROTOCOL_VERSION,
+  });
+  try {
+    // Near miss first: a client that keeps its event stream open is never idle, however long.
+    const kept = await send(http.url, "POST", JSON.stringify(INITIALIZE));
+    const keptId = kept.headers.get("mcp-session-id") as string;
+    await kept.body?.cancel();
+    const streamAbort = new AbortController();
+    const stream = await fetch(http.url, {
+      method: "GET",
+      headers: {
+        Authorization: `Bearer ${TOKEN}`,
+        Accept: "text/event-stream",
+        ...headers(keptId),
+      },
+      signal: streamAbort.signal,
+    });
+    assert.equal(stream.status, 200);
+    // 70 clients initialise and leave without DELETE, some after opening and dropping a stream;
+    // time passes between them. Without expiry the 64th would fill the server for good.
+    const left: string[] = [];
+    for (let index = 0; index < 70; index++) {
+      const response = await send(http.url, "POST", JSON.stringify(INITIALIZE));
+      if (response.status !== 200) {
+        assert.fail(`client ${index + 1}: HTTP ${response.status} ${await response.text()}`);
+      }
+      const id = response.headers.get("mcp-session-id") as string;
+      left.push(id);
+      await response.body?.cancel();
+      if (index % 2 === 0) {
+        const abort = new AbortController();
+        const get = await fetch(http.url, {
+          method: "GET",
+          headers: {
+            Authorization: `Bearer ${TOKEN}`,
+            Accept: "text/event-stream",
+            ...headers(id),
+          },
+          signal: abort.signal,
+        });
+        abort.abort();
+        await get.body?.cancel().catch(() => {});
+      }
+      clock += 61_000;
+    }
+    assert.ok(http.sessionCount <= 64, `${http.sessionCount} sessions open`);
+    const late = await send(http.url, "POST", JSON.stringify(INITIALIZE));
+    assert.equal(late.status, 200);
+    await late.body?.cancel();
+    // The kept session, stream open through 70 timeouts, still answers.
+    const ping = await send(
+      http.url,
+      "POST",
+      JSON.stringify({ jsonrpc: "2.0", id: 3, method: "ping" }),
+      headers(keptId),
+    );
+    assert.equal(ping.status, 200);
+    await ping.body?.cancel();
+    // An expired session's id is answered as a deleted one.
+    const gone = await send(
+      http.url,
+      "POST",
+      JSON.stringify({ jsonrpc: "2.0", id: 4, method: "ping" }),
+      headers(left[0] as string),
+    );
+    assert.equal(gone.status, 404);
+    await gone.body?.cancel();
+    streamAbort.abort();
+    await stream.body?.cancel().catch(() => {});
+  } finally {
+    await runServer.close("completed").catch(() => {});
+    await http.shutdown();
+  }
+});
