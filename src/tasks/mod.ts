@@ -6,6 +6,8 @@
  */
 
 export {
+  DEFAULT_LEASE_MS,
+  DEFAULT_RENEW_MS,
   MAX_AGENT_ID_BYTES,
   MAX_RESULT_BYTES,
   MAX_STEPS_PER_TASK,
@@ -44,5 +46,7 @@ export {
   taskToolDefinitions,
   type TaskToolName,
 } from "./task_tool_definitions.ts";
+export { LeaseKeeper, type LeaseKeeperOptions } from "./lease_keeper.ts";
+export { machineName } from "./machine_name.ts";
 export { TaskTools, type TaskToolsIdentity, type TaskToolsOptions } from "./task_tools.ts";
 export { PLAN_SECTIONS, PLAN_TEMPLATE, TASK_EXAMPLE, TASK_RULES } from "./templates.ts";
