@@ -1,6 +1,7 @@
 /**
  * The task graph (issue 14): tasks as DAGs of steps that agents claim and report, kept in a
- * {@linkcode TaskStore} (by default {@linkcode SqliteTaskStore}, one SQLite file in the run folder).
+ * {@linkcode TaskStore} (by default {@linkcode SqliteTaskStore}, one SQLite file in the run folder;
+ * {@linkcode PostgresTaskStore} shares one graph among many machines).
  *
  * @module
  */
@@ -39,6 +40,12 @@ export {
   type SqliteTaskStoreOptions,
   TASK_STORE_FILE_NAME,
 } from "./sqlite_task_store.ts";
+export {
+  POSTGRES_SCHEMA_PATTERN,
+  postgresHost,
+  PostgresTaskStore,
+  type PostgresTaskStoreOptions,
+} from "./postgres_task_store.ts";
 export {
   changesTaskStore,
   CHILD_TASK_TOOL_NAMES,

@@ -153,7 +153,10 @@ Deno.test("two workers share a task: claims never collide, reports make steps re
       state: "done",
       result: "42",
     });
-    assert.match(failed(stolen, "not_owner"), /claimed by "worker-1" \(run "[^"]+"\), not by "worker-2"/);
+    assert.match(
+      failed(stolen, "not_owner"),
+      /claimed by "worker-1" \(run "[^"]+"\), not by "worker-2"/,
+    );
     const mine = await call(first, "agent.task_query_steps", { task_id: "task-1", mine: true });
     assert.equal((mine.data as { steps: { state: string }[] }).steps[0]?.state, "claimed");
     const counted = await call(first, "agent.task_update_step", {

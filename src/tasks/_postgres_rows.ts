@@ -1,0 +1,379 @@
+/**
+ * The PostgreSQL task store's side inside its Worker: the schema (created and migrated under a
+ * version table), and each store operation as one transaction that locks the rows it needs, reads
+ * the task, applies the shared task rules and writes what they changed. Claims lock the step with
+ * `SELECT … FOR UPDATE SKIP LOCKED`, so concurrent claimers each take a different step without
+ * waiting on each other; changes to a task's steps that decide readiness (reports, the creator's
+ * changes, closing) lock the task's row, so two reports never both miss a dependent.
+ *
+ * @module
+ */
+
+import type postgres from "postgres";
+import { claimRule, renewRule, reportRule, type RuleChange } from "./_step_rules.ts";
+import {
+  changeRule,
+  closeRule,
+  createRule,
+  filterSteps,
+  summaryOf,
+  taskNotFound,
+  withLatestUpdate,
+} from "./_task_rules.ts";
+import type { Step, StepState, Task, TaskState } from "./task_model.ts";
+import type { TaskStoreRequest } from "./_postgres_messages.ts";
+
+type Sql = postgres.Sql;
+type Transaction = postgres.TransactionSql;
+type Row = Record<string, unknown>;
+
+/** The schema version the code below reads and writes; a newer one is refused. */
+export const POSTGRES_SCHEMA_VERSION = 1;
+
+/** Migrations: `MIGRATIONS[n]` takes version n to n + 1 (`$S` is the quoted schema). */
+const MIGRATIONS = [
+  `CREATE TABLE $S.tasks (
+     number integer PRIMARY KEY,
+     id text NOT NULL UNIQUE,
+     title text NOT NULL,
+     description text NOT NULL,
+     state text NOT NULL CHECK (state IN ('open', 'completed', 'failed', 'cancelled')),
+     created_by text NOT NULL,
+     created_by_run_id text NOT NULL,
+     result text,
+     created_at text NOT NULL,
+     updated_at text NOT NULL
+   );
+   CREATE TABLE $S.steps (
+     task_id text NOT NULL REFERENCES $S.tasks (id),
+     id text NOT NULL,
+     position integer NOT NULL,
+     title text NOT NULL,
+     instructions text NOT NULL,
+     depends_on text NOT NULL,
+     state text NOT NULL
+       CHECK (state IN ('pending', 'ready', 'claimed', 'done', 'failed', 'cancelled')),
+     owner text,
+     owner_run_id text,
+     owner_machine text,
+     fencing_token integer NOT NULL DEFAULT 0,
+     lease_until text,
+     result text,
+     updated_at text NOT NULL,
+     PRIMARY KEY (task_id, id)
+   );
+   CREATE INDEX steps_claimable ON $S.steps (task_id, state, position);`,
+];
+
+/**
+ * Creates the schema and its tables, or migrates them to {@linkcode POSTGRES_SCHEMA_VERSION},
+ * in one transaction under an advisory lock (two workers starting at once migrate once).
+ *
+ * @throws {Error} a schema of a newer version (the caller makes it `store_failure`).
+ */
+export async function ensurePostgresSchema(sql: Sql, schema: string): Promise<void> {
+  const quoted = quote(schema);
+  await sql.begin(async (transaction) => {
+    await transaction.unsafe("SELECT pg_advisory_xact_lock(hashtext($1))", [
+      `kagent-run tasks ${schema}`,
+    ]);
+    await transaction.unsafe(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
+    await transaction.unsafe(
+      `CREATE TABLE IF NOT EXISTS ${quoted}.schema_version (version integer NOT NULL)`,
+    );
+    const rows = await transaction.unsafe(`SELECT version FROM ${quoted}.schema_version`);
+    let version = rows.length === 0 ? 0 : Number((rows[0] as Row).version);
+    if (version > POSTGRES_SCHEMA_VERSION) {
+      throw new Error(
+        `its schema version is ${version}, this kagent-run reads version ` +
+          `${POSTGRES_SCHEMA_VERSION}; use another schema`,
+      );
+    }
+    for (; version < POSTGRES_SCHEMA_VERSION; version++) {
+      await transaction.unsafe((MIGRATIONS[version] as string).replaceAll("$S", quoted));
+    }
+    await transaction.unsafe(`DELETE FROM ${quoted}.schema_version`);
+    await transaction.unsafe(`INSERT INTO ${quoted}.schema_version (version) VALUES ($1)`, [
+      POSTGRES_SCHEMA_VERSION,
+    ]);
+  });
+}
+
+/** Runs one store request as one transaction; its answer, or a `TaskStoreError` thrown. */
+export async function runRequest(
+  sql: Sql,
+  schema: string,
+  request: TaskStoreRequest,
+): Promise<unknown> {
+  const rows = new Rows(schema);
+  const clock = { time: request.time, lease_ms: request.lease_ms };
+  const time = request.time;
+  switch (request.operation) {
+    case "createTask": {
+      const [actor, input] = request.arguments;
+      return await sql.begin(async (transaction) => {
+        // One creator at a time numbers the tasks; claims (row locks) are not held up.
+        await transaction.unsafe(`LOCK TABLE ${rows.schema}.tasks IN SHARE ROW EXCLUSIVE MODE`);
+        const [count] = await transaction.unsafe(
+          `SELECT COUNT(*)::integer AS tasks, COALESCE(MAX(number), 0)::integer AS last
+           FROM ${rows.schema}.tasks`,
+        );
+        const last = Number((count as Row).last);
+        const task = createRule(actor, input, {
+          tasks: Number((count as Row).tasks),
+          last,
+          name: `postgres schema "${schema}"`,
+        }, time);
+        await rows.insertTask(transaction, task, last + 1);
+        return task;
+      });
+    }
+    case "getTask":
+      return await sql.begin(
+        "ISOLATION LEVEL REPEATABLE READ",
+        (transaction) => rows.task(transaction, request.arguments[0]),
+      );
+    case "listTasks":
+      return await sql.begin("ISOLATION LEVEL REPEATABLE READ", async (transaction) => {
+        const tasks = await rows.tasks(transaction);
+        return tasks.flatMap((task) => summaryOf(task, request.arguments[0]) ?? []);
+      });
+    case "querySteps":
+      return await sql.begin("ISOLATION LEVEL REPEATABLE READ", async (transaction) => {
+        const [taskId, filter] = request.arguments;
+        return filterSteps(await rows.task(transaction, taskId), filter);
+      });
+    case "updateTask": {
+      const [actor, taskId, changes] = request.arguments;
+      return await rows.apply(
+        sql,
+        taskId,
+        "UPDATE",
+        null,
+        (task) => changeRule(task, actor, changes, time),
+      );
+    }
+    case "closeTask": {
+      const [actor, taskId, state, note] = request.arguments;
+      return await rows.apply(
+        sql,
+        taskId,
+        "UPDATE",
+        null,
+        (task) => closeRule(task, actor, state, note, time),
+      );
+    }
+    case "updateStep": {
+      const [actor, taskId, stepId, report] = request.arguments;
+      return await rows.apply(
+        sql,
+        taskId,
+        "UPDATE",
+        null,
+        (task) => reportRule(task, actor, stepId, report, time),
+      );
+    }
+    case "renewLease": {
+      const [actor, taskId, stepId, token] = request.arguments;
+      return await rows.apply(
+        sql,
+        taskId,
+        "SHARE",
+        { stepId },
+        (task) => renewRule(task, actor, stepId, token, clock),
+      );
+    }
+    case "claimStep": {
+      const [actor, taskId, stepId] = request.arguments;
+      return await rows.apply(
+        sql,
+        taskId,
+        "SHARE",
+        stepId === undefined ? { claimableAt: time } : { stepId },
+        (task, free) =>
+          claimRule(task, actor, stepId, clock, stepId === undefined ? free : undefined),
+      );
+    }
+  }
+}
+
+/** `"name"`, for a schema name already checked against the pattern of identifiers. */
+function quote(schema: string): string {
+  return `"${schema}"`;
+}
+
+/** Reading and writing the rows of one schema. */
+class Rows {
+  /** The quoted schema. */
+  readonly schema: string;
+
+  constructor(schema: string) {
+    this.schema = quote(schema);
+  }
+
+  /**
+   * One rule in one transaction: lock the task's row (`UPDATE`: alone; `SHARE`: beside other
+   * claims), lock the step (the named one, waiting; or the first claimable one not locked by
+   * another claimer, skipping), read the task, apply the rule, write what it changed.
+   */
+  apply<T>(
+    sql: Sql,
+    taskId: string,
+    taskLock: "UPDATE" | "SHARE",
+    step: { stepId: string } | { claimableAt: string } | null,
+    rule: (task: Task, free: string | null) => RuleChange<T>,
+  ): Promise<T> {
+    return sql.begin(async (transaction) => {
+      const locked = await transaction.unsafe(
+        `SELECT id FROM ${this.schema}.tasks WHERE id = $1 FOR ${taskLock}`,
+        [taskId],
+      );
+      if (locked.length === 0) throw taskNotFound(taskId);
+      let free: string | null = null;
+      if (step !== null && "stepId" in step) {
+        await transaction.unsafe(
+          `SELECT id FROM ${this.schema}.steps WHERE task_id = $1 AND id = $2 FOR UPDATE`,
+          [taskId, step.stepId],
+        );
+      } else if (step !== null) {
+        const [candidate] = await transaction.unsafe(
+          `SELECT id FROM ${this.schema}.steps
+           WHERE task_id = $1 AND (state = 'ready'
+             OR (state = 'claimed' AND lease_until IS NOT NULL AND lease_until <= $2))
+           ORDER BY position LIMIT 1 FOR UPDATE SKIP LOCKED`,
+          [taskId, step.claimableAt],
+        );
+        free = candidate === undefined ? null : String((candidate as Row).id);
+      }
+      const change = rule(await this.task(transaction, taskId), free);
+      await this.write(transaction, change);
+      return change.result;
+    }) as Promise<T>;
+  }
+
+  /** The task with its steps; `not_found` when there is none. */
+  async task(transaction: Transaction, taskId: string): Promise<Task> {
+    const [row] = await transaction.unsafe(`SELECT * FROM ${this.schema}.tasks WHERE id = $1`, [
+      taskId,
+    ]);
+    if (row === undefined) throw taskNotFound(taskId);
+    const steps = await transaction.unsafe(
+      `SELECT * FROM ${this.schema}.steps WHERE task_id = $1 ORDER BY position`,
+      [taskId],
+    );
+    return taskOf(row as Row, steps as unknown as Row[]);
+  }
+
+  /** Every task with its steps, oldest first. */
+  async tasks(transaction: Transaction): Promise<Task[]> {
+    const rows = await transaction.unsafe(`SELECT * FROM ${this.schema}.tasks ORDER BY number`);
+    const steps = await transaction.unsafe(
+      `SELECT * FROM ${this.schema}.steps ORDER BY task_id, position`,
+    ) as unknown as Row[];
+    return (rows as unknown as Row[]).map((row) =>
+      taskOf(row, steps.filter((step) => step.task_id === row.id))
+    );
+  }
+
+  async insertTask(transaction: Transaction, task: Task, number: number): Promise<void> {
+    await transaction.unsafe(
+      `INSERT INTO ${this.schema}.tasks (number, id, title, description, state, created_by,
+         created_by_run_id, result, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      [
+        number,
+        task.id,
+        task.title,
+        task.description,
+        task.state,
+        task.created_by,
+        task.created_by_run_id,
+        task.result,
+        task.created_at,
+        task.updated_at,
+      ],
+    );
+    await this.writeSteps(transaction, task, task.steps.map((step) => step.id));
+  }
+
+  async write(
+    transaction: Transaction,
+    change: { task: Task; taskChanged: boolean; steps: readonly string[] },
+  ): Promise<void> {
+    const task = change.task;
+    if (change.taskChanged) {
+      await transaction.unsafe(
+        `UPDATE ${this.schema}.tasks SET title = $1, description = $2, state = $3, result = $4,
+           updated_at = $5 WHERE id = $6`,
+        [task.title, task.description, task.state, task.result, task.updated_at, task.id],
+      );
+    }
+    await this.writeSteps(transaction, task, change.steps);
+  }
+
+  async writeSteps(transaction: Transaction, task: Task, ids: readonly string[]): Promise<void> {
+    for (const id of ids) {
+      const position = task.steps.findIndex((step) => step.id === id);
+      const step = task.steps[position] as Step;
+      await transaction.unsafe(
+        `INSERT INTO ${this.schema}.steps (task_id, id, position, title, instructions, depends_on,
+           state, owner, owner_run_id, owner_machine, fencing_token, lease_until, result,
+           updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+         ON CONFLICT (task_id, id) DO UPDATE SET title = excluded.title,
+           instructions = excluded.instructions, state = excluded.state, owner = excluded.owner,
+           owner_run_id = excluded.owner_run_id, owner_machine = excluded.owner_machine,
+           fencing_token = excluded.fencing_token, lease_until = excluded.lease_until,
+           result = excluded.result, updated_at = excluded.updated_at`,
+        [
+          task.id,
+          step.id,
+          position,
+          step.title,
+          step.instructions,
+          JSON.stringify(step.depends_on),
+          step.state,
+          step.owner,
+          step.owner_run_id,
+          step.owner_machine,
+          step.fencing_token,
+          step.lease_until,
+          step.result,
+          step.updated_at,
+        ],
+      );
+    }
+  }
+}
+
+function stepOf(row: Row): Step {
+  return {
+    id: String(row.id),
+    title: String(row.title),
+    instructions: String(row.instructions),
+    depends_on: JSON.parse(String(row.depends_on)) as string[],
+    state: row.state as StepState,
+    owner: row.owner as string | null,
+    owner_run_id: row.owner_run_id as string | null,
+    owner_machine: row.owner_machine as string | null,
+    fencing_token: Number(row.fencing_token),
+    lease_until: row.lease_until as string | null,
+    result: row.result as string | null,
+    updated_at: String(row.updated_at),
+  };
+}
+
+function taskOf(row: Row, steps: readonly Row[]): Task {
+  return withLatestUpdate({
+    id: String(row.id),
+    title: String(row.title),
+    description: String(row.description),
+    state: row.state as TaskState,
+    created_by: String(row.created_by),
+    created_by_run_id: String(row.created_by_run_id),
+    result: row.result as string | null,
+    created_at: String(row.created_at),
+    updated_at: String(row.updated_at),
+    steps: steps.map(stepOf),
+  });
+}
