@@ -7,14 +7,13 @@
  * @module
  */
 
-import * as nodePath from "node:path";
 import type { ModelMessage } from "../agent/mod.ts";
 import { Redactor } from "../audit/mod.ts";
 import { AgentTools, AgentTree, type ChildSessionOptions } from "../child_agents/mod.ts";
 import type { LoadedConfig } from "../config/mod.ts";
 import type { NetworkGateway } from "../network/mod.ts";
 import type { RunSession } from "../session/mod.ts";
-import { SqliteTaskStore } from "../tasks/mod.ts";
+import { openTaskStore, type TaskStore } from "../tasks/mod.ts";
 import type { CommandIo } from "./_common.ts";
 import { providerFor } from "./_provider_for.ts";
 
@@ -55,13 +54,19 @@ export function mainAgent(
   });
   const tools = new AgentTools(tree, { agent_id: "main", role: "main", depth: 1, ancestors: [] });
   const conversation: ModelMessage[] = [];
-  let store: SqliteTaskStore | null = null;
+  let store: TaskStore | null = null;
   return {
     tools,
     conversation,
     pending: tree.pending,
     attach(run) {
-      store = new SqliteTaskStore(nodePath.join(run.folder.dir, "tasks.sqlite"));
+      store = openTaskStore({
+        // A config built in code (tests) may lack the tasks section: the run folder's file.
+        config: config.tasks?.store ?? { kind: "sqlite" },
+        runDir: run.folder.dir,
+        env: io.env,
+        ...(config.tasks === undefined ? {} : { leaseMs: config.tasks.lease_ms }),
+      });
       tree.useStore(store);
       tools.attach({
         run_id: run.folder.id,
@@ -75,7 +80,7 @@ export function mainAgent(
       });
     },
     close() {
-      store?.close();
+      void store?.close();
     },
   };
 }

@@ -53,6 +53,11 @@ export {
   taskToolDefinitions,
   type TaskToolName,
 } from "./task_tool_definitions.ts";
+export {
+  openTaskStore,
+  type OpenTaskStoreOptions,
+  type TaskStoreConfig,
+} from "./open_task_store.ts";
 export { LeaseKeeper, type LeaseKeeperOptions } from "./lease_keeper.ts";
 export { machineName } from "./machine_name.ts";
 export { TaskTools, type TaskToolsIdentity, type TaskToolsOptions } from "./task_tools.ts";
