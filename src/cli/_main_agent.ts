@@ -23,12 +23,18 @@ export interface MainAgent {
   tools: AgentTools;
   /** The loop's conversation (`runAgent`'s `conversation`): forks copy it. */
   conversation: ModelMessage[];
-  /** Binds the open run: opens `tasks.sqlite` in its folder. */
+  /**
+   * Binds the open run: opens the task store (`tasks.sqlite` in its folder, or the shared
+   * PostgreSQL store opened before the network boundary, see `openSharedTaskStore`).
+   */
   attach(session: RunSession): void;
   /** The children's calls that needed an approval nobody could give (see `AgentTree.pending`). */
   pending: AgentTree["pending"];
-  /** Closes the task store. Safe to call twice. */
-  close(): void;
+  /**
+   * Closes the task store (before the run is sealed: the SQLite file is then whole in the folder).
+   * Safe to call twice.
+   */
+  close(): Promise<void>;
 }
 
 /**
@@ -45,6 +51,7 @@ export function mainAgent(
   io: CommandIo,
   gateway: NetworkGateway | null,
   session: ChildSessionOptions,
+  sharedStore: TaskStore | null = null,
 ): MainAgent | null {
   if (Object.keys(config.agents).length === 0) return null;
   const tree = new AgentTree({
@@ -60,7 +67,7 @@ export function mainAgent(
     conversation,
     pending: tree.pending,
     attach(run) {
-      store = openTaskStore({
+      store = sharedStore ?? openTaskStore({
         // A config built in code (tests) may lack the tasks section: the run folder's file.
         config: config.tasks?.store ?? { kind: "sqlite" },
         runDir: run.folder.dir,
@@ -79,8 +86,8 @@ export function mainAgent(
         redactor: new Redactor({ secrets: run.secrets }),
       });
     },
-    close() {
-      void store?.close();
+    async close() {
+      await store?.close();
     },
   };
 }

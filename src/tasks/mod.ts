@@ -54,6 +54,7 @@ export {
   type TaskToolName,
 } from "./task_tool_definitions.ts";
 export {
+  openSharedTaskStore,
   openTaskStore,
   type OpenTaskStoreOptions,
   type TaskStoreConfig,

@@ -79,3 +79,24 @@ function deferredStore(opening: Promise<TaskStore>): TaskStore {
     close: () => opening.then((store) => store.close(), () => {}),
   };
 }
+
+/**
+ * The shared task store of a config whose `tasks.store` is PostgreSQL and that defines agents,
+ * else null. Called before the process gives up its net permission (`openNetworkBoundary`): the
+ * store's Worker is created here, with net for the database's host and port only, and keeps it.
+ *
+ * @param config The loaded config's `tasks` and `agents`.
+ * @param env Reads the URL's variable.
+ */
+export function openSharedTaskStore(
+  config: {
+    tasks?: { store: TaskStoreConfig; lease_ms: number };
+    agents: Record<string, unknown>;
+  },
+  env: (name: string) => string | undefined,
+): TaskStore | null {
+  const tasks = config.tasks;
+  if (tasks === undefined || tasks.store.kind !== "postgres") return null;
+  if (Object.keys(config.agents).length === 0) return null;
+  return openTaskStore({ config: tasks.store, runDir: "", env, leaseMs: tasks.lease_ms });
+}
