@@ -10,7 +10,13 @@
  */
 
 import type postgres from "postgres";
-import { claimRule, renewRule, reportRule, type RuleChange } from "./_step_rules.ts";
+import {
+  claimRule,
+  renewRule,
+  reportRule,
+  type RuleChange,
+  type RuleClock,
+} from "./_step_rules.ts";
 import {
   changeRule,
   closeRule,
@@ -20,7 +26,7 @@ import {
   taskNotFound,
   withLatestUpdate,
 } from "./_task_rules.ts";
-import type { Step, StepState, Task, TaskState } from "./task_model.ts";
+import type { Step, StepState, Task, TaskActor, TaskState } from "./task_model.ts";
 import type { TaskStoreRequest } from "./_postgres_messages.ts";
 
 type Sql = postgres.Sql;
@@ -185,13 +191,13 @@ export async function runRequest(
     }
     case "claimStep": {
       const [actor, taskId, stepId] = request.arguments;
+      if (stepId === undefined) return await rows.claimNext(sql, taskId, actor, clock);
       return await rows.apply(
         sql,
         taskId,
         "SHARE",
-        stepId === undefined ? { claimableAt: time } : { stepId },
-        (task, free) =>
-          claimRule(task, actor, stepId, clock, stepId === undefined ? free : undefined),
+        { stepId },
+        (task) => claimRule(task, actor, stepId, clock),
       );
     }
   }
@@ -212,16 +218,52 @@ class Rows {
   }
 
   /**
-   * One rule in one transaction: lock the task's row (`UPDATE`: alone; `SHARE`: beside other
-   * claims), lock the step (the named one, waiting; or the first claimable one not locked by
-   * another claimer, skipping), read the task, apply the rule, write what it changed.
+   * A claim of the first claimable step: the task's row locked beside other claimers (`FOR
+   * SHARE`), the step locked by `SKIP LOCKED` (another claimer's in-flight row is passed over),
+   * and only that step read and written; the task's other steps are read only to say why nothing
+   * could be claimed.
+   */
+  claimNext(sql: Sql, taskId: string, actor: TaskActor, clock: RuleClock): Promise<Step> {
+    return sql.begin(async (transaction) => {
+      const [row] = await transaction.unsafe(
+        `SELECT * FROM ${this.schema}.tasks WHERE id = $1 FOR SHARE`,
+        [taskId],
+      );
+      if (row === undefined) throw taskNotFound(taskId);
+      const [candidate] = await transaction.unsafe(
+        `SELECT * FROM ${this.schema}.steps
+         WHERE task_id = $1 AND (state = 'ready'
+           OR (state = 'claimed' AND lease_until IS NOT NULL AND lease_until <= $2))
+         ORDER BY position LIMIT 1 FOR UPDATE SKIP LOCKED`,
+        [taskId, clock.time],
+      );
+      const task = candidate === undefined || (row as Row).state !== "open"
+        ? await this.task(transaction, taskId)
+        : taskOf(row as Row, [candidate as Row]);
+      const change = claimRule(
+        task,
+        actor,
+        undefined,
+        clock,
+        candidate === undefined ? null : String((candidate as Row).id),
+      );
+      // Only the claimed step's row changes (its position is never rewritten).
+      await this.write(transaction, change);
+      return change.result;
+    }) as Promise<Step>;
+  }
+
+  /**
+   * One rule in one transaction: lock the task's row (`UPDATE`: alone; `SHARE`: beside claims),
+   * lock the named step (waiting for another holder), read the task, apply the rule, write what it
+   * changed.
    */
   apply<T>(
     sql: Sql,
     taskId: string,
     taskLock: "UPDATE" | "SHARE",
-    step: { stepId: string } | { claimableAt: string } | null,
-    rule: (task: Task, free: string | null) => RuleChange<T>,
+    step: { stepId: string } | null,
+    rule: (task: Task) => RuleChange<T>,
   ): Promise<T> {
     return sql.begin(async (transaction) => {
       const locked = await transaction.unsafe(
@@ -229,23 +271,13 @@ class Rows {
         [taskId],
       );
       if (locked.length === 0) throw taskNotFound(taskId);
-      let free: string | null = null;
-      if (step !== null && "stepId" in step) {
+      if (step !== null) {
         await transaction.unsafe(
           `SELECT id FROM ${this.schema}.steps WHERE task_id = $1 AND id = $2 FOR UPDATE`,
           [taskId, step.stepId],
         );
-      } else if (step !== null) {
-        const [candidate] = await transaction.unsafe(
-          `SELECT id FROM ${this.schema}.steps
-           WHERE task_id = $1 AND (state = 'ready'
-             OR (state = 'claimed' AND lease_until IS NOT NULL AND lease_until <= $2))
-           ORDER BY position LIMIT 1 FOR UPDATE SKIP LOCKED`,
-          [taskId, step.claimableAt],
-        );
-        free = candidate === undefined ? null : String((candidate as Row).id);
       }
-      const change = rule(await this.task(transaction, taskId), free);
+      const change = rule(await this.task(transaction, taskId));
       await this.write(transaction, change);
       return change.result;
     }) as Promise<T>;
