@@ -115,7 +115,7 @@ export class PostgresTaskStore implements TaskStore {
     }
     const host = postgresHost(options.url);
     const name = `postgres ${host} schema "${schema}"`;
-    const worker = new Worker(new URL("./postgres_worker_main.ts", import.meta.url), {
+    const worker = new Worker(defaultTaskStoreWorkerEntry(), {
       type: "module",
       name: "kagent-run tasks store",
       deno: {
@@ -300,6 +300,18 @@ export class PostgresTaskStore implements TaskStore {
     }
     this.#pending.clear();
   }
+}
+
+/**
+ * The module the store's Worker runs: `postgres_worker_main.ts` beside this file, or in the
+ * bundle (`deno task bundle`, chunks at the folder's top) `src/tasks/postgres_worker_main.js`.
+ */
+export function defaultTaskStoreWorkerEntry(): URL {
+  const bundled = import.meta.url.endsWith(".js");
+  return new URL(
+    bundled ? "./src/tasks/postgres_worker_main.js" : "./postgres_worker_main.ts",
+    import.meta.url,
+  );
 }
 
 /**
