@@ -8,7 +8,8 @@
  */
 
 import postgres from "postgres";
-import { ensurePostgresSchema, runRequest } from "./_postgres_rows.ts";
+import { runRequest } from "./_postgres_rows.ts";
+import { ensurePostgresSchema } from "./_postgres_schema.ts";
 import type { PostgresReplyMessage, PostgresRequestMessage } from "./_postgres_messages.ts";
 import { TaskStoreError } from "./task_model.ts";
 
