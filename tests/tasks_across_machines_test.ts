@@ -1,15 +1,17 @@
 /**
  * Issue 28's "Done when", end to end against a real PostgreSQL: a main run creates a 20-step task
- * in the shared store; four `kagent-run worker` processes share it (two with another runs folder,
- * as two machines would); one is SIGKILLed mid-step. Every step ends done exactly once, the killed
- * step is claimed again after its lease, the dead worker's late report is refused `conflict`, and
- * every run folder verifies (the killed one says incomplete, never tampered).
+ * in the shared store; four `kagent-run worker` processes share it (two on another runs folder,
+ * as two machines would); one is SIGKILLed mid-step, another stopped mid-step (SIGSTOP, a paused
+ * VM) and woken after its lease. Every step ends done exactly once, both held steps are claimed
+ * again after their leases, the late worker's report is refused `conflict`, and every run folder
+ * verifies (the killed one says incomplete, never tampered).
  */
 
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
 import { fileURLToPath } from "node:url";
-import { PostgresTaskStore, TaskStoreError } from "../src/tasks/mod.ts";
+import { PostgresTaskStore, type Step } from "../src/tasks/mod.ts";
+import { exists } from "./_attack_helpers.ts";
 import { verifyRun } from "../src/verify/mod.ts";
 import {
   dropSchema,
@@ -57,8 +59,8 @@ async function runFolders(runsDir: string): Promise<string[]> {
 }
 
 Deno.test({
-  name: "four worker processes on two runs folders share a 20-step task; a killed worker's step " +
-    "is claimed again after its lease and its late report is refused",
+  name: "four worker processes on two runs folders share a 20-step task; a killed and a paused " +
+    "worker's steps are claimed again after their leases, and the late report is refused",
   ignore: postgresIgnoreReason() !== false,
   fn: async () => {
     const url = requireDatabaseUrl();
@@ -141,29 +143,46 @@ Deno.test({
       assert.equal(main.code, 0, main.stderr);
       assert.equal((await store.getTask("task-1")).steps.length, STEPS);
 
-      // The victim claims a step and starts working; it is killed mid-step.
+      // Two slow workers claim a step each and start working: the victim (first runs folder) is
+      // killed mid-step, the sleeper (second runs folder) is stopped mid-step, as a paused VM.
       const victim = startWorker(project.configPath, "slow", url);
-      let claimed = null;
-      for (let waited = 0; claimed === null; waited += 100) {
-        assert.ok(waited < 60_000, "the slow worker never claimed a step");
+      const sleeper = startWorker(configB, "slow", url);
+      let held: Step[] = [];
+      for (let waited = 0; held.length < 2; waited += 100) {
+        assert.ok(waited < 90_000, "the slow workers never claimed two steps");
         await new Promise((resolve) => setTimeout(resolve, 100));
-        claimed = (await store.querySteps("task-1", { states: ["claimed"] }))[0] ?? null;
+        held = await store.querySteps("task-1", { states: ["claimed"] });
       }
-      const victimRunDir = nodePath.join(project.runsDir, claimed.owner_run_id as string);
-      for (let waited = 0;; waited += 100) {
-        assert.ok(waited < 60_000, "the slow worker's command never started");
-        const events = await readJsonl(nodePath.join(victimRunDir, "events.jsonl")).catch(() => []);
-        if (events.some((event) => event.type === "tool.started")) break;
-        await new Promise((resolve) => setTimeout(resolve, 100));
+      const runDirOf = async (step: Step) => {
+        const inA = nodePath.join(project.runsDir, step.owner_run_id as string);
+        return await exists(inA) ? inA : nodePath.join(runsB, step.owner_run_id as string);
+      };
+      for (const step of held) {
+        const events = nodePath.join(await runDirOf(step), "events.jsonl");
+        for (let waited = 0;; waited += 100) {
+          assert.ok(waited < 60_000, "a slow worker's command never started");
+          const lines = await readJsonl(events).catch(() => []);
+          if (lines.some((event) => event.type === "tool.started")) break;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
       }
+      const killedStep = (await Promise.all(held.map(async (step) =>
+        (await runDirOf(step)).startsWith(project.runsDir) ? step : null
+      ))).find((step) =>
+        step !== null
+      ) as Step;
+      const stoppedStep = held.find((step) =>
+        step.id !== killedStep.id
+      ) as Step;
+      const victimRunDir = await runDirOf(killedStep);
+      const sleeperRunDir = await runDirOf(stoppedStep);
       victim.kill("SIGKILL");
-      const victimStatus = await victim.output();
-      assert.equal(victimStatus.signal, "SIGKILL");
+      sleeper.kill("SIGSTOP");
+      assert.equal((await victim.output()).signal, "SIGKILL");
 
-      // Three more workers, one on the first machine's runs folder and two on the second's.
+      // Two more workers, one on each runs folder; they claim the two held steps after the leases.
       const workers = [
         startWorker(project.configPath, "worker", url),
-        startWorker(configB, "worker", url),
         startWorker(configB, "worker", url),
       ];
       const outputs = await Promise.all(workers.map((worker) => worker.output()));
@@ -171,6 +190,15 @@ Deno.test({
       for (const output of outputs) {
         assert.equal(output.code, 0, decoder.decode(output.stderr));
       }
+      // The sleeper wakes up late: its renewal and its report name fencing token 1, refused.
+      sleeper.kill("SIGCONT");
+      const woken = await sleeper.output();
+      assert.equal(woken.code, 1, decoder.decode(woken.stderr));
+      assert.match(decoder.decode(woken.stderr), /was superseded by claim 2/);
+      const reported = (await readJsonl(nodePath.join(sleeperRunDir, "events.jsonl")))
+        .find((event) => event.type === "task.step_reported") as Record<string, unknown>;
+      assert.equal(reported.accepted, false);
+      assert.equal((reported.refused as { code: string }).code, "conflict");
 
       // Every step done, exactly once: one accepted report per step over all run folders.
       const task = await store.getTask("task-1");
@@ -186,39 +214,22 @@ Deno.test({
         }
       }
       assert.deepEqual(accepted.sort(), steps.map((step) => step.id).sort());
-      // Both machines' runs folders did work.
-      assert.ok((await runFolders(runsB)).length > 0);
 
-      // The killed step was claimed again after its lease, with the next fencing token.
-      const again = task.steps.find((step) => step.id === claimed.id);
-      assert.equal(again?.fencing_token, 2);
-      assert.notEqual(again?.owner_run_id, claimed.owner_run_id);
-      assert.equal(again?.owner, "worker");
-
-      // The dead worker wakes up late: its report under its old token is refused.
-      const late = await store.updateStep(
-        { agent_id: "slow", run_id: claimed.owner_run_id as string },
-        "task-1",
-        claimed.id,
-        { state: "done", result: "late", fencing_token: 1 },
-      ).then(() => null, (error) => error);
-      assert.ok(late instanceof TaskStoreError && late.code === "conflict", String(late));
-      assert.equal(
-        (await store.getTask("task-1")).steps.find((s) => s.id === claimed.id)?.result?.startsWith(
-          "Done by",
-        ),
-        true,
-      );
+      // Both held steps were claimed again after their leases, with the next fencing token, and
+      // keep the new owner's result.
+      for (const held of [killedStep, stoppedStep]) {
+        const again = task.steps.find((step) => step.id === held.id);
+        assert.equal(again?.fencing_token, 2, held.id);
+        assert.notEqual(again?.owner_run_id, held.owner_run_id);
+        assert.equal(again?.owner, "worker");
+        assert.match(again?.result ?? "", /^Done by /);
+      }
 
       // Every run folder verifies; the killed worker's says incomplete (never tampered).
       for (const folder of folders) {
         const report = await verifyRun(folder);
-        if (folder === victimRunDir) assert.equal(report.verdict, "incomplete", folder);
-        else {assert.equal(
-            report.verdict,
-            "verified",
-            `${folder}: ${JSON.stringify(report.problems)}`,
-          );}
+        const expected = folder === victimRunDir ? "incomplete" : "verified";
+        assert.equal(report.verdict, expected, `${folder}: ${JSON.stringify(report.problems)}`);
       }
 
       // task show names each step's owner run and machine.
@@ -226,10 +237,12 @@ Deno.test({
         env: { [URL_ENV]: url },
       });
       assert.equal(shown.code, 0, shown.stderr);
+      const again = task.steps.find((step) => step.id === killedStep.id);
       assert.match(
         shown.stdout,
         new RegExp(
-          `${claimed.id}: done; owner worker \\(run ${again?.owner_run_id}, machine \\S+\\); fencing token 2`,
+          `${killedStep.id}: done; owner worker \\(run ${again?.owner_run_id}, machine \\S+\\); ` +
+            "fencing token 2",
         ),
       );
     } finally {
