@@ -167,7 +167,7 @@ Deno.test({
         }
       }
       const killedStep = (await Promise.all(held.map(async (step) =>
-        (await runDirOf(step)).startsWith(project.runsDir) ? step : null
+        nodePath.dirname(await runDirOf(step)) === project.runsDir ? step : null
       ))).find((step) =>
         step !== null
       ) as Step;
