@@ -18,6 +18,7 @@ import {
   freshSchema,
   postgresIgnoreReason,
   requireDatabaseUrl,
+  runSql,
 } from "../src/tasks/_postgres_test_support.ts";
 import { createProject, readJsonl, runCli } from "./_cli_helpers.ts";
 
@@ -245,6 +246,28 @@ Deno.test({
             "fencing token 2",
         ),
       );
+
+      // The store against the sealed reports: as it is, every report matches; a step's owner,
+      // state and result rewritten in the database after the run are found (exit 6).
+      const runsFlags = ["--runs", project.runsDir, "--runs", runsB];
+      const clean = await runCli(["task", "verify", "task-1", "--config", configB, ...runsFlags], {
+        env: { [URL_ENV]: url },
+      });
+      assert.equal(clean.code, 0, clean.stdout + clean.stderr);
+      assert.match(clean.stdout, new RegExp(`^verified: ${STEPS} sealed step reports`, "m"));
+      const forged = task.steps.find((step) => step.fencing_token === 1) as Step;
+      await runSql(
+        url,
+        `UPDATE "${schema}".steps SET owner = 'mallory', state = 'failed', result = 'forged'
+         WHERE task_id = 'task-1' AND id = $1`,
+        [forged.id],
+      );
+      const caught = await runCli(["task", "verify", "task-1", "--config", configB, ...runsFlags], {
+        env: { [URL_ENV]: url },
+      });
+      assert.equal(caught.code, 6, caught.stdout + caught.stderr);
+      assert.match(caught.stdout, new RegExp(`step ${forged.id}: the store says owner "mallory"`));
+      assert.match(caught.stdout, new RegExp(`step ${forged.id}: the store says result "forged"`));
     } finally {
       await store.close();
       await dropSchema(url, schema);
