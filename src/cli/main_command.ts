@@ -25,6 +25,7 @@ Usage:
   kagent-run memory promote RUN_FOLDER [--accept ID]...   (write accepted memory candidates)
   kagent-run worker --config FILE --task TASK_ID [--agent NAME] [--max-steps N]   (work a shared task)
   kagent-run task show TASK_ID [--config FILE] [--run RUN_FOLDER]   (a task's steps and owners)
+  kagent-run task verify TASK_ID --runs RUNS_DIR...   (the shared store against the sealed runs)
   kagent-run --version
 
 "kagent-run <command> --help" explains each command. Without --config, agent.jsonc in the current
