@@ -18,13 +18,15 @@ export function testDatabaseUrl(): string | null {
 }
 
 /**
- * Why the PostgreSQL tests cannot run here, or false when they can. Under `CI=true` a missing
- * database is not a reason: the tests run and fail, saying so.
+ * Why the PostgreSQL tests cannot run here (printed), or false when they can. Under `CI=true` a
+ * missing database is not a reason: the tests run and fail, saying so.
  */
 export function postgresIgnoreReason(): string | false {
   if (testDatabaseUrl() !== null || Deno.env.get("CI") === "true") return false;
-  return `${TEST_DATABASE_URL_VARIABLE} is unset (run .ci/start_postgres.sh and export the URL ` +
-    "it prints)";
+  const reason = `${TEST_DATABASE_URL_VARIABLE} is unset (run .ci/start_postgres.sh and export ` +
+    "the URL it prints)";
+  console.log(`PostgreSQL tests ignored: ${reason}`);
+  return reason;
 }
 
 /** The URL, or a thrown error naming the variable (CI without a database). */
