@@ -137,12 +137,29 @@ Deno.test({
     const runsB = nodePath.join(nodePath.dirname(project.runsDir), "runs-b");
     const store = await PostgresTaskStore.open({ url, schema });
     try {
-      // The planner: a main run creates the task in the shared store.
-      const main = await runCli(["run", "--config", project.configPath, "--non-interactive"], {
-        env: { [URL_ENV]: url },
-      });
-      assert.equal(main.code, 0, main.stderr);
+      // The planner: a main run (its own process) creates the task in the shared store. The
+      // process gave up its net before the agent ran: only the store's Worker reached the database.
+      const main = await new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "--unstable-worker-options",
+          "--allow-all",
+          MAIN,
+          "run",
+          "--config",
+          project.configPath,
+          "--non-interactive",
+        ],
+        env: { [URL_ENV]: url, NO_COLOR: "1" },
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      assert.equal(main.code, 0, new TextDecoder().decode(main.stderr));
       assert.equal((await store.getTask("task-1")).steps.length, STEPS);
+      const [plannerRun] = await runFolders(project.runsDir);
+      const measured = (await readJsonl(nodePath.join(plannerRun as string, "events.jsonl")))
+        .find((event) => event.type === "network_boundary.measured");
+      assert.notEqual(measured?.main_thread_net, "granted");
 
       // Two slow workers claim a step each and start working: the victim (first runs folder) is
       // killed mid-step, the sleeper (second runs folder) is stopped mid-step, as a paused VM.
