@@ -14,6 +14,7 @@ import type { LoadedAgentDefinition, LoadedConfig } from "../config/mod.ts";
 import { openRunSession, type SessionOptions } from "../session/mod.ts";
 import {
   LeaseKeeper,
+  MAX_RESULT_BYTES,
   type Step,
   type StepUpdate,
   type TaskActor,
@@ -126,9 +127,12 @@ export async function runTaskStep(options: TaskStepOptions): Promise<TaskStepRes
       const redactor = new Redactor({ secrets: session.secrets });
       const report = {
         state: outcome.end_reason === "completed" ? "done" as const : "failed" as const,
-        result: redactor.redactText(
-          outcome.final_text ?? outcome.error ?? `the agent ended: ${outcome.end_reason}`,
-        ).slice(0, 32_000),
+        result: withinBytes(
+          redactor.redactText(
+            outcome.final_text ?? outcome.error ?? `the agent ended: ${outcome.end_reason}`,
+          ),
+          MAX_RESULT_BYTES,
+        ),
         fencing_token: step.fencing_token,
       };
       let update: StepUpdate | null = null;
@@ -213,4 +217,14 @@ async function work(
     toolPermission: (name) => session.registry.get(name)?.definition.permission,
     signal: options.signal,
   });
+}
+
+/** `text` cut to at most `maxBytes` of UTF-8, never inside a character, marked when cut. */
+function withinBytes(text: string, maxBytes: number): string {
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.length <= maxBytes) return text;
+  const marker = "\n[… cut to the store's limit]";
+  const kept = new TextDecoder().decode(bytes.slice(0, maxBytes - 64));
+  // A character cut in two decodes as U+FFFD at the end: drop it.
+  return kept.replace(/\uFFFD$/, "") + marker;
 }
