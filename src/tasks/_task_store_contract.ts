@@ -197,7 +197,7 @@ export function testTaskStoreContract(
     });
   });
 
-  test(`${label} concurrent claims on two store objects of one file: each step is claimed once`, async () => {
+  test(`${label} concurrent claims on two store objects of the same data: each step is claimed once`, async () => {
     await withStore(async (first, fixture) => {
       const second = await fixture.another();
       try {
