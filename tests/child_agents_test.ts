@@ -7,7 +7,9 @@
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
 import { fileURLToPath } from "node:url";
+import { DatabaseSync } from "node:sqlite";
 import { SqliteTaskStore } from "../src/tasks/mod.ts";
+import { verifyRun } from "../src/verify/mod.ts";
 import {
   createProject,
   onlyRunDir,
@@ -121,8 +123,25 @@ Deno.test("a main agent plans a task, runs two workers in parallel, a sub-agent 
     assert.deepEqual([owners["notes-a"], owners["notes-b"]].sort(), ["worker-1", "worker-2"]);
     assert.equal(owners.summary, "careless-worker-1");
   } finally {
-    store.close();
+    await store.close();
   }
+
+  // The task graph the run relied on is sealed (issue 28): the run verifies as it is, and a
+  // rewrite of a step's owner, state and result after the run is caught.
+  assert.equal((await verifyRun(runDir)).verdict, "verified");
+  const sealed = JSON.parse(await Deno.readTextFile(nodePath.join(runDir, "manifest.json")));
+  assert.ok(Object.hasOwn(sealed.files, "tasks.sqlite"));
+  const forger = new DatabaseSync(nodePath.join(runDir, "tasks.sqlite"));
+  forger.exec(
+    "UPDATE steps SET owner = 'mallory', state = 'failed', result = 'forged' WHERE id = 'summary'",
+  );
+  forger.close();
+  const forged = await verifyRun(runDir);
+  assert.equal(forged.verdict, "tampered");
+  assert.ok(
+    forged.problems.some((problem) => problem.file === "tasks.sqlite"),
+    JSON.stringify(forged.problems),
+  );
 
   // Every child's run folder is complete and names its parent.
   const children = new Map(

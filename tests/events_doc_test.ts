@@ -169,6 +169,23 @@ const FIELDS: FieldNames = {
     duration_ms: true,
     error: true,
   },
+  "task.step_claimed": {
+    task_id: true,
+    step_id: true,
+    fencing_token: true,
+    lease_until: true,
+    machine: true,
+    agent_id: true,
+  },
+  "task.step_reported": {
+    task_id: true,
+    step_id: true,
+    fencing_token: true,
+    state: true,
+    accepted: true,
+    refused: true,
+    lease_lost: true,
+  },
 };
 
 /** The field names of each `### <type>` section's table, in order. */

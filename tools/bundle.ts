@@ -1,5 +1,5 @@
 /**
- * Builds the bundle users run (`deno task bundle`): `deno bundle --code-splitting` of the three
+ * Builds the bundle users run (`deno task bundle`): `deno bundle --code-splitting` of the four
  * entry points into one folder, so that code the command at hand does not need (other
  * subcommands, the MCP SDK, the YAML parser, the report renderer) stays in chunks that load only
  * when imported. Start-up measured with `bench/startup_bench.ts` (issue 16).
@@ -10,6 +10,7 @@
  * <out>/kagent-run.js                          the entry: deno run <flags> <out>/kagent-run.js …
  * <out>/src/worker/worker_main.js              the tool Worker's entry
  * <out>/src/network/network_worker_main.js     the network Worker's entry
+ * <out>/src/tasks/postgres_worker_main.js      the shared task store's Worker entry
  * <out>/chunk-*.js, <out>/*-<hash>.js           shared and lazily loaded code
  * ```
  *
@@ -35,6 +36,7 @@ export const BUNDLE_ENTRIES: readonly string[] = Object.freeze([
   "main.ts",
   "src/worker/worker_main.ts",
   "src/network/network_worker_main.ts",
+  "src/tasks/postgres_worker_main.ts",
 ]);
 
 /** The file users start, relative to the bundle folder. */

@@ -9,6 +9,7 @@
  * @module
  */
 
+import type { TaskStepClaimedEvent, TaskStepReportedEvent } from "./task_step_events.ts";
 import type { ErrorType } from "../result/mod.ts";
 import type { ApprovalBase, ChildAgentBase } from "./_audit_event_bases.ts";
 import type { McpServerEvent } from "./_mcp_server_events.ts";
@@ -291,6 +292,8 @@ export type AuditEvent =
     /** The child's model error, when `end_reason` is `model_error`. */
     error: string | null;
   } & ChildAgentBase)
+  | TaskStepClaimedEvent
+  | TaskStepReportedEvent
   | ({
     type: "approval.failed";
     /** Why the approver gave no answer (it threw, timed out or answered garbage). */
@@ -354,6 +357,8 @@ export const AUDIT_EVENT_TYPES = [
   "approval.failed",
   "agent.started",
   "agent.completed",
+  "task.step_claimed",
+  "task.step_reported",
 ] as const satisfies readonly AuditEventType[];
 
 // Every type is listed: this line fails to compile when one is missing.

@@ -10,14 +10,7 @@ import {
   MIN_REDACTED_TEXT_CHARS,
   type RedactionKind,
 } from "./_secret_patterns.ts";
-import {
-  mask,
-  merge,
-  PATTERN_STAGES,
-  type Stage,
-  type StageSpan,
-  tokenStage,
-} from "./_redaction_stages.ts";
+import { mask, merge, PATTERN_STAGES, type Stage, type StageSpan } from "./_redaction_stages.ts";
 import { deeperThanMarker, MAX_VALUE_DEPTH } from "../result/mod.ts";
 
 export { MAX_TOKEN_MATCH_CHARS, type RedactionKind };

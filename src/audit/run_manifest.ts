@@ -18,7 +18,11 @@ export const MANIFEST_FORMAT = "kagent-run/manifest@1";
 /** The only signature algorithm. */
 export const SIGNATURE_ALGORITHM = "HMAC-SHA256";
 
-/** Files of the run folder's top that the seal covers when they exist, in this order. */
+/**
+ * Files of the run folder's top that the seal covers when they exist, in this order. The task
+ * graph the run relied on is among them: `tasks.sqlite` (the run's own store, closed before the
+ * seal) and `task_rows.json` (the rows a `kagent-run worker` step read and wrote in a shared store).
+ */
 export const SEALED_FILES = [
   "policy.json",
   "run.json",
@@ -26,6 +30,8 @@ export const SEALED_FILES = [
   "system_prompt.md",
   "grants.jsonl",
   "approvals/pending.jsonl",
+  "tasks.sqlite",
+  "task_rows.json",
 ] as const;
 
 /** Folders of the run folder whose every file the seal covers, recursively. */

@@ -88,7 +88,11 @@ export class AgentTools implements MainThreadTools {
       agent_id: this.self.agent_id,
       agent_type: this.self.role,
       run_id: run.run_id,
-    }, run.redactor === undefined ? {} : { redactor: run.redactor });
+    }, {
+      ...(run.redactor === undefined ? {} : { redactor: run.redactor }),
+      // A config built in code (tests) may lack the tasks section: the default renewal then.
+      ...(this.tree.config.tasks === undefined ? {} : { renewMs: this.tree.config.tasks.renew_ms }),
+    });
   }
 
   /** The agent's run once attached. */

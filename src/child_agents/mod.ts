@@ -11,3 +11,9 @@ export { AgentTree, type AgentTreeOptions, type ChildSessionOptions } from "./ag
 export { recordRunCompleted, recordSystemPrompt } from "./agent_run_records.ts";
 export { type ChildRecord, type ChildView, childView } from "./child_outcome.ts";
 export { forkHistory } from "./fork_history.ts";
+export {
+  runTaskStep,
+  TASK_ROWS_FILE,
+  type TaskStepOptions,
+  type TaskStepResult,
+} from "./task_step_run.ts";

@@ -7,14 +7,13 @@
  * @module
  */
 
-import * as nodePath from "node:path";
 import type { ModelMessage } from "../agent/mod.ts";
 import { Redactor } from "../audit/mod.ts";
 import { AgentTools, AgentTree, type ChildSessionOptions } from "../child_agents/mod.ts";
 import type { LoadedConfig } from "../config/mod.ts";
 import type { NetworkGateway } from "../network/mod.ts";
 import type { RunSession } from "../session/mod.ts";
-import { SqliteTaskStore } from "../tasks/mod.ts";
+import { openTaskStore, type TaskStore } from "../tasks/mod.ts";
 import type { CommandIo } from "./_common.ts";
 import { providerFor } from "./_provider_for.ts";
 
@@ -24,12 +23,18 @@ export interface MainAgent {
   tools: AgentTools;
   /** The loop's conversation (`runAgent`'s `conversation`): forks copy it. */
   conversation: ModelMessage[];
-  /** Binds the open run: opens `tasks.sqlite` in its folder. */
+  /**
+   * Binds the open run: opens the task store (`tasks.sqlite` in its folder, or the shared
+   * PostgreSQL store opened before the network boundary, see `openSharedTaskStore`).
+   */
   attach(session: RunSession): void;
   /** The children's calls that needed an approval nobody could give (see `AgentTree.pending`). */
   pending: AgentTree["pending"];
-  /** Closes the task store. Safe to call twice. */
-  close(): void;
+  /**
+   * Closes the task store (before the run is sealed: the SQLite file is then whole in the folder).
+   * Safe to call twice.
+   */
+  close(): Promise<void>;
 }
 
 /**
@@ -46,6 +51,7 @@ export function mainAgent(
   io: CommandIo,
   gateway: NetworkGateway | null,
   session: ChildSessionOptions,
+  sharedStore: TaskStore | null = null,
 ): MainAgent | null {
   if (Object.keys(config.agents).length === 0) return null;
   const tree = new AgentTree({
@@ -55,13 +61,19 @@ export function mainAgent(
   });
   const tools = new AgentTools(tree, { agent_id: "main", role: "main", depth: 1, ancestors: [] });
   const conversation: ModelMessage[] = [];
-  let store: SqliteTaskStore | null = null;
+  let store: TaskStore | null = null;
   return {
     tools,
     conversation,
     pending: tree.pending,
     attach(run) {
-      store = new SqliteTaskStore(nodePath.join(run.folder.dir, "tasks.sqlite"));
+      store = sharedStore ?? openTaskStore({
+        // A config built in code (tests) may lack the tasks section: the run folder's file.
+        config: config.tasks?.store ?? { kind: "sqlite" },
+        runDir: run.folder.dir,
+        env: io.env,
+        ...(config.tasks === undefined ? {} : { leaseMs: config.tasks.lease_ms }),
+      });
       tree.useStore(store);
       tools.attach({
         run_id: run.folder.id,
@@ -74,8 +86,8 @@ export function mainAgent(
         redactor: new Redactor({ secrets: run.secrets }),
       });
     },
-    close() {
-      store?.close();
+    async close() {
+      await store?.close();
     },
   };
 }

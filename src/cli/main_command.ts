@@ -24,6 +24,9 @@ Usage:
   kagent-run report RUN_FOLDER [--output FILE] [--markdown FILE]   (HTML and Markdown report)
   kagent-run verify RUN_FOLDER [--json] [--key-env NAME]   (check the run's audit is intact)
   kagent-run memory promote RUN_FOLDER [--accept ID]...   (write accepted memory candidates)
+  kagent-run worker --config FILE --task TASK_ID [--agent NAME] [--max-steps N]   (work a shared task)
+  kagent-run task show TASK_ID [--config FILE] [--run RUN_FOLDER]   (a task's steps and owners)
+  kagent-run task verify TASK_ID --runs RUNS_DIR...   (the shared store against the sealed runs)
   kagent-run --version
 
 "kagent-run <command> --help" explains each command. Without --config, agent.jsonc in the current
@@ -44,6 +47,8 @@ const COMMANDS: Record<string, (args: string[], io: CommandIo) => Promise<number
   report: async (args, io) => (await import("./report_command.ts")).reportCommand(args, io),
   verify: async (args, io) => (await import("./verify_command.ts")).verifyCommand(args, io),
   memory: async (args, io) => (await import("./memory_command.ts")).memoryCommand(args, io),
+  worker: async (args, io) => (await import("./worker_command.ts")).workerCommand(args, io),
+  task: async (args, io) => (await import("./task_command.ts")).taskCommand(args, io),
 };
 
 /**
@@ -68,7 +73,7 @@ export async function main(args: string[], io: CommandIo): Promise<number> {
     if (command === undefined && /\s/.test(first)) return await runCommand(args, io);
     if (command === undefined) {
       io.stderr(
-        `kagent-run: Cannot run command "${first}": it is not a command; use run, call, tools, policy, mcp, report, verify or memory, or give a task of several words, or --task (see kagent-run --help)\n`,
+        `kagent-run: Cannot run command "${first}": it is not a command; use run, call, tools, policy, mcp, report, verify, memory, worker or task, or give a task of several words, or --task (see kagent-run --help)\n`,
       );
       return EXIT.usage;
     }

@@ -54,6 +54,7 @@ import {
 import { gatewayFetches } from "./_gateway_fetches.ts";
 import { dynamicSystemFor } from "./_dynamic_system.ts";
 import { mainAgent } from "./_main_agent.ts";
+import { openSharedTaskStore, type TaskStore } from "../tasks/mod.ts";
 import { progressLine, RunFeed } from "./_run_feed.ts";
 import { applyRunOverrides, outputFormat, readTask } from "./_run_options.ts";
 import { appendGithubOutput, checkGithubOutput } from "./_github_output.ts";
@@ -104,6 +105,8 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
       for (const line of maskCommands(secrets)) write(`${line}\n`);
     }
     checkTelemetryHosts(config, io);
+    // A shared (PostgreSQL) task store's Worker starts before the process gives up its net.
+    const sharedTasks = openSharedTaskStore(config, io.env);
     const gateway = await openNetworkBoundary(config, io);
     try {
       return await runWithNetwork(
@@ -115,9 +118,11 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
         gateway,
         args,
         outputSchema,
+        sharedTasks,
       );
     } finally {
       gateway?.close();
+      await sharedTasks?.close();
     }
   });
 }
@@ -134,6 +139,7 @@ async function runWithNetwork(
   gateway: NetworkGateway | null,
   args: readonly string[],
   outputSchema: OutputSchema | null,
+  sharedTasks: TaskStore | null,
 ): Promise<number> {
   const paint = painter(io);
   // Before the session exists, the values of audit.secret_env; after, all the run's (below).
@@ -158,7 +164,7 @@ async function runWithNetwork(
     env: io.env,
     approver,
     ...gatewayFetches(gateway),
-  });
+  }, sharedTasks);
   const session = await openRunSession(config, {
     env: io.env,
     approver,
@@ -363,8 +369,9 @@ async function runWithNetwork(
   } finally {
     feed.endProgress();
     for (const { signal, listener } of listeners) Deno.removeSignalListener(signal, listener);
+    // The task store first: the seal then covers the whole tasks.sqlite.
+    await agents?.close();
     await session.close();
-    agents?.close();
     if (values.report === true) {
       const keyEnv = config.audit.signing_key_env;
       await writeReportAtEnd(

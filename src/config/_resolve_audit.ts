@@ -11,7 +11,8 @@ import { modelCredentialEnv } from "./model_endpoint.ts";
 
 /**
  * Resolves `audit.secret_env`: {@linkcode DEFAULT_SECRET_ENV}, then the file's names, then the
- * model's API key variable and the signing key's variable (always secrets), each once;
+ * model's API key variable, the signing key's variable and the task store's database URL variable
+ * (always secrets), each once;
  * `trace_content` and `trace_hosts` from {@linkcode DEFAULT_AUDIT_TRACING}; `signing_key_env` from
  * {@linkcode DEFAULT_SIGNING_KEY_ENV}.
  */
@@ -21,6 +22,9 @@ export function resolveAudit(file: ConfigFile): LoadedConfig["audit"] {
   const apiKeyEnv = models.flatMap((model) => model === undefined ? [] : modelCredentialEnv(model));
   const signingKeyEnv = file.audit?.signing_key_env ?? DEFAULT_SIGNING_KEY_ENV;
   const signing = signingKeyEnv === null ? [] : [signingKeyEnv];
+  // The task store's database URL may hold a password: always a secret.
+  const tasksStore = file.tasks?.store;
+  const databaseUrl = tasksStore?.kind === "postgres" ? [tasksStore.url_env] : [];
   return {
     secret_env: [
       ...new Set([
@@ -28,6 +32,7 @@ export function resolveAudit(file: ConfigFile): LoadedConfig["audit"] {
         ...(file.audit?.secret_env ?? []),
         ...apiKeyEnv,
         ...signing,
+        ...databaseUrl,
       ]),
     ],
     signing_key_env: signingKeyEnv,

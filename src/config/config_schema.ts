@@ -19,6 +19,7 @@ import {
 import { McpServersSchema } from "./mcp_server_schema.ts";
 import { AuditConfigSchema } from "./audit_schema.ts";
 import { NetworkConfigSchema } from "./network_schema.ts";
+import { TasksConfigSchema } from "./tasks_schema.ts";
 import {
   AnthropicModelConfigSchema,
   ModelConfigSchema,
@@ -352,6 +353,10 @@ export const ConfigFileSchema = z.strictObject({
   mcp_servers: McpServersSchema.optional(),
   network: NetworkConfigSchema.optional().describe(
     "The net.fetch tool: the hosts it may reach (an allowlist) and its caps.",
+  ),
+  tasks: TasksConfigSchema.optional().describe(
+    "The task graph's store (the run folder's SQLite file, or a PostgreSQL schema shared by " +
+      "many machines) and the lease of a claim.",
   ),
   agents: z.record(
     z.string().regex(AGENT_ID_PATTERN, {

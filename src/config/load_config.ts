@@ -20,6 +20,7 @@ import { resolveMcpServers } from "./_resolve_mcp.ts";
 import { resolveLimits } from "./_resolve_limits.ts";
 import { resolveNetwork } from "./network_schema.ts";
 import { resolveMemory } from "./_resolve_memory.ts";
+import { resolveTasks } from "./tasks_schema.ts";
 import { resolveModel } from "./_resolve_model.ts";
 import { resolvePermissions } from "./_resolve_permissions.ts";
 import { resolveSandbox } from "./_resolve_sandbox.ts";
@@ -173,5 +174,6 @@ export async function loadConfig(
     mcp_servers: mcpServers,
     agents,
     network: resolveNetwork(file.network),
+    tasks: resolveTasks(file.tasks),
   };
 }

@@ -98,6 +98,7 @@ Deno.test("loadConfig fills every default when the file sets only the workspace"
     mcp_servers: {},
     agents: {},
     network: { hosts: [], max_response_bytes: 10_485_760, timeout_ms: 30_000, max_redirects: 5 },
+    tasks: { store: { kind: "sqlite" }, lease_ms: 60_000, renew_ms: 20_000 },
     memory: {
       write_mode: "candidate",
       folder: "/home/tester/.kagent/memory",
@@ -783,4 +784,31 @@ Deno.test("loadConfig loads an HTTP MCP server and refuses a URL with credential
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("loadConfig reads tasks.store postgres and makes its URL variable a secret", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.writeTextFile(
+      join(dir, "agent.jsonc"),
+      JSON.stringify({
+        tasks: {
+          store: { kind: "postgres", url_env: "KAGENT_TASKS_DATABASE_URL" },
+          lease_ms: 3000,
+        },
+      }),
+    );
+    const config = await loadConfig(join(dir, "agent.jsonc"));
+    assert.deepEqual(config.tasks, {
+      store: { kind: "postgres", url_env: "KAGENT_TASKS_DATABASE_URL", schema: "kagent" },
+      lease_ms: 3000,
+      renew_ms: 20_000,
+    });
+    assert.ok(config.audit.secret_env.includes("KAGENT_TASKS_DATABASE_URL"));
+    // Near miss: a schema that is not a lower-case identifier is refused, naming the key.
+    await Deno.writeTextFile(
+      join(dir, "agent.jsonc"),
+      JSON.stringify({ tasks: { store: { kind: "postgres", url_env: "X", schema: "Bad-Name" } } }),
+    );
+    await assert.rejects(() => loadConfig(join(dir, "agent.jsonc")), /tasks\.store\.schema/);
+  });
 });

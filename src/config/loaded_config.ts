@@ -12,6 +12,7 @@ import type { z } from "zod";
 import type { ConfigFileSchema, HookConfigSchema, ModelConfigInput } from "./config_schema.ts";
 import type { LoadedPermissions } from "./permissions_schema.ts";
 import type { LoadedNetwork } from "./network_schema.ts";
+import type { LoadedTasks } from "./tasks_schema.ts";
 
 /** A config file as validated (the output of {@linkcode ConfigFileSchema}). */
 type FileOutput = z.output<typeof ConfigFileSchema>;
@@ -145,6 +146,8 @@ interface ResolvedSections {
   limits: Omit<DefaultedSection<"limits">, "max_total_tokens"> & {
     max_total_tokens: number | null;
   };
+  /** `tasks`: the task graph's store and leases. */
+  tasks: LoadedTasks;
 }
 
 /** Every section of the file: its resolved form when it has one, else its defaulted form. */

@@ -77,7 +77,7 @@ export async function openRunSession(
   const now = options.now ?? (() => new Date());
   const parent = options.agent?.parent ?? null;
   const folder = parent === null
-    ? await createRunFolder(config, now())
+    ? await createRunFolder(config, now(), options.runId)
     : await createChildRunFolder(config, parent.run_dir, now());
   try {
     return await openSessionIn(folder, config, options, now);

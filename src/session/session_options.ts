@@ -84,6 +84,12 @@ export interface SessionOptions {
    */
   agent?: SessionAgent;
   /**
+   * The run id (and folder name under `runs_dir`) of a run without a parent, chosen beforehand
+   * with `createRunId` (`kagent-run worker` records it as the owner run of the step it claims
+   * before the folder exists). @default one made from the start time
+   */
+  runId?: string;
+  /**
    * A child agent's `allowed_tools` lists (its definition's, its parent's call's): each narrows its
    * tool set. @default none
    */

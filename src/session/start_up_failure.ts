@@ -14,6 +14,8 @@ import { ConfigError, type LoadedConfig } from "../config/mod.ts";
  *
  * @param config The loaded config (`runs_dir` absolute).
  * @param now The run's start time (its id).
+ * @param id The run id chosen beforehand (`kagent-run worker` claims its step under it before
+ *   the folder exists); absent, one made from `now`.
  * @returns The new run folder.
  * @throws {ConfigError} `config_invalid` with key `runs_dir` when the file system refuses it (a
  *   file where the folder should be, a read-only or full disk, no permission); the message says
@@ -23,9 +25,13 @@ import { ConfigError, type LoadedConfig } from "../config/mod.ts";
  * const folder = await createRunFolder(config, new Date());
  * ```
  */
-export async function createRunFolder(config: LoadedConfig, now: Date): Promise<RunFolder> {
+export async function createRunFolder(
+  config: LoadedConfig,
+  now: Date,
+  id?: string,
+): Promise<RunFolder> {
   try {
-    return await RunFolder.create(config.runs_dir, { now });
+    return await RunFolder.create(config.runs_dir, { now, ...(id === undefined ? {} : { id }) });
   } catch (error: unknown) {
     throw startUpError(config, error);
   }

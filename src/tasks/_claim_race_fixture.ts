@@ -43,6 +43,6 @@ self.onmessage = async (event: MessageEvent<RaceSetup | "go">) => {
       refused.push(error instanceof TaskStoreError ? error.code : String(error));
     }
   }
-  store.close();
+  await store.close();
   self.postMessage({ won, refused });
 };

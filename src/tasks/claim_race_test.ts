@@ -63,7 +63,7 @@ Deno.test("four threads, each with its own connection, racing for every step: ea
     });
   } finally {
     for (const worker of workers) worker.terminate();
-    store.close();
+    await store.close();
     await Deno.remove(folder, { recursive: true });
   }
 });

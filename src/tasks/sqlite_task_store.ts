@@ -1,23 +1,33 @@
 /**
  * The embedded task store: one SQLite file in the run folder (`node:sqlite`, built into Deno), no
- * server. Every change is one `BEGIN IMMEDIATE` transaction that reads, checks and writes, so a
- * claim is atomic across connections and processes: SQLite lets one writer in at a time, and the
- * second claimer reads the first one's commit.
+ * server. Every change is one `BEGIN IMMEDIATE` transaction that reads the task's rows, applies the
+ * task rules (`_task_rules.ts`, `_step_rules.ts`, shared with every store) and writes what they
+ * changed, so a claim is atomic across connections and processes: SQLite lets one writer in at a
+ * time, and the second claimer reads the first one's commit.
  *
  * @module
  */
 
 import { DatabaseSync } from "node:sqlite";
-import { ensureSchema, type TaskRow } from "./_sqlite_schema.ts";
-import { applyChanges } from "./_task_changes.ts";
-import { claim, report } from "./_step_work.ts";
-import { Transaction } from "./_transaction.ts";
-import { checkActor, checkNewSteps, checkTextBytes, countStates } from "./task_graph.ts";
 import {
-  MAX_RESULT_BYTES,
-  MAX_TASKS_PER_STORE,
-  MAX_TEXT_BYTES,
-  MAX_TITLE_BYTES,
+  countTasks,
+  ensureSchema,
+  insertTask,
+  readTask,
+  readTasks,
+  writeChange,
+} from "./_sqlite_schema.ts";
+import { claimRule, renewRule, reportRule, type RuleChange } from "./_step_rules.ts";
+import {
+  changeRule,
+  closeRule,
+  createRule,
+  filterSteps,
+  summaryOf,
+  taskNotFound,
+} from "./_task_rules.ts";
+import {
+  DEFAULT_LEASE_MS,
   type NewTask,
   type Step,
   type StepFilter,
@@ -45,6 +55,11 @@ export interface SqliteTaskStoreOptions {
    * @default 5000
    */
   busyTimeoutMs?: number;
+  /**
+   * How long a claim or renewal holds its step, in ms; see {@linkcode DEFAULT_LEASE_MS}.
+   * @default 60000
+   */
+  leaseMs?: number;
 }
 
 /**
@@ -74,7 +89,7 @@ export interface SqliteTaskStoreOptions {
  * await store.claimStep(worker, task.id, "build");
  * const update = await store.updateStep(worker, task.id, "build", { state: "done", result: "ok" });
  * console.assert(update.became_ready[0] === "test");
- * store.close();
+ * await store.close();
  * await Deno.remove(folder, { recursive: true });
  * ```
  */
@@ -83,9 +98,10 @@ export class SqliteTaskStore implements TaskStore {
   readonly path: string;
   #database: DatabaseSync | null;
   readonly #now: () => Date;
+  readonly #leaseMs: number;
 
   /**
-   * Opens (creating when missing) the store file. The folder must exist.
+   * Opens (creating when missing, migrating when older) the store file. The folder must exist.
    *
    * @param path The file, e.g. `runs/<run>/tasks.sqlite`.
    * @throws {TaskStoreError} `store_failure` when the file cannot be opened or created, is not a
@@ -94,6 +110,7 @@ export class SqliteTaskStore implements TaskStore {
   constructor(path: string, options: SqliteTaskStoreOptions = {}) {
     this.path = path;
     this.#now = options.now ?? (() => new Date());
+    this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     try {
       this.#database = new DatabaseSync(path, { timeout: options.busyTimeoutMs ?? 5000 });
     } catch (error) {
@@ -103,113 +120,69 @@ export class SqliteTaskStore implements TaskStore {
       this.#database.exec("PRAGMA journal_mode = WAL");
       this.#database.exec("PRAGMA synchronous = NORMAL");
       this.#database.exec("PRAGMA foreign_keys = ON");
-      this.#write("open", (transaction) => ensureSchema(transaction.database, path));
+      this.#transaction("BEGIN IMMEDIATE", "open", (database) => ensureSchema(database, path));
     } catch (error) {
-      this.close();
+      this.#closeNow();
       throw error instanceof TaskStoreError ? error : this.#failure("open", error);
     }
   }
 
   createTask(actor: TaskActor, task: NewTask): Promise<Task> {
-    return this.#run(() =>
-      this.#write("create a task", (transaction) => {
-        checkActor(actor);
-        checkTextBytes("task title", task.title, MAX_TITLE_BYTES);
-        checkTextBytes("task description", task.description ?? "", MAX_TEXT_BYTES);
-        checkNewSteps([], task.steps);
-        const database = transaction.database;
-        const { count, last } = database.prepare(
-          "SELECT COUNT(*) AS count, COALESCE(MAX(number), 0) AS last FROM tasks",
-        ).get() as { count: number; last: number };
-        if (count >= MAX_TASKS_PER_STORE) {
-          throw new TaskStoreError(
-            "invalid_input",
-            `Cannot create a task: the store "${this.path}" holds ${count} tasks, the most ` +
-              `allowed`,
-            { tasks: count, max_tasks: MAX_TASKS_PER_STORE },
-          );
-        }
-        const id = `task-${last + 1}`;
-        database.prepare(
-          `INSERT INTO tasks (number, id, title, description, state, created_by,
-             created_by_run_id, result, created_at, updated_at)
-           VALUES (?, ?, ?, ?, 'open', ?, ?, NULL, ?, ?)`,
-        ).run(
-          last + 1,
-          id,
-          task.title,
-          task.description ?? "",
-          actor.agent_id,
-          actor.run_id,
-          transaction.time,
-          transaction.time,
-        );
-        transaction.insertSteps(id, task.steps);
-        return transaction.task(id);
-      })
-    );
+    return this.#run("BEGIN IMMEDIATE", "create a task", (database, time) => {
+      const count = countTasks(database);
+      const created = createRule(actor, task, { ...count, name: `"${this.path}"` }, time);
+      insertTask(database, created, count.last + 1);
+      return created;
+    });
   }
 
   getTask(taskId: string): Promise<Task> {
-    return this.#run(() => this.#read("read a task", (transaction) => transaction.task(taskId)));
+    return this.#run("BEGIN", "read a task", (database) => this.#task(database, taskId));
   }
 
   listTasks(filter: TaskFilter = {}): Promise<TaskSummary[]> {
-    return this.#run(() =>
-      this.#read("list tasks", (transaction) => {
-        const database = transaction.database;
-        const rows = database.prepare("SELECT * FROM tasks ORDER BY number").all() as unknown[];
-        const states = database.prepare("SELECT task_id, state FROM steps").all() as unknown as {
-          task_id: string;
-          state: string;
-        }[];
-        return (rows as TaskRow[])
-          .filter((row) =>
-            (filter.states === undefined || filter.states.includes(row.state as Task["state"])) &&
-            (filter.created_by === undefined || row.created_by === filter.created_by)
-          )
-          .map((row) => ({
-            id: row.id,
-            title: row.title,
-            state: row.state as Task["state"],
-            created_by: row.created_by,
-            created_at: row.created_at,
-            updated_at: row.updated_at,
-            step_counts: countStates(
-              states.filter((step) => step.task_id === row.id).map((step) => step.state),
-            ),
-          }));
-      })
+    return this.#run(
+      "BEGIN",
+      "list tasks",
+      (database) => readTasks(database).flatMap((task) => summaryOf(task, filter) ?? []),
     );
   }
 
   updateTask(actor: TaskActor, taskId: string, changes: TaskChanges): Promise<Task> {
-    return this.#run(() =>
-      this.#write("update a task", (transaction) => {
-        checkActor(actor);
-        transaction.openTaskOf(taskId, actor, "change");
-        applyChanges(transaction, taskId, changes);
-        return transaction.task(taskId);
-      })
+    return this.#apply(
+      "update a task",
+      taskId,
+      (task, time) => changeRule(task, actor, changes, time),
     );
   }
 
   querySteps(taskId: string, filter: StepFilter = {}): Promise<Step[]> {
-    return this.#run(() =>
-      this.#read(
-        "query steps",
-        (transaction) =>
-          transaction.task(taskId).steps.filter((step) =>
-            (filter.states === undefined || filter.states.includes(step.state)) &&
-            (filter.owner === undefined || step.owner === filter.owner)
-          ),
-      )
+    return this.#run(
+      "BEGIN",
+      "query steps",
+      (database) => filterSteps(this.#task(database, taskId), filter),
     );
   }
 
   claimStep(actor: TaskActor, taskId: string, stepId?: string): Promise<Step> {
-    return this.#run(() =>
-      this.#write("claim a step", (transaction) => claim(transaction, actor, taskId, stepId))
+    return this.#apply(
+      "claim a step",
+      taskId,
+      (task, time) => claimRule(task, actor, stepId, { time, lease_ms: this.#leaseMs }),
+    );
+  }
+
+  renewLease(
+    actor: TaskActor,
+    taskId: string,
+    stepId: string,
+    fencingToken: number,
+  ): Promise<Step> {
+    return this.#apply(
+      "renew a lease",
+      taskId,
+      (task, time) =>
+        renewRule(task, actor, stepId, fencingToken, { time, lease_ms: this.#leaseMs }),
     );
   }
 
@@ -219,70 +192,74 @@ export class SqliteTaskStore implements TaskStore {
     stepId: string,
     stepReport: StepReport,
   ): Promise<StepUpdate> {
-    return this.#run(() =>
-      this.#write(
-        "update a step",
-        (transaction) => report(transaction, actor, taskId, stepId, stepReport),
-      )
+    return this.#apply(
+      "update a step",
+      taskId,
+      (task, time) => reportRule(task, actor, stepId, stepReport, time),
     );
   }
 
   closeTask(actor: TaskActor, taskId: string, state: TaskClosing, note: string): Promise<Task> {
     const verb = { completed: "complete", failed: "fail", cancelled: "cancel" }[state];
-    return this.#run(() =>
-      this.#write(`${verb} a task`, (transaction) => {
-        checkActor(actor);
-        transaction.openTaskOf(taskId, actor, verb);
-        checkTextBytes(`note closing task "${taskId}"`, note, MAX_RESULT_BYTES);
-        const steps = transaction.stepRows(taskId);
-        const unfinished = steps.filter((step) => step.state !== "done");
-        if (state === "completed" && unfinished.length > 0) {
-          throw new TaskStoreError(
-            "state_conflict",
-            `Cannot complete task "${taskId}": ${unfinished.length} of its steps are not done ` +
-              `(${unfinished.map((step) => `${step.id}: ${step.state}`).join(", ")}); fail or ` +
-              "cancel it instead, or retry the failed steps",
-            { task_id: taskId, unfinished: unfinished.map((step) => step.id) },
-          );
-        }
-        const database = transaction.database;
-        database.prepare(
-          `UPDATE steps SET state = 'cancelled', updated_at = ?
-           WHERE task_id = ? AND state IN ('pending', 'ready', 'claimed')`,
-        ).run(transaction.time, taskId);
-        database.prepare("UPDATE tasks SET state = ?, result = ?, updated_at = ? WHERE id = ?")
-          .run(state, note, transaction.time, taskId);
-        return transaction.task(taskId);
-      })
+    return this.#apply(
+      `${verb} a task`,
+      taskId,
+      (task, time) => closeRule(task, actor, state, note, time),
     );
   }
 
-  close(): void {
+  close(): Promise<void> {
+    this.#closeNow();
+    return Promise.resolve();
+  }
+
+  #closeNow(): void {
     const database = this.#database;
     this.#database = null;
     if (database?.isOpen) database.close();
   }
 
-  /** Runs a synchronous store operation as a promise: a throw becomes the rejection. */
-  #run<T>(operation: () => T): Promise<T> {
+  #task(database: DatabaseSync, taskId: string): Task {
+    const task = readTask(database, taskId);
+    if (task === null) throw taskNotFound(taskId);
+    return task;
+  }
+
+  /** One write transaction of a rule: read the task, apply the rule, write what it changed. */
+  #apply<T>(
+    what: string,
+    taskId: string,
+    rule: (task: Task, time: string) => RuleChange<T>,
+  ): Promise<T> {
+    return this.#run("BEGIN IMMEDIATE", what, (database, time) => {
+      const change = rule(this.#task(database, taskId), time);
+      writeChange(database, change);
+      return change.result;
+    });
+  }
+
+  /** A synchronous transaction as a promise: a throw becomes the rejection. */
+  #run<T>(
+    begin: string,
+    what: string,
+    body: (database: DatabaseSync, time: string) => T,
+  ): Promise<T> {
     try {
-      return Promise.resolve(operation());
+      return Promise.resolve(this.#transaction(begin, what, body));
     } catch (error) {
       return Promise.reject(error);
     }
   }
 
-  /** One write transaction: `BEGIN IMMEDIATE` takes the write lock before anything is read. */
-  #write<T>(what: string, body: (transaction: Transaction) => T): T {
-    return this.#transaction("BEGIN IMMEDIATE", what, body);
-  }
-
-  /** One read transaction: every read in `body` sees the same committed state. */
-  #read<T>(what: string, body: (transaction: Transaction) => T): T {
-    return this.#transaction("BEGIN", what, body);
-  }
-
-  #transaction<T>(begin: string, what: string, body: (transaction: Transaction) => T): T {
+  /**
+   * One transaction: `BEGIN IMMEDIATE` takes the write lock before anything is read; `BEGIN` reads
+   * one committed state.
+   */
+  #transaction<T>(
+    begin: string,
+    what: string,
+    body: (database: DatabaseSync, time: string) => T,
+  ): T {
     const database = this.#database;
     if (database === null) {
       throw new TaskStoreError(
@@ -297,7 +274,7 @@ export class SqliteTaskStore implements TaskStore {
       throw this.#failure(what, error);
     }
     try {
-      const result = body(new Transaction(database, this.#now().toISOString()));
+      const result = body(database, this.#now().toISOString());
       database.exec("COMMIT");
       return result;
     } catch (error) {

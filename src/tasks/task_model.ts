@@ -66,6 +66,18 @@ export interface Step {
   owner: string | null;
   /** The run id of the owner's run; null with `owner`. */
   owner_run_id: string | null;
+  /** The machine (host name) the owner ran on; null with `owner`. */
+  owner_machine: string | null;
+  /**
+   * The fencing token of the latest claim: 0 before the first, one more at each claim (never
+   * reset, also not by a retry). A report or renewal naming an older token is refused `conflict`.
+   */
+  fencing_token: number;
+  /**
+   * ISO 8601 time the claim's lease ends while `claimed`, else null. After it the step may be
+   * claimed again (with the next fencing token) unless the owner renewed it.
+   */
+  lease_until: string | null;
   /** What the owner reported with `done` or `failed`; null before. */
   result: string | null;
   /** ISO 8601 time of the last change, with milliseconds. */
@@ -108,9 +120,22 @@ export interface TaskSummary {
 export interface TaskActor {
   /** The agent id, e.g. `main` or `worker-1`; ownership is checked on it. */
   agent_id: string;
-  /** The run id of the agent's run, recorded beside ownership. */
+  /** The run id of the agent's run; ownership is checked on it too. */
   run_id: string;
+  /**
+   * The machine the agent runs on (its host name, see `machineName()`), recorded beside ownership.
+   * @default null (recorded as unknown)
+   */
+  machine?: string;
 }
+
+/**
+ * How long a claim holds its step without a renewal, in milliseconds (60 s). After it another
+ * worker may claim the step; the first one's report is then refused `conflict`.
+ */
+export const DEFAULT_LEASE_MS = 60_000;
+/** How often a worker renews the lease of the step it works on, in milliseconds (20 s). */
+export const DEFAULT_RENEW_MS = 20_000;
 
 /** A step as its creator describes it. */
 export interface NewStep {
@@ -154,6 +179,12 @@ export interface StepReport {
   state: "done" | "failed";
   /** What was done, or why it failed; at most {@linkcode MAX_RESULT_BYTES}. */
   result: string;
+  /**
+   * The fencing token of the reporter's claim (`Step.fencing_token` as claimed). When given and
+   * the step was claimed again since, the report is refused `conflict`.
+   * @default the owner check alone
+   */
+  fencing_token?: number;
 }
 
 /** Filters of {@linkcode TaskStore.querySteps}; absent ones match everything. */
@@ -179,6 +210,11 @@ export type TaskStoreErrorCode =
   | "state_conflict"
   /** The caller is not the step's owner or the task's creator. */
   | "not_owner"
+  /**
+   * The caller's claim was superseded: its lease ran out and the step was claimed again (a newer
+   * fencing token), or the creator retried it. What the caller did with the step is not recorded.
+   */
+  | "conflict"
   /** The store itself failed: the file cannot be opened, is locked too long, or is not a store. */
   | "store_failure";
 

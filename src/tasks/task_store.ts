@@ -34,7 +34,7 @@ export type TaskClosing = "completed" | "failed" | "cancelled";
  * A store of tasks. Every method is atomic: it happens whole or not at all, and two callers (two
  * agents, two processes on one store) never both succeed where one must fail — above all, a ready
  * step is claimed by exactly one agent. Methods reject with a `TaskStoreError` whose `code` says
- * why (`invalid_input`, `not_found`, `state_conflict`, `not_owner`, `store_failure`).
+ * why (`invalid_input`, `not_found`, `state_conflict`, `not_owner`, `conflict`, `store_failure`).
  */
 export interface TaskStore {
   /**
@@ -55,12 +55,22 @@ export interface TaskStore {
   querySteps(taskId: string, filter?: StepFilter): Promise<Step[]>;
   /**
    * Claims a ready step of an open task for `actor`: the named one, or the first ready one when
-   * `stepId` is absent. Exactly one of two concurrent claimers wins; the other gets
-   * `state_conflict` (`already claimed by "<agent>"`), as does a claim of a step not ready.
+   * `stepId` is absent. A `claimed` step whose lease ran out counts as ready (its owner stopped
+   * renewing). The claim carries `lease_until` and the next `fencing_token`. Exactly one of two
+   * concurrent claimers wins; the other gets `state_conflict` (`already claimed by "<agent>"`), as
+   * does a claim of a step not ready.
    */
   claimStep(actor: TaskActor, taskId: string, stepId?: string): Promise<Step>;
   /**
-   * Reports a claimed step `done` or `failed`: only its owner (`not_owner`). When it is done,
+   * Extends the lease of `actor`'s claim to the store's lease length from now; the worker calls
+   * it every `DEFAULT_RENEW_MS` while it works. Rejects `conflict` when `fencingToken` is no
+   * longer the step's (the lease ran out and another claimed it), `not_owner`, `state_conflict`.
+   */
+  renewLease(actor: TaskActor, taskId: string, stepId: string, fencingToken: number): Promise<Step>;
+  /**
+   * Reports a claimed step `done` or `failed`: only its owner (agent and run, else `not_owner`),
+   * and with `report.fencing_token` only under that claim (`conflict` when the step was claimed
+   * again since). When it is done,
    * every dependent whose dependencies are now all done becomes `ready` in the same transaction.
    */
   updateStep(
@@ -77,5 +87,5 @@ export interface TaskStore {
    */
   closeTask(actor: TaskActor, taskId: string, state: TaskClosing, note: string): Promise<Task>;
   /** Releases the store's resources; later calls reject `store_failure`. Idempotent. */
-  close(): void;
+  close(): Promise<void>;
 }

@@ -15,6 +15,8 @@ import { countsText, listText, stepText, taskHead, taskText } from "./_task_text
 import { countStates } from "./task_graph.ts";
 import { type NewStep, type Task, type TaskActor, TaskStoreError } from "./task_model.ts";
 import type { TaskStore } from "./task_store.ts";
+import { LeaseKeeper } from "./lease_keeper.ts";
+import { machineName } from "./machine_name.ts";
 import {
   CHILD_TASK_TOOL_NAMES,
   TASK_TOOL_NAMES,
@@ -42,6 +44,8 @@ export interface TaskToolsIdentity {
   agent_type: AgentType;
   /** The agent's run id, recorded beside ownership. */
   run_id: string;
+  /** The machine the agent runs on, recorded beside ownership. @default machineName() */
+  machine?: string;
 }
 
 /** Options of {@linkcode TaskTools}. */
@@ -52,6 +56,11 @@ export interface TaskToolsOptions {
    * @default no redaction
    */
   redactor?: Pick<Redactor, "redactValue">;
+  /**
+   * How often the lease of a claimed step is renewed while the agent works on it, in ms.
+   * @default 20000 (DEFAULT_RENEW_MS)
+   */
+  renewMs?: number;
 }
 
 const STORE_ERROR_TYPES: Readonly<Record<TaskStoreError["code"], ErrorType>> = {
@@ -59,6 +68,7 @@ const STORE_ERROR_TYPES: Readonly<Record<TaskStoreError["code"], ErrorType>> = {
   not_found: "not_found",
   state_conflict: "state_conflict",
   not_owner: "not_owner",
+  conflict: "state_conflict",
   store_failure: "io_error",
 };
 
@@ -83,7 +93,7 @@ const STORE_ERROR_TYPES: Readonly<Record<TaskStoreError["code"], ErrorType>> = {
  *   steps: [{ id: "build", title: "Build" }],
  * }, undefined);
  * console.assert(created.ok && created.summary.startsWith("Created task task-1"));
- * store.close();
+ * await store.close();
  * await Deno.remove(folder, { recursive: true });
  * ```
  */
@@ -92,12 +102,25 @@ export class TaskTools implements MainThreadTools {
   readonly #identity: TaskToolsIdentity;
   readonly #actor: TaskActor;
   readonly #redactor: Pick<Redactor, "redactValue"> | null;
+  readonly #leases: LeaseKeeper;
 
   constructor(store: TaskStore, identity: TaskToolsIdentity, options: TaskToolsOptions = {}) {
     this.#store = store;
     this.#identity = identity;
-    this.#actor = { agent_id: identity.agent_id, run_id: identity.run_id };
+    this.#actor = {
+      agent_id: identity.agent_id,
+      run_id: identity.run_id,
+      machine: identity.machine ?? machineName(),
+    };
     this.#redactor = options.redactor ?? null;
+    this.#leases = new LeaseKeeper(store, this.#actor, {
+      ...(options.renewMs === undefined ? {} : { renewMs: options.renewMs }),
+    });
+  }
+
+  /** Stops renewing the leases of the steps this agent still holds (its run ended). */
+  releaseLeases(): void {
+    this.#leases.releaseAll();
   }
 
   /** Tells whether `name` is a plan or task tool. */
@@ -246,6 +269,7 @@ export class TaskTools implements MainThreadTools {
       case "agent.task_claim_step": {
         const input = this.#parse(tool, TASK_CLAIM_STEP, args);
         const step = await store.claimStep(actor, input.task_id, input.step_id);
+        this.#leases.hold(input.task_id, step);
         return success(
           `Claimed step ${step.id} of task ${input.task_id}`,
           `You claimed step "${step.id}" of task ${input.task_id}; no other agent can claim it.\n` +
@@ -257,10 +281,21 @@ export class TaskTools implements MainThreadTools {
       }
       case "agent.task_update_step": {
         const input = this.#parse(tool, TASK_UPDATE_STEP, args);
+        const token = this.#leases.tokenOf(input.task_id, input.step_id);
         const update = await store.updateStep(actor, input.task_id, input.step_id, {
           state: input.state,
           result: input.result,
+          ...(token === undefined ? {} : { fencing_token: token }),
+        }).catch((error) => {
+          // A refusal that ends the claim (superseded, not ours, not claimed) stops its renewal;
+          // an invalid report or a store failure leaves the claim held for another try.
+          if (
+            error instanceof TaskStoreError &&
+            ["conflict", "not_owner", "state_conflict"].includes(error.code)
+          ) this.#leases.release(input.task_id, input.step_id);
+          throw error;
         });
+        this.#leases.release(input.task_id, input.step_id);
         const lines = [
           `Step "${update.step.id}" of task ${input.task_id} is ${update.step.state}.`,
         ];

@@ -35,7 +35,7 @@ async function withTools(
   try {
     await body(as, store, folder);
   } finally {
-    store.close();
+    await store.close();
     await Deno.remove(folder, { recursive: true });
   }
 }
@@ -153,7 +153,10 @@ Deno.test("two workers share a task: claims never collide, reports make steps re
       state: "done",
       result: "42",
     });
-    assert.match(failed(stolen, "not_owner"), /claimed by "worker-1", not by "worker-2"/);
+    assert.match(
+      failed(stolen, "not_owner"),
+      /claimed by "worker-1" \(run "[^"]+"\), not by "worker-2"/,
+    );
     const mine = await call(first, "agent.task_query_steps", { task_id: "task-1", mine: true });
     assert.equal((mine.data as { steps: { state: string }[] }).steps[0]?.state, "claimed");
     const counted = await call(first, "agent.task_update_step", {
@@ -248,7 +251,7 @@ Deno.test("bad arguments, cycles, unknown tasks, an abort and a closed store are
     failed(aborted, "aborted");
     assert.deepEqual(await store.listTasks(), []);
     failed(await call(main, "fs.read_file", {}), "tool_not_available");
-    store.close();
+    await store.close();
     failed(await call(main, "agent.task_list"), "io_error");
   });
 });
@@ -267,7 +270,7 @@ Deno.test("a secret written into a step result never reaches the store file (nea
       result: `found the token ${secret} in .env; plain-marker-7731`,
     });
     assert.ok(reported.ok);
-    store.close();
+    await store.close();
     let bytes = "";
     for await (const entry of Deno.readDir(folder)) {
       bytes += new TextDecoder().decode(await Deno.readFile(`${folder}/${entry.name}`));
@@ -275,4 +278,48 @@ Deno.test("a secret written into a step result never reaches the store file (nea
     assert.ok(!bytes.includes(secret), "the secret is absent from tasks.sqlite and its WAL");
     assert.ok(bytes.includes("plain-marker-7731"), "the rest of the result is stored");
   }, redactor);
+});
+
+Deno.test("a claim through the tool keeps its lease while the agent works; released, it runs out", async () => {
+  const folder = await Deno.makeTempDir({ prefix: "kagent-task-tools-" });
+  const store = new SqliteTaskStore(`${folder}/tasks.sqlite`, { leaseMs: 300 });
+  const tool = (agent: string) =>
+    new TaskTools(store, { agent_id: agent, agent_type: "worker", run_id: `run-${agent}` }, {
+      renewMs: 50,
+    });
+  try {
+    const { id } = await store.createTask({ agent_id: "main", run_id: "run-main" }, {
+      title: "Leases",
+      steps: [{ id: "a", title: "A" }],
+    });
+    const holder = tool("worker-1");
+    const claimed = await holder.execute("agent.task_claim_step", "c", { task_id: id }, undefined);
+    assert.ok(claimed.ok, JSON.stringify(claimed));
+    // Three lease lengths later the renewals still hold the step.
+    await new Promise((resolve) => setTimeout(resolve, 900));
+    const other = await tool("worker-2").execute(
+      "agent.task_claim_step",
+      "c2",
+      { task_id: id, step_id: "a" },
+      undefined,
+    );
+    assert.equal(other.ok, false);
+    // Near miss: once the holder stops renewing (its run ended), the lease runs out.
+    holder.releaseLeases();
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const again = await store.claimStep({ agent_id: "worker-2", run_id: "run-worker-2" }, id);
+    assert.deepEqual([again.id, again.fencing_token], ["a", 2]);
+    // The first holder's late report is refused: the step has a new owner, who keeps it.
+    const late = await holder.execute("agent.task_update_step", "u", {
+      task_id: id,
+      step_id: "a",
+      state: "done",
+      result: "late",
+    }, undefined);
+    assert.match(failed(late, "not_owner"), /claimed by "worker-2"/);
+    assert.equal((await store.getTask(id)).steps[0]?.owner, "worker-2");
+  } finally {
+    await store.close();
+    await Deno.remove(folder, { recursive: true });
+  }
 });
