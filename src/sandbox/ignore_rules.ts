@@ -23,14 +23,16 @@ export const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
 export type ReadIgnoreFile = (path: string) => string | null;
 
 /**
- * Reads a rule file without following a symlink: only a regular file of at most
- * {@linkcode MAX_IGNORE_FILE_BYTES} counts (a symlinked `.gitignore` cannot make the walk read a
- * file elsewhere).
+ * Reads a rule file without following a symlink: only a regular file with one link, of at most
+ * {@linkcode MAX_IGNORE_FILE_BYTES}, counts. A symlinked or hard-linked `.gitignore` cannot make the
+ * walk read a file elsewhere, whose lines would otherwise become patterns the model could probe by
+ * naming files (as the searches skip hard-linked files).
  */
 export function readIgnoreFile(path: string): string | null {
   try {
     const info = Deno.lstatSync(path);
     if (!info.isFile || info.size > MAX_IGNORE_FILE_BYTES) return null;
+    if ((info.nlink ?? 1) > 1) return null;
     return Deno.readTextFileSync(path);
   } catch {
     return null;

@@ -29,13 +29,17 @@ Deno.test("IgnoreRules: folder-only patterns, nested files, negation and the .ig
   assert.equal(rules.ignores("/elsewhere/a.log", false), false);
 });
 
-Deno.test("readIgnoreFile reads a regular file only: a symlinked .gitignore is not followed", async () => {
+Deno.test("readIgnoreFile reads a regular file with one link only: a symlinked or hard-linked .gitignore is not read", async () => {
   const folder = await Deno.makeTempDir();
   try {
     await Deno.writeTextFile(nodePath.join(folder, "target"), "*.ts\n");
     await Deno.symlink(nodePath.join(folder, "target"), nodePath.join(folder, ".gitignore"));
     assert.equal(readIgnoreFile(nodePath.join(folder, ".gitignore")), null);
     assert.equal(readIgnoreFile(nodePath.join(folder, "target")), "*.ts\n");
+    // A hard link to a file elsewhere is not read either (near miss: the file alone is).
+    await Deno.mkdir(nodePath.join(folder, "sub"));
+    await Deno.link(nodePath.join(folder, "target"), nodePath.join(folder, "sub", ".gitignore"));
+    assert.equal(readIgnoreFile(nodePath.join(folder, "sub", ".gitignore")), null);
     assert.equal(readIgnoreFile(nodePath.join(folder, "missing")), null);
   } finally {
     await Deno.remove(folder, { recursive: true });
