@@ -2,7 +2,8 @@
 # Starts Debian's PostgreSQL for the task-store tests (issue 28) and prints the URL to use as
 # KAGENT_TEST_DATABASE_URL. Idempotent: installs the package when missing, listens on 127.0.0.1
 # only, trusts the test role from 127.0.0.1 alone, starts the cluster, creates the role and the
-# database once. Exits non-zero (saying why) when PostgreSQL cannot be installed or started.
+# database once. Exits 3 (saying why) when the package cannot be installed, another non-zero
+# status when PostgreSQL cannot be started.
 set -euo pipefail
 VERSION=15
 ROLE=kagent_test
@@ -14,7 +15,7 @@ if ! command -v pg_ctlcluster >/dev/null 2>&1 || [[ ! -d /usr/lib/postgresql ]];
   (apt-get install -y -qq postgresql || (apt-get update -qq && apt-get install -y -qq postgresql)) \
     >/tmp/kagent-ci-postgres-apt.log 2>&1 || {
     echo "postgresql could not be installed (see /tmp/kagent-ci-postgres-apt.log)" >&2
-    exit 1
+    exit 3
   }
 fi
 VERSION=$(ls /usr/lib/postgresql | sort -n | tail -n 1)
