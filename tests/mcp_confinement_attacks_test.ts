@@ -19,7 +19,7 @@ import * as nodePath from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Approver } from "../src/approval/mod.ts";
 import { loadConfig } from "../src/config/mod.ts";
-
+import { probeBubblewrap } from "../src/exec/mod.ts";
 import { openRunSession, type RunSession } from "../src/session/mod.ts";
 import { exists, processesWith, survivorsAfter } from "./_attack_helpers.ts";
 
