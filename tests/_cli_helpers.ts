@@ -13,6 +13,18 @@ export const repository: string = nodePath.resolve(
  * The permission, prompt and unstable flags of a deno.json task, in order: the flags `compile`
  * bakes in, for subprocess runs of main.ts.
  */
+/**
+ * This process's environment without `INIT_CWD`, plus `extra`, for a child started with
+ * `clearEnv: true`. `deno task test` leaves `INIT_CWD` set, and Deno keeps an `INIT_CWD` it finds
+ * (as npm does), so a `deno task …` a test starts from another folder would otherwise be told the
+ * user typed it in the checkout.
+ */
+export function environmentForTask(extra: Record<string, string> = {}): Record<string, string> {
+  const environment = Deno.env.toObject();
+  delete environment.INIT_CWD;
+  return { ...environment, ...extra };
+}
+
 export function taskFlags(task: string): string[] {
   const denoJson = JSON.parse(Deno.readTextFileSync(nodePath.join(repository, "deno.json")));
   return (denoJson.tasks[task] as string).split(/\s+/).filter((word) =>

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
 import { cp } from "node:fs/promises";
-import { repository } from "./_cli_helpers.ts";
+import { environmentForTask, repository } from "./_cli_helpers.ts";
 
 const decoder = new TextDecoder();
 const SCRIPT = "/usr/bin/script";
@@ -16,7 +16,8 @@ async function denoTask(cwd: string, args: string[], env: Record<string, string>
   const output = await new Deno.Command(Deno.execPath(), {
     args: ["task", "--config", nodePath.join(repository, "deno.json"), ...args],
     cwd,
-    env: { NO_COLOR: "1", ...env },
+    clearEnv: true,
+    env: environmentForTask({ NO_COLOR: "1", ...env }),
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -99,7 +100,8 @@ Deno.test({
       const output = await new Deno.Command(SCRIPT, {
         args: ["-qec", `${inner}; echo "exit=$?"`, "/dev/null"],
         cwd: runs,
-        env: { NO_COLOR: "1", CI: "" },
+        clearEnv: true,
+        env: environmentForTask({ NO_COLOR: "1", CI: "" }),
         stdin: "null",
         stdout: "piped",
         stderr: "piped",

@@ -5,7 +5,13 @@
 // does not move a kagent-run started directly.
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
-import { createProject, onlyRunDir, repository, taskFlags } from "./_cli_helpers.ts";
+import {
+  createProject,
+  environmentForTask,
+  onlyRunDir,
+  repository,
+  taskFlags,
+} from "./_cli_helpers.ts";
 
 const decoder = new TextDecoder();
 
@@ -13,7 +19,8 @@ async function run(cwd: string, args: string[], env: Record<string, string> = {}
   const output = await new Deno.Command(Deno.execPath(), {
     args,
     cwd,
-    env: { NO_COLOR: "1", ...env },
+    clearEnv: true,
+    env: environmentForTask({ NO_COLOR: "1", ...env }),
     stdout: "piped",
     stderr: "piped",
   }).output();
