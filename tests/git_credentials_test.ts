@@ -82,7 +82,8 @@ async function filesUnder(folder: string): Promise<string[]> {
 }
 
 Deno.test({
-  name: "commands and fs.read_file see .git/config without the checkout's credentials",
+  name:
+    "commands, fs.read_file and fs.grep_files see .git/config without the checkout's credentials",
   ignore: !HAS_BWRAP,
   fn: async () => {
     await using run = await openCheckoutRun();
@@ -99,6 +100,13 @@ Deno.test({
     assertWorked(read);
     assert.match(read.output, /url = https:\/\/example\.invalid\/owner\/repo/);
     assertNoCredential(JSON.stringify(read), "fs.read_file");
+    const grep = await run.call("fs.grep_files", {
+      pattern: "url|AUTHORIZATION|helper|extraheader",
+      path: ".git/config",
+    });
+    assertNoCredential(JSON.stringify(grep), "fs.grep_files");
+    assertWorked(grep);
+    assert.match(grep.output, /url = https:\/\/example\.invalid\/owner\/repo/);
     // Near miss: git itself still works on the repository and its remote.
     const log = await run.call("exec.run_command", { argv: ["git", "log", "--oneline"] });
     assertWorked(log);

@@ -105,3 +105,23 @@ Deno.test({
     assert.equal(await exists(nodePath.join(run.sandbox.workspace, ".git")), true);
   },
 });
+
+Deno.test("under isolation none an approved command's nested .git is quarantined all the same", async () => {
+  await using run = await openTestRun({
+    approver: APPROVE_ALL,
+    config: { commands: ["sh", "git"], sandbox: { command_isolation: "none" } },
+    permissions: {
+      rules: [{ tools: ["exec.run_command"], commands: ["sh", "git"], decision: "allow" }],
+    },
+  });
+  const result = await run.call("exec.run_command", {
+    argv: ["sh", "-c", "mkdir -p pkg/lib && git init -q pkg/lib"],
+  });
+  assert.equal(result.error?.type, "sandbox_violation", result.output);
+  assert.equal(await exists(nodePath.join(run.sandbox.workspace, "pkg", "lib", ".git")), false);
+  // Near miss: the folders it made stay, and a command without a .git works.
+  assert.equal(await exists(nodePath.join(run.sandbox.workspace, "pkg", "lib")), true);
+  assertWorked(
+    await run.call("exec.run_command", { argv: ["sh", "-c", "echo ok > pkg/lib/file"] }),
+  );
+});

@@ -54,6 +54,7 @@ Deno.test("loadConfig fills every default when the file sets only the workspace"
     sandbox: {
       command_isolation: "auto",
       command_network: false,
+      allow_nested_repositories: false,
       read_roots: [],
       write_roots: [],
       sensitive_paths: [],

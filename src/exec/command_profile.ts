@@ -2,14 +2,18 @@
  * The mount profile of one confined command: what exists inside the bubblewrap sandbox, and what
  * of it is writable. Only the system folders, the programs' own folders, the roots and the run's
  * folders exist; inside writable roots the protected paths stay read-only (the whole `.git`, the
- * config, permissions, instructions, skill folders, the runs folder) and sensitive files (`.env`,
- * keys) are masked unless the call was approved for them.
+ * config, permissions, instructions, skill folders, the runs folder, the folder a repository's
+ * `core.hooksPath` names), sensitive files git does not track (`.env`, keys) and their hard links
+ * are masked unless the call was approved for them, and a `.git/config` holding credentials is
+ * replaced by a scrubbed copy.
  *
  * A protected path that does not exist yet (a `.git` at the top of a writable root, or
  * `.git/commondir`) cannot be bound without creating it on the host; it is watched instead: when a
- * command creates one, {@linkcode quarantineCreated} moves it out of the root and the call fails.
+ * command creates one, {@linkcode quarantineCreated} moves it out of the root and the call fails
+ * (new `.git` at any depth are found by the run's `ProtectedPathWatch`).
  *
- * Built in the tool Worker before each command (the tree changes between calls), from plain data.
+ * Built in the tool Worker before each command, from plain data and what the run's watch knows of
+ * the tree (`TreeFacts`), or from a scan made now when no watch is given.
  *
  * @module
  */
@@ -98,9 +102,10 @@ export type ProfileResult =
   | { ok: false; reason: string };
 
 /**
- * Builds the bubblewrap plan of one command: scans the writable and readable roots (without
- * following links, at most {@linkcode MAX_PROFILE_SCAN_ENTRIES} entries) for `.git` entries and
- * sensitive files, and lists the protected paths that are missing (to watch).
+ * Builds the bubblewrap plan of one command from the tree's facts (`inputs.tree`; without them,
+ * scans the writable and readable roots now, without following links, at most
+ * {@linkcode MAX_PROFILE_SCAN_ENTRIES} entries), and lists the protected paths that are missing
+ * (to watch).
  *
  * @returns the plan, the watched paths and how many files were masked; or `ok: false` when the
  *   roots hold more entries than the scan may look at (fail closed: the command does not run).

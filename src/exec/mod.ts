@@ -48,10 +48,10 @@ export { gitSafeEnvironment, unsafeGitConfigKeys, withSafeDiffOptions } from "./
 export { commandProfile, quarantineCreated, type QuarantinedPath } from "./command_profile.ts";
 export {
   type ExamineMode,
-  newRepositoriesAtClose,
   ProtectedPathWatch,
   type ProtectedPathWatchOptions,
 } from "./protected_path_watch.ts";
+export { newRepositoriesAtClose } from "./repositories_at_close.ts";
 export { scanTree, type TreeFacts } from "./protected_tree.ts";
 export { readIndexPaths } from "./git_index.ts";
 export {

@@ -58,7 +58,26 @@ interface Instance {
   wake: (() => void) | null;
 }
 
-/** See the module documentation. */
+/**
+ * The watch of one domain's write roots (see the module documentation): open once, examine after
+ * each process, close at the end.
+ *
+ * @example
+ * ```ts
+ * import { ProtectedPathWatch } from "./protected_path_watch.ts";
+ * const root = await Deno.makeTempDir();
+ * await Deno.mkdir(`${root}/ws`);
+ * const watch = ProtectedPathWatch.open({
+ *   writeRoots: [`${root}/ws`], readRoots: [], exclusions: [], sensitiveMatch: () => null,
+ *   exempt: [], sentinelFolder: `${root}/watch`, allowNestedRepositories: false,
+ * });
+ * if (!(watch instanceof ProtectedPathWatch)) throw new Error(watch.reason);
+ * await Deno.mkdir(`${root}/ws/pkg/.git`, { recursive: true }); // what a process did
+ * console.assert((await watch.examine())[0] === `${root}/ws/pkg/.git`);
+ * watch.close();
+ * await Deno.remove(root, { recursive: true });
+ * ```
+ */
 export class ProtectedPathWatch {
   readonly #options: ProtectedPathWatchOptions;
   readonly #writeRoots: string[];
@@ -345,7 +364,7 @@ export class ProtectedPathWatch {
 /** The file in the sentinel folder that lists the `.git` entries present at the start (JSON). */
 export const BASELINE_FILE = "repositories-at-start.json";
 
-/** Writes the baseline of {@linkcode newRepositoriesAtClose} once: its first writer wins. */
+/** Writes the baseline `repositories_at_close.ts` compares with, once: its first writer wins. */
 function writeBaseline(sentinelFolder: string, repositories: Iterable<string>): void {
   Deno.mkdirSync(sentinelFolder, { recursive: true });
   try {
@@ -360,7 +379,7 @@ function writeBaseline(sentinelFolder: string, repositories: Iterable<string>): 
 }
 
 /** Whether a `.git` absent at the start is one to quarantine (not exempt, not kept). */
-function isNewRepository(
+export function isNewRepository(
   path: string,
   options: Pick<
     ProtectedPathWatchOptions,
@@ -371,29 +390,4 @@ function isNewRepository(
   if (options.exempt.some((folder) => isWithin(path, folder))) return false;
   const atTop = options.writeRoots.includes(nodePath.dirname(path));
   return !(options.allowNestedRepositories && !atTop);
-}
-
-/**
- * When the run closes: walks the write roots once more and compares with the `.git` entries the
- * run's watch found at its start (written by {@linkcode ProtectedPathWatch.open}), catching what a
- * process that outlived its call (or any late writer) created after the last check.
- *
- * @returns the new `.git` entries to quarantine, sorted; empty when no watch was opened (no
- *   process ran); or why the roots cannot be scanned
- */
-export function newRepositoriesAtClose(
-  options: Omit<ProtectedPathWatchOptions, "sentinelTimeoutMs">,
-): string[] | { reason: string } {
-  let baseline: Set<string>;
-  try {
-    const text = Deno.readTextFileSync(nodePath.join(options.sentinelFolder, BASELINE_FILE));
-    baseline = new Set(JSON.parse(text) as string[]);
-  } catch {
-    return [];
-  }
-  const scan = scanTree({ ...options, readRoots: [] });
-  if (!scan.ok) return { reason: scan.reason };
-  return [...scan.facts.repositories.keys()]
-    .filter((path) => !baseline.has(path) && isNewRepository(path, options))
-    .sort();
 }

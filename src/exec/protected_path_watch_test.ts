@@ -187,3 +187,27 @@ Deno.test({
     }
   },
 });
+
+Deno.test("the watch finds a .git made amid a burst of 30,000 changes (overflow or not)", async () => {
+  const root = await Deno.makeTempDir();
+  const ws = nodePath.join(root, "ws");
+  await Deno.mkdir(nodePath.join(ws, "busy"), { recursive: true });
+  await Deno.mkdir(nodePath.join(ws, "quiet"), { recursive: true });
+  const watch = await openWatch(root);
+  try {
+    // More events than inotify's default queue (16,384) holds, if the reader falls behind.
+    for (let index = 0; index < 15_000; index++) {
+      Deno.writeFileSync(nodePath.join(ws, "busy", `f${index}`), new Uint8Array());
+    }
+    Deno.mkdirSync(nodePath.join(ws, "quiet", ".git"));
+    for (let index = 0; index < 15_000; index++) {
+      Deno.removeSync(nodePath.join(ws, "busy", `f${index}`));
+    }
+    assert.deepEqual(await watch.examine(), [nodePath.join(ws, "quiet", ".git")]);
+    // Near miss: the next examination, with nothing new, finds nothing.
+    assert.deepEqual(await watch.examine(), []);
+  } finally {
+    watch.close();
+    await Deno.remove(root, { recursive: true });
+  }
+});

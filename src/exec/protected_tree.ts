@@ -72,7 +72,11 @@ export function scanTree(options: TreeScanOptions): TreeScan {
   const folders: string[] = [];
   const budget = { left: options.maxEntries ?? MAX_PROFILE_SCAN_ENTRIES };
   const writeRoots = outermost(options.writeRoots);
-  for (const root of outermost([...options.writeRoots, ...options.readRoots])) {
+  // The write roots first, their folders collected (to watch), even inside a read root.
+  const readRoots = outermost(options.readRoots).filter((root) =>
+    !writeRoots.some((writeRoot) => isWithin(root, writeRoot))
+  );
+  for (const root of [...writeRoots, ...readRoots]) {
     const into = writeRoots.includes(root) ? folders : [];
     if (!scanFolder(root, options, facts, into, budget)) {
       return {
