@@ -67,7 +67,8 @@ Deno.test("a demo run leaves a complete run folder whose every log line parses",
   const listing: string[] = [];
   for await (const entry of Deno.readDir(runDir)) listing.push(entry.name);
   // home/ and tmp/ are the HOME and TMPDIR of commands (created when a command runs);
-  // approvals/ holds pending.jsonl: the .env read asked and nobody could answer.
+  // approvals/ holds pending.jsonl: the .env read asked and nobody could answer; watch/ the
+  // protected-path watch's sentinels, its start-time list of repositories and scrubbed configs.
   assert.deepEqual(listing.sort(), [
     "approvals",
     "archive",
@@ -82,6 +83,7 @@ Deno.test("a demo run leaves a complete run folder whose every log line parses",
     "run.json",
     "system_prompt.md",
     "tmp",
+    "watch",
     "workspace",
   ]);
 
