@@ -17,7 +17,8 @@
  */
 
 import { join } from "node:path";
-import { chainAnchor, chainLine, JsonlWriter, lineHash } from "../src/audit/mod.ts";
+import { chainAnchor, JsonlWriter, lineHash } from "../src/audit/mod.ts";
+import { chainLine } from "../src/audit/audit_chain.ts";
 
 const folder = await Deno.makeTempDir({ prefix: "kagent_audit_chain_bench_" });
 globalThis.addEventListener("unload", () => Deno.removeSync(folder, { recursive: true }));

@@ -16,7 +16,8 @@
 
 import { type ArtifactStore, Redactor } from "../src/audit/mod.ts";
 import { success, type ToolOutcome } from "../src/result/mod.ts";
-import { displayFor, shape } from "../src/runtime/mod.ts";
+import { displayFor } from "../src/runtime/display_for.ts";
+import { shape } from "../src/runtime/shape.ts";
 
 const redactor = new Redactor({ secrets: ["kagent-bench-secret-0b7d42aa19"] });
 const noArtifacts = {} as ArtifactStore;

@@ -15,7 +15,7 @@
 
 import * as nodePath from "node:path";
 import { openTestRun, type TestRun } from "../src/testing/run_harness.ts";
-import type { GrepFilesData } from "../src/toolsets/fs/mod.ts";
+import type { GrepFilesData } from "../src/toolsets/fs/grep_files.ts";
 import { copyTree, findNodeModules, GREP_PATTERN, ripgrepAnchorArgs } from "./_fs_trees.ts";
 
 const GREP_ARGS = { pattern: GREP_PATTERN, path: "node_modules", limit: 1000 };

@@ -22,8 +22,8 @@
 import OpenAI from "openai";
 import Anthropic from "@anthropic-ai/sdk";
 import { AnthropicProvider, OpenAiProvider } from "../src/agent/providers/mod.ts";
-import { serveEventStream, sseEvent } from "../src/testing/mod.ts";
-import type { ModelRequest } from "../src/agent/mod.ts";
+import { serveEventStream, sseEvent } from "../src/testing/event_stream_server.ts";
+import type { ModelRequest } from "../src/agent/model_provider.ts";
 
 /** Requests timed on each side. @default 200 */
 const REQUESTS = Number(Deno.args[0] ?? 200);

@@ -18,12 +18,8 @@
  * @module
  */
 
-import {
-  buildBwrapArgs,
-  EnvironmentScanner,
-  hostSystemMounts,
-  sweepMarked,
-} from "../src/exec/mod.ts";
+import { EnvironmentScanner, hostSystemMounts, sweepMarked } from "../src/exec/mod.ts";
+import { buildBwrapArgs } from "../src/exec/bubblewrap.ts";
 import { unconfinedCommandApprover } from "../src/testing/unconfined_approver.ts";
 
 interface PipelineRun {

@@ -1,7 +1,7 @@
 // Helpers for command-line tests: an in-process runner with captured output, and a project folder.
 import * as nodePath from "node:path";
 import { main } from "../src/cli/mod.ts";
-import { createTempSandbox, type TempSandbox } from "../src/testing/mod.ts";
+import { createTempSandbox, type TempSandbox } from "../src/testing/temp_sandbox.ts";
 
 /** The repository's root folder. */
 export const repository: string = nodePath.resolve(

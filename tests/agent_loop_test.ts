@@ -3,15 +3,10 @@
 // ids unique across the run, a cut-off turn never completed (and retried once when asked).
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
-import {
-  type AgentOptions,
-  countResults,
-  type ModelProvider,
-  type ModelRequest,
-  type ModelTurn,
-  runAgent,
-  ScriptProvider,
-} from "../src/agent/mod.ts";
+import { type ModelProvider, runAgent, ScriptProvider } from "../src/agent/mod.ts";
+import type { AgentOptions } from "../src/agent/agent_loop.ts";
+import { countResults } from "../src/runtime/result_counts.ts";
+import type { ModelRequest, ModelTurn } from "../src/agent/model_provider.ts";
 import { OpenAiProvider } from "../src/agent/providers/openai_provider.ts";
 import { openTestRun, type TestRun } from "../src/testing/run_harness.ts";
 import { describeTool } from "../src/tools/tool_definition.ts";

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import * as nodePath from "node:path";
 import type { ApprovalAnswer, ApprovalRequest, Approver } from "../src/approval/mod.ts";
-import { describeRequest } from "../src/approval/mod.ts";
+import { describeRequest } from "../src/approval/terminal_approver.ts";
 import { openTestRun } from "../src/testing/run_harness.ts";
 import { createProject, onlyRunDir, readJsonl, runCli } from "./_cli_helpers.ts";
 

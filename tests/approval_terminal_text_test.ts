@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 import * as nodePath from "node:path";
 import { loadConfig } from "../src/config/mod.ts";
 import { openRunSession } from "../src/session/mod.ts";
-import { type ApprovalRequest, describeRequest } from "../src/approval/mod.ts";
+import type { ApprovalRequest } from "../src/approval/mod.ts";
+import { describeRequest } from "../src/approval/terminal_approver.ts";
 import { createProject } from "./_cli_helpers.ts";
 
 Deno.test("the terminal approval question writes control characters and bidi overrides of a path as \\u escapes, and a plain accented name as it is", async () => {

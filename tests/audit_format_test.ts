@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { verifyRun } from "../src/verify/mod.ts";
 import * as nodePath from "node:path";
 import { createHash } from "node:crypto";
-import { AUDIT_EVENT_TYPES } from "../src/audit/mod.ts";
+import { AUDIT_EVENT_TYPES } from "../src/audit/audit_event.ts";
 import { createProject, onlyRunDir, readJsonl, repository, taskFlags } from "./_cli_helpers.ts";
 
 Deno.test("the compile task bakes in exactly the flags of the kagent-run task", () => {

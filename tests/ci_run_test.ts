@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import * as nodePath from "node:path";
 import { STREAM_JSON_TYPES, STREAM_JSON_VERSION } from "../src/cli/_stream_json.ts";
 import { GITHUB_OUTPUT_NAMES } from "../src/cli/_github_output.ts";
-import { serveEventStream, sseEvent } from "../src/testing/mod.ts";
+import { serveEventStream, sseEvent } from "../src/testing/event_stream_server.ts";
 import {
   createProject,
   onlyRunDir,

@@ -3,7 +3,11 @@
 // missing from it, or one the union does not have, fails `deno check`.
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
-import { AUDIT_EVENT_TYPES, type AuditEventFields, type AuditEventType } from "../src/audit/mod.ts";
+import {
+  AUDIT_EVENT_TYPES,
+  type AuditEventFields,
+  type AuditEventType,
+} from "../src/audit/audit_event.ts";
 import { repository } from "./_cli_helpers.ts";
 
 type FieldNames = { [T in AuditEventType]: { [K in keyof AuditEventFields<T>]-?: true } };

@@ -15,7 +15,7 @@ import * as nodePath from "node:path";
 import { loadConfig } from "../src/config/mod.ts";
 import { probeBubblewrap } from "../src/exec/mod.ts";
 import { openRunSession, type RunSession } from "../src/session/mod.ts";
-import { exists } from "../src/testing/mod.ts";
+import { exists } from "../src/testing/path_exists.ts";
 
 const FILESYSTEM = "@modelcontextprotocol/server-filesystem";
 const EVERYTHING = "@modelcontextprotocol/server-everything";

@@ -11,7 +11,7 @@ import {
   LATEST_PROTOCOL_VERSION,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { exists as pathExists } from "../src/testing/mod.ts";
+import { exists as pathExists } from "../src/testing/path_exists.ts";
 import {
   createProject,
   onlyRunDir,

@@ -4,7 +4,7 @@
 // reason printed, when npx cannot run it.
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
-import { exists as pathExists } from "../src/testing/mod.ts";
+import { exists as pathExists } from "../src/testing/path_exists.ts";
 import { createProject, readJsonl, repository, taskFlags } from "./_cli_helpers.ts";
 
 const INSPECTOR = "@modelcontextprotocol/inspector";

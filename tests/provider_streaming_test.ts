@@ -4,7 +4,11 @@
 // the run failed with nothing written, while the same stream whole writes the file.
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
-import { serveEventStream, sseEvent, type StreamScript } from "../src/testing/mod.ts";
+import {
+  serveEventStream,
+  sseEvent,
+  type StreamScript,
+} from "../src/testing/event_stream_server.ts";
 import { createProject, onlyRunDir, readJsonl, runCli } from "./_cli_helpers.ts";
 
 const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) =>

@@ -7,7 +7,11 @@
 // answered once with "Please continue". Each beside its near miss.
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
-import { serveEventStream, sseEvent, type StreamScript } from "../src/testing/mod.ts";
+import {
+  serveEventStream,
+  sseEvent,
+  type StreamScript,
+} from "../src/testing/event_stream_server.ts";
 import { OpenAiProvider } from "../src/agent/providers/mod.ts";
 import { createProject, onlyRunDir, readJsonl, runCli } from "./_cli_helpers.ts";
 

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import * as nodePath from "node:path";
 import { openTestRun } from "../src/testing/run_harness.ts";
 import { writeTree } from "../src/testing/temp_sandbox.ts";
-import type { GrepFilesData } from "../src/toolsets/fs/mod.ts";
+import type { GrepFilesData } from "../src/toolsets/fs/grep_files.ts";
 import { assertLogsClean, assertNoLeak, CANARY, SECRETS } from "./_attack_helpers.ts";
 
 const PATH = Deno.env.get("PATH") ?? "/usr/bin:/bin";

@@ -8,7 +8,8 @@
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
 import { fileURLToPath } from "node:url";
-import { discoverSkills, splitAllowedTools } from "../src/skills/mod.ts";
+import { discoverSkills } from "../src/skills/mod.ts";
+import { splitAllowedTools } from "../src/skills/allowed_tools.ts";
 
 const SPEC_DIR = fileURLToPath(new URL("./testdata/skills_spec/", import.meta.url));
 

@@ -3,8 +3,9 @@
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
 import { ConfigError } from "../src/config/mod.ts";
-import { mcpToolDefinition } from "../src/mcp_client/mod.ts";
-import { EffectivePolicy, NO_TARGETS } from "../src/policy/mod.ts";
+import { mcpToolDefinition } from "../src/mcp_client/mcp_tool_definition.ts";
+import { EffectivePolicy } from "../src/policy/mod.ts";
+import { NO_TARGETS } from "../src/policy/policy_rule.ts";
 import { describeTool, type ToolDefinition } from "../src/tools/mod.ts";
 import { loadDeclarativeTools } from "../src/toolsets/declarative/mod.ts";
 import { toolSet } from "../src/toolsets/mod.ts";

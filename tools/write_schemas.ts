@@ -6,7 +6,7 @@
  * @module
  */
 
-import { configJsonSchema, permissionsJsonSchema } from "../src/config/mod.ts";
+import { configJsonSchema, permissionsJsonSchema } from "../src/config/json_schema.ts";
 import { configReference } from "./config_reference.ts";
 
 /** The files and their contents, as the code defines them. */

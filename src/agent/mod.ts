@@ -8,21 +8,11 @@ export {
   ModelError,
   type ModelMessage,
   type ModelProvider,
-  type ModelRequest,
-  type ModelTurn,
   type RunContext,
   type TokenUsage,
-  type TurnStop,
-  type TurnStopReason,
 } from "./model_provider.ts";
-export { type AgentOptions, type AgentOutcome, type EndReason, runAgent } from "./agent_loop.ts";
-export { countResults, type ResultCounts } from "../runtime/mod.ts";
-export {
-  DEFAULT_INSTRUCTION_FILES,
-  type DynamicSystem,
-  DynamicSystemBlocks,
-  type DynamicSystemOptions,
-  type MemoryContextSource,
-} from "./dynamic_system.ts";
-export { buildSystemPrompt, type SystemPrompt, type SystemPromptInput } from "./system_prompt.ts";
+export { type AgentOutcome, runAgent } from "./agent_loop.ts";
+
+export { DynamicSystemBlocks } from "./dynamic_system.ts";
+export { buildSystemPrompt, type SystemPrompt } from "./system_prompt.ts";
 export { ScriptProvider } from "./providers/script_provider.ts";

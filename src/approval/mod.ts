@@ -4,31 +4,10 @@
  * @module
  */
 
+export { type ApprovalAnswer, type ApprovalRequest, type Approver } from "./approver.ts";
+export { approveArgument, formatGrant, type Grant, parseGrant } from "./grant.ts";
+export { ApprovalGate, type CallApproval, type PendingApproval } from "./approval_gate.ts";
 export {
-  type ApprovalAnswer,
-  type ApprovalChoice,
-  type ApprovalRequest,
-  type Approver,
-} from "./approver.ts";
-export {
-  approveArgument,
-  formatGrant,
-  type Grant,
-  grantCovers,
-  GrantSchema,
-  normaliseScope,
-  parseGrant,
-  shellQuote,
-} from "./grant.ts";
-export {
-  ApprovalGate,
-  type ApprovalGateOptions,
-  type CallApproval,
-  type GateInput,
-  type PendingApproval,
-} from "./approval_gate.ts";
-export {
-  describeRequest,
   stdinLines,
   TerminalApprover,
   terminalSafe,

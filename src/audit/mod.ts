@@ -18,43 +18,28 @@
  */
 
 export {
-  CHAIN_FORMAT,
   chainAnchor,
   CHAINED_LOGS,
   type ChainedLog,
-  chainLine,
   type ChainLink,
   lineHash,
 } from "./audit_chain.ts";
-export {
-  AUDIT_EVENT_TYPES,
-  type AuditEvent,
-  type AuditEventFields,
-  type AuditEventType,
-  type AuditPolicy,
-  type AuditProviderOrigin,
-} from "./audit_event.ts";
-export { ArtifactStore, type ArtifactStoreOptions, type StoredArtifact } from "./artifact_store.ts";
-export {
-  AuditRecorder,
-  type AuditRecorderOptions,
-  type WriteFailureHandler,
-} from "./audit_recorder.ts";
-export { type EventObserver, ObservedJsonlWriter } from "./event_observers.ts";
-export { AuditWriteError, type AuditWriteFailure } from "./audit_write_error.ts";
+
+export { ArtifactStore } from "./artifact_store.ts";
+export { AuditRecorder } from "./audit_recorder.ts";
+
+export { AuditWriteError } from "./audit_write_error.ts";
 export { createRunId } from "./create_run_id.ts";
-export { type JsonlFile, JsonlWriter, type JsonlWriterOptions } from "./jsonl_writer.ts";
+export { JsonlWriter } from "./jsonl_writer.ts";
 export {
   applySpans,
   MIN_SECRET_LENGTH,
-  type RedactionKind,
   type RedactionSpan,
   Redactor,
-  type RedactorOptions,
   type StreamRedaction,
 } from "./redactor.ts";
 export { isSecretKey } from "./_secret_patterns.ts";
-export { RunFolder, type RunFolderOptions, type RunFolderPaths } from "./run_folder.ts";
+export { RunFolder } from "./run_folder.ts";
 export {
   childRuns,
   hashIfFile,
@@ -62,25 +47,11 @@ export {
   listFiles,
   MANIFEST_FILE,
   MANIFEST_FORMAT,
-  type ManifestSignature,
   manifestSigningInput,
   type RunManifest,
-  SEALED_FILES,
-  SEALED_FOLDERS,
   sealedFileHashes,
-  type SealOptions,
-  sealRun,
-  SIGNATURE_ALGORITHM,
   type SigningKey,
 } from "./run_manifest.ts";
-export {
-  CONFIG_COPY_FILE,
-  fileSha256,
-  modelInfo,
-  RUN_INFO_FILE,
-  type RunInfo,
-  type RunModelInfo,
-  writeRunInfo,
-} from "./run_info.ts";
-export { MAX_SUMMARY_ITEMS, type SummariseOptions, summariseValue } from "./summarise_value.ts";
+export { fileSha256, modelInfo, RUN_INFO_FILE, writeRunInfo } from "./run_info.ts";
+export { summariseValue } from "./summarise_value.ts";
 export { createSha256, preloadNativeSha256, type Sha256, sha256Hex } from "./sha256.ts";

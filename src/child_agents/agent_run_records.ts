@@ -9,10 +9,10 @@ import * as nodePath from "node:path";
 import {
   type AgentOutcome,
   buildSystemPrompt,
-  countResults,
   type RunContext,
   type SystemPrompt,
 } from "../agent/mod.ts";
+import { countResults } from "../runtime/mod.ts";
 import { type AuditRecorder, sha256Hex } from "../audit/mod.ts";
 import type { RunSession } from "../session/mod.ts";
 import { discoverSkills } from "../skills/mod.ts";

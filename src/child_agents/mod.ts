@@ -6,14 +6,8 @@
  * @module
  */
 
-export { type AgentRunParts, type AgentSelf, AgentTools } from "./agent_tools.ts";
-export { AgentTree, type AgentTreeOptions, type ChildSessionOptions } from "./agent_tree.ts";
-export { recordRunCompleted, recordSystemPrompt } from "./agent_run_records.ts";
-export { type ChildRecord, type ChildView, childView } from "./child_outcome.ts";
-export { forkHistory } from "./fork_history.ts";
-export {
-  runTaskStep,
-  TASK_ROWS_FILE,
-  type TaskStepOptions,
-  type TaskStepResult,
-} from "./task_step_run.ts";
+export { AgentTools } from "./agent_tools.ts";
+export { AgentTree, type ChildSessionOptions } from "./agent_tree.ts";
+export { recordSystemPrompt } from "./agent_run_records.ts";
+
+export { runTaskStep, TASK_ROWS_FILE, type TaskStepResult } from "./task_step_run.ts";

@@ -11,12 +11,12 @@
 import * as nodePath from "node:path";
 import {
   type AgentOutcome,
-  countResults,
   type ModelMessage,
   type ModelProvider,
   runAgent,
   type RunContext,
 } from "../agent/mod.ts";
+import { countResults } from "../runtime/mod.ts";
 import type { LoadedAgentDefinition } from "../config/mod.ts";
 import type { AllowedToolsList } from "../policy/mod.ts";
 import { failure, type ToolOutcome } from "../result/mod.ts";

@@ -13,7 +13,8 @@ import {
   type OutputSchema,
   readOutputSchema,
 } from "./_output_schema.ts";
-import { countResults, runAgent } from "../agent/mod.ts";
+import { runAgent } from "../agent/mod.ts";
+import { countResults } from "../runtime/mod.ts";
 import type { RunContext } from "../agent/mod.ts";
 import { recordSystemPrompt } from "../child_agents/mod.ts";
 import { openRunSession, recordStartFailure } from "../session/mod.ts";

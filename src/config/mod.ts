@@ -17,27 +17,20 @@
  * @module
  */
 
-export {
-  AgentConfigSchema,
-  AgentDefinitionSchema,
-  AuditConfigSchema,
-  type ConfigFile,
-  ConfigFileSchema,
-  LimitsConfigSchema,
-  type ModelConfigInput,
-  ModelConfigSchema,
-  SandboxConfigSchema,
-  ScriptModelConfigSchema,
-  SkillsConfigSchema,
-  ToolsConfigSchema,
-} from "./config_schema.ts";
 // The defaults, host patterns, ConfigError and issue sentences: the light door's, re-exported.
-export * from "./base/mod.ts";
-export { configJsonSchema, permissionsJsonSchema } from "./json_schema.ts";
-export { type LoadedNetwork, NetworkConfigSchema } from "./network_schema.ts";
-export { loadConfig, type LoadConfigOptions, type LoadConfigOverrides } from "./load_config.ts";
 export {
-  type Defaulted,
+  CLOUD_PROVIDERS,
+  type CloudProviderName,
+  ConfigError,
+  DEFAULT_AWS_CREDENTIAL_ENV,
+  DEFAULT_MODEL,
+  HostAllowlist,
+  modelBaseUrl,
+  modelTokenUrl,
+} from "./base/mod.ts";
+
+export { loadConfig, type LoadConfigOverrides } from "./load_config.ts";
+export {
   type LoadedAgentDefinition,
   type LoadedConfig,
   type LoadedHook,
@@ -46,25 +39,5 @@ export {
   type LoadedMcpStdioServer,
   type ModelConfig,
 } from "./loaded_config.ts";
-export { loadPermissionsFile, type LoadPermissionsFileOptions } from "./load_permissions_file.ts";
-export {
-  type LoadedPermissions,
-  PERMISSION_DECISIONS,
-  PERMISSION_MODES,
-  type PermissionDecision,
-  type PermissionMode,
-  type PermissionRule,
-  type PermissionRuleInput,
-  PermissionRuleSchema,
-  type PermissionsFile,
-  PermissionsFileSchema,
-  ruleId,
-} from "./permissions_schema.ts";
-export {
-  MCP_SERVER_ID_PATTERN,
-  McpHttpServerSchema,
-  McpServerSchema,
-  McpServersSchema,
-  McpStdioServerSchema,
-} from "./mcp_server_schema.ts";
+
 export { mcpStartHint } from "./mcp_start_hint.ts";

@@ -10,7 +10,7 @@ import {
 } from "./child_environment.ts";
 import { runConfined } from "./spawn_confined.ts";
 import { baseSpec, tempDir } from "./_test_support.ts";
-import { exists } from "../testing/mod.ts";
+import { exists } from "../testing/path_exists.ts";
 
 /** A parent environment holding a canary secret and variables that make programs run code. */
 const PARENT: Record<string, string> = {

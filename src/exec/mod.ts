@@ -11,7 +11,7 @@
  */
 
 export { resolveCommand, resolveScript } from "./resolve_command.ts";
-export { MAX_SKILL_NAME_LENGTH, SKILL_NAME_PATTERN, skillNameProblem } from "./skill_name.ts";
+export { MAX_SKILL_NAME_LENGTH, skillNameProblem } from "./skill_name.ts";
 export {
   type AllowedProgram,
   AllowlistError,
@@ -19,11 +19,7 @@ export {
   resolveAllowlist,
 } from "./program_allowlist.ts";
 export { EnvironmentScanner } from "./environment_scanner.ts";
-export {
-  type OrphanWatchdog,
-  type OrphanWatchdogPrograms,
-  startOrphanWatchdog,
-} from "./orphan_watchdog.ts";
+export { startOrphanWatchdog } from "./orphan_watchdog.ts";
 export {
   CALL_MARKER_ENV,
   callMarker,
@@ -45,42 +41,15 @@ export {
   expandAllowlist,
 } from "./child_environment.ts";
 export { gitSafeEnvironment, unsafeGitConfigKeys, withSafeDiffOptions } from "./git_safe_mode.ts";
-export { commandProfile, quarantineCreated, type QuarantinedPath } from "./command_profile.ts";
-export {
-  type ExamineMode,
-  ProtectedPathWatch,
-  type ProtectedPathWatchOptions,
-} from "./protected_path_watch.ts";
+export { quarantineCreated } from "./command_profile.ts";
+export { ProtectedPathWatch, type ProtectedPathWatchOptions } from "./protected_path_watch.ts";
 export { newRepositoriesAtClose } from "./repositories_at_close.ts";
-export { scanTree, type TreeFacts } from "./protected_tree.ts";
-export { readIndexPaths } from "./git_index.ts";
-export {
-  type ConfinementDomain,
-  type DomainFolders,
-  domainFolders,
-  domainName,
-  foreignDomainFolders,
-  prepareDomains,
-} from "./confinement_domain.ts";
-export {
-  confinementPlan,
-  type ConfinementPlanInputs,
-  type ProfileInputs,
-  type ProfileResult,
-  type ReadOnlyFolderInputs,
-  readOnlyFolderPlan,
-} from "./confinement_plan.ts";
-export {
-  type ConfinedProcessSpec,
-  endConfinedProcess,
-  startConfinedProcess,
-} from "./confined_process.ts";
+export { scanTree } from "./protected_tree.ts";
+
+export { domainFolders, prepareDomains } from "./confinement_domain.ts";
+export { confinementPlan, type ProfileInputs, readOnlyFolderPlan } from "./confinement_plan.ts";
+export { endConfinedProcess, startConfinedProcess } from "./confined_process.ts";
 export { analyzeArgv } from "./argv_analysis.ts";
-export { isKnownSafeCommand } from "./known_safe_command.ts";
-export {
-  type BubblewrapProbe,
-  buildBwrapArgs,
-  type BwrapPlan,
-  probeBubblewrap,
-} from "./bubblewrap.ts";
+
+export { type BubblewrapProbe, probeBubblewrap } from "./bubblewrap.ts";
 export { hostSystemMounts, SYSTEM_FOLDERS, type SystemMount } from "./system_mounts.ts";

@@ -6,29 +6,7 @@
  * @module
  */
 
-export {
-  type HookAnswer,
-  type HookDecision,
-  type HookEvent,
-  HookFailure,
-  type HookInput,
-  type HookTargetScope,
-  type PostToolUseHook,
-  type PostToolUseInput,
-  type PreToolUseHook,
-} from "./hook_types.ts";
-export { checkHookAnswer, type ParsedHookAnswer, parseHookAnswer } from "./parse_hook_answer.ts";
-export {
-  type CommandHookEnvironment,
-  type CommandHookSpec,
-  commandPostToolUseHook,
-  commandPreToolUseHook,
-} from "./command_hook.ts";
-export {
-  type HookCall,
-  HookRunner,
-  type HookRunnerOptions,
-  hookScope,
-  type PreToolUseVerdict,
-} from "./hook_runner.ts";
-export { type PreparedHooks, prepareHooks, type PrepareHooksOptions } from "./prepare_hooks.ts";
+export { type PostToolUseHook, type PreToolUseHook } from "./hook_types.ts";
+
+export { HookRunner } from "./hook_runner.ts";
+export { prepareHooks } from "./prepare_hooks.ts";

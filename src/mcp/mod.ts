@@ -6,20 +6,11 @@
  * @module
  */
 
-export { ElicitationApprover, type Elicitor } from "./server/elicitation_approver.ts";
 export {
   BearerToken,
   type LoopbackAddress,
-  mcpUrl,
   MIN_TOKEN_CHARS,
   parseLoopbackAddress,
-  rebindingRefusal,
 } from "./server/http_access.ts";
-export {
-  McpHttpServer,
-  type McpHttpServerOptions,
-  SESSION_IDLE_TIMEOUT_MS,
-} from "./server/http_server.ts";
-export { type McpConnection, McpRunServer, type McpRunServerOptions } from "./server/run_server.ts";
-export { toCallToolResult } from "./server/result_mapping.ts";
-export { listMcpTools, mcpAnnotations } from "./server/tool_listing.ts";
+export { McpHttpServer, SESSION_IDLE_TIMEOUT_MS } from "./server/http_server.ts";
+export { McpRunServer } from "./server/run_server.ts";

@@ -14,7 +14,7 @@
  */
 
 import { type ArtifactStore, type Redactor, sha256Hex } from "../audit/mod.ts";
-import { type ArtifactRef, failure, type ToolOutcome } from "../tools/mod.ts";
+import { type ArtifactRef, failure, type ToolOutcome } from "../result/mod.ts";
 
 /** One content block as the server sent it (checked loosely: servers are untrusted). */
 type Block = Record<string, unknown>;

@@ -18,7 +18,8 @@ import { ConfigError, type LoadedMcpHttpServer, type LoadedMcpServer } from "../
 import { Redactor } from "../audit/mod.ts";
 import { sweepMarked } from "../exec/mod.ts";
 import { hostPermission } from "../network/mod.ts";
-import { failure, type ToolDefinition, type ToolOutcome } from "../tools/mod.ts";
+import type { ToolDefinition } from "../tools/mod.ts";
+import { failure, type ToolOutcome } from "../result/mod.ts";
 import { mcpCallOutcome, type McpResultStores } from "./mcp_call_result.ts";
 import type { McpServerConnection, McpServerIdentity } from "./mcp_server_connection.ts";
 import { mcpToolDefinition } from "./mcp_tool_definition.ts";

@@ -7,21 +7,7 @@
  * @module
  */
 
-export { type McpServerRecord, McpServers, type StartMcpServersOptions } from "./mcp_servers.ts";
-export { mcpCallOutcome, type McpResultStores } from "./mcp_call_result.ts";
-export { mcpToolDefinition, mcpToolName } from "./mcp_tool_definition.ts";
-export { type McpServerIdentity } from "./mcp_server_connection.ts";
-export {
-  type McpBwrapConfinement,
-  type McpConfinement,
-  type McpLaunch,
-  mcpLaunch,
-  type McpNoneConfinement,
-  type McpRunConfinement,
-} from "./server_confinement.ts";
-export {
-  type QuarantinedEntry,
-  type ViolationListener,
-  violationMessage,
-  type ViolationMoment,
-} from "./server_watch.ts";
+export { McpServers } from "./mcp_servers.ts";
+
+export { type McpConfinement, type McpRunConfinement } from "./server_confinement.ts";
+export { violationMessage } from "./server_watch.ts";

@@ -21,18 +21,10 @@ export {
   validateTags,
 } from "./memory_provider.ts";
 export { type ProjectIdentity, projectIdentity } from "./project_identity.ts";
-export {
-  candidateId,
-  type CandidateProblem,
-  CANDIDATES_FILE,
-  type MemoryCandidate,
-  newCandidate,
-  parseCandidates,
-} from "./memory_candidate.ts";
+export { type MemoryCandidate, newCandidate } from "./memory_candidate.ts";
 export {
   type ListedCandidate,
   promoteCandidates,
-  type PromoteOptions,
   type PromotionRecord,
   PROMOTIONS_FILE,
   readRunCandidates,

@@ -6,21 +6,11 @@
 
 export { hostPermission } from "./host_permission.ts";
 export {
-  DEFAULT_MAX_RESPONSE_BYTES,
   type FetchAbortMessage,
   type FetchReplyMessage,
   type FetchRequestMessage,
   MessageFetchClient,
   ResponseTooLargeError,
 } from "./message_fetch.ts";
-export { answerFetch, FetchResponder, type FetchResponderOptions } from "./fetch_responder.ts";
-export {
-  DEFAULT_BASE_URLS,
-  defaultNetworkWorkerEntry,
-  hostCaCertificates,
-  type NetworkChannels,
-  networkChannels,
-  type NetworkConfig,
-  NetworkGateway,
-  type NetworkGatewayOptions,
-} from "./network_gateway.ts";
+export { FetchResponder } from "./fetch_responder.ts";
+export { type NetworkChannels, networkChannels, NetworkGateway } from "./network_gateway.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Redactor } from "../audit/mod.ts";
 import type { ArtifactStore, AuditRecorder } from "../audit/mod.ts";
-import { record } from "../runtime/mod.ts";
+import { record } from "../runtime/record.ts";
 import type { ToolResult } from "../result/mod.ts";
 import { buildReportModel } from "./report_model.ts";
 import { renderHtmlReport } from "./html_report.ts";

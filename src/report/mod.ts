@@ -16,47 +16,11 @@
  * @module
  */
 
-export {
-  type CallStatus,
-  type CallView,
-  type CommandView,
-  type EditView,
-  EXCERPT_LINES,
-  MAX_DIFF_LINES,
-  type RunLink,
-} from "./call_view.ts";
-export { displayMarkdown, type DisplayMarkdownOptions } from "./display_markdown.ts";
-export { escapeHtml, html, runHref, SafeHtml } from "./html_escape.ts";
-export { type HtmlReportOptions, renderHtmlReport, REPORT_CSP } from "./html_report.ts";
-export {
-  codeBlock,
-  escapeMarkdown,
-  type MarkdownReportOptions,
-  renderMarkdownReport,
-} from "./markdown_report.ts";
-export {
-  buildReportModel,
-  type ChildView,
-  type DenialView,
-  type ReportModel,
-  type TurnView,
-} from "./report_model.ts";
-export { notChecked, type ReportVerdict, type VerdictStatus } from "./report_verdict.ts";
-export {
-  type ChildRun,
-  MAX_LISTED_FILES,
-  MAX_READ_BYTES,
-  readRunFolder,
-  type RunFile,
-  type RunFiles,
-  RunFolderError,
-  type RunRecord,
-} from "./run_reading.ts";
-export { runVerdict, type RunVerdictOptions } from "./run_verdict.ts";
-export {
-  HTML_REPORT_FILE,
-  MARKDOWN_REPORT_FILE,
-  type WriteReportOptions,
-  writeRunReport,
-  type WrittenReport,
-} from "./write_report.ts";
+export { displayMarkdown } from "./display_markdown.ts";
+export { escapeHtml } from "./html_escape.ts";
+
+export { codeBlock, escapeMarkdown } from "./markdown_report.ts";
+
+export { RunFolderError } from "./run_reading.ts";
+
+export { HTML_REPORT_FILE, MARKDOWN_REPORT_FILE, writeRunReport } from "./write_report.ts";

@@ -16,7 +16,6 @@
  */
 
 export {
-  type BoundedParse,
   deeperThanMarker,
   jsonNestingDepth,
   MAX_VALUE_DEPTH,
@@ -25,29 +24,21 @@ export {
 } from "./bounded_json.ts";
 export {
   type ArtifactLinkBlock,
-  type BriefBlock,
   briefOf,
   type DiffBlock,
-  DISPLAY_BLOCK_TYPES,
   type DisplayBlock,
   type FileExcerptBlock,
   isKnownBlock,
   type KnownDisplayBlock,
-  MAX_BRIEF_CHARACTERS,
-  MAX_DISPLAY_BLOCK_BYTES,
-  MAX_DISPLAY_BLOCKS,
   readDisplayBlocks,
   type ShellBlock,
   type TableBlock,
-  type UnknownBlock,
 } from "./display_blocks.ts";
 export {
   type ArtifactRef,
-  ERROR_TYPES,
   type ErrorType,
   failure,
   isErrorType,
-  isToolOutcome,
   type NarrowingRequest,
   success,
   type ToolError,

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createTempSandbox, writeTree } from "../testing/mod.ts";
+import { createTempSandbox, writeTree } from "../testing/temp_sandbox.ts";
 import { PathGuard } from "./path_guard.ts";
 import { TimeBudget } from "./time_budget.ts";
 import { emptyWalkStats, walk, type WalkEntry } from "./walk.ts";

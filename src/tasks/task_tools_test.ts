@@ -1,19 +1,20 @@
 import assert from "node:assert/strict";
 import { Redactor } from "../audit/mod.ts";
-import { type AgentType, EffectivePolicy, NO_TARGETS } from "../policy/mod.ts";
+import { type AgentType, EffectivePolicy } from "../policy/mod.ts";
+import { NO_TARGETS } from "../policy/policy_rule.ts";
 import type { ToolOutcome } from "../result/mod.ts";
 import { describeTool, ToolRegistry } from "../tools/mod.ts";
 import {
   changesTaskStore,
-  CHILD_TASK_TOOL_NAMES,
   SqliteTaskStore,
   type StepUpdate,
   type Task,
-  TASK_EXAMPLE,
   TASK_TOOL_NAMES,
   taskToolDefinitions,
   TaskTools,
 } from "./mod.ts";
+import { CHILD_TASK_TOOL_NAMES } from "./task_tool_definitions.ts";
+import { TASK_EXAMPLE } from "./templates.ts";
 
 /** A store on a new file, with TaskTools for any agent, all removed afterwards. */
 async function withTools(

@@ -7,41 +7,21 @@
  */
 
 export {
-  type ArtifactRef,
-  ERROR_TYPES,
-  type ErrorType,
-  failure,
-  isErrorType,
-  isToolOutcome,
-  type NarrowingRequest,
-  success,
-  type ToolError,
-  type ToolOutcome,
-  type ToolResult,
-  toOutcome,
-} from "../result/mod.ts";
-export {
-  type CommandTargetRequest,
   defineTool,
   describeTool,
   type ExecContext,
   type FileToolSettings,
-  type HostTargetRequest,
   type JsonSchema,
   type PathAccess,
-  type PathTargetRequest,
   type Permission,
   RISK_LEVEL_NAMES,
   type RiskLevel,
   type RunLocations,
-  type ScriptTargetRequest,
   type SearchCandidates,
-  type TargetRequest,
   type ToolAnnotations,
   type ToolContext,
   type ToolDefinition,
   type ToolDescriptor,
-  type TypedToolOptions,
 } from "./tool_definition.ts";
 export {
   MAX_TOOL_NAME_LENGTH,
@@ -50,4 +30,4 @@ export {
   ToolRegistrationError,
   ToolRegistry,
 } from "./registry.ts";
-export { checkSchemaSubset, REFUSED_KEYWORDS, SUPPORTED_TYPES } from "./schema_subset.ts";
+export { checkSchemaSubset } from "./schema_subset.ts";

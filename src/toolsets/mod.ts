@@ -25,5 +25,4 @@ export function commandToolNames(): string[] {
   return commandTools().map((tool) => tool.name);
 }
 
-export { toolSet, type ToolSetHandlers, type ToolSetSettings } from "./tool_set.ts";
-export { createSkillTools } from "./skills/skill_tools.ts";
+export { toolSet, type ToolSetSettings } from "./tool_set.ts";

@@ -13,13 +13,5 @@
  * @module
  */
 
-export { type VerifyOptions, verifyRun } from "./verify_run.ts";
-export {
-  INCOMPLETE_KINDS,
-  type SignatureStatus,
-  type VerifyCounts,
-  type VerifyProblem,
-  type VerifyProblemKind,
-  type VerifyReport,
-  type VerifyVerdict,
-} from "./verify_report.ts";
+export { verifyRun } from "./verify_run.ts";
+export { type VerifyReport, type VerifyVerdict } from "./verify_report.ts";

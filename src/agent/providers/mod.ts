@@ -7,17 +7,7 @@
  */
 
 export { OpenAiProvider } from "./openai_provider.ts";
-export { AnthropicProvider, type AnthropicProviderOptions } from "./anthropic_provider.ts";
-export {
-  ANTHROPIC_VERSION,
-  type AnthropicApiVersion,
-  anthropicTemperatureWarning,
-  rejectsTemperature,
-} from "./anthropic_temperature.ts";
-export { AiSdkProvider, type AiSdkProviderOptions } from "./ai_sdk_provider.ts";
-export {
-  type CloudCredentials,
-  type CloudModel,
-  type CloudModelSettings,
-  loadCloudModel,
-} from "./cloud_models.ts";
+export { AnthropicProvider } from "./anthropic_provider.ts";
+export { anthropicTemperatureWarning } from "./anthropic_temperature.ts";
+export { AiSdkProvider } from "./ai_sdk_provider.ts";
+export { type CloudCredentials, loadCloudModel } from "./cloud_models.ts";

@@ -2,7 +2,7 @@
 // across chunks (and an event split mid-line), usage from the final events, the stop rules on
 // the assembled turn, and a stream cut mid-way refused whole; each with its near miss.
 import assert from "node:assert/strict";
-import { serveEventStream, sseEvent } from "../../testing/mod.ts";
+import { serveEventStream, sseEvent } from "../../testing/event_stream_server.ts";
 import { rejection, request } from "./_provider_test_helpers.ts";
 import { AnthropicProvider } from "./anthropic_provider.ts";
 import { OpenAiProvider } from "./openai_provider.ts";

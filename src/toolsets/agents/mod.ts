@@ -4,10 +4,4 @@
  * @module
  */
 
-export {
-  AGENT_TOOL_NAMES,
-  agentToolDefinitions,
-  ChildAgentInput,
-  DispatchWorkerInput,
-  InspectAgentInput,
-} from "./agent_tools.ts";
+export { AGENT_TOOL_NAMES, agentToolDefinitions } from "./agent_tools.ts";

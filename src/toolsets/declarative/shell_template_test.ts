@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import * as nodePath from "node:path";
 import { analyzeShellTemplate } from "./shell_template.ts";
 import { fillShell } from "./template.ts";
-import { exists } from "../../testing/mod.ts";
+import { exists } from "../../testing/path_exists.ts";
 
 const REFUSED: readonly (readonly [string, string])[] = [
   ["echo '{{text}}'", "inside single quotes"],

@@ -8,14 +8,9 @@
 import * as nodePath from "node:path";
 import type { ToolContext, ToolDefinition } from "../../tools/tool_definition.ts";
 import type { ToolOutcome } from "../../result/tool_result.ts";
-import {
-  callTool,
-  createTempSandbox,
-  createTestContext,
-  type TempSandbox,
-  type TestContextOptions,
-  writeTree,
-} from "../../testing/mod.ts";
+import { callTool } from "../../testing/call_tool.ts";
+import { createTempSandbox, type TempSandbox, writeTree } from "../../testing/temp_sandbox.ts";
+import { createTestContext, type TestContextOptions } from "../../testing/tool_context.ts";
 
 /** A sandbox with a context; dispose with `await using`. */
 export interface Fixture extends AsyncDisposable {

@@ -9,7 +9,7 @@ import * as nodePath from "node:path";
 import type { IsolationPlan } from "../../exec/mod.ts";
 import { hostSystemMounts, probeBubblewrap } from "../../exec/mod.ts";
 import type { ToolOutcome } from "../../result/mod.ts";
-import { callTool } from "../../testing/mod.ts";
+import { callTool } from "../../testing/call_tool.ts";
 import type { ToolContext } from "../../tools/mod.ts";
 import { type GrepFilesData, grepFilesTool } from "./grep_files.ts";
 import { RipgrepPrefilter } from "./ripgrep_prefilter.ts";

@@ -5,7 +5,9 @@
  */
 
 import assert from "node:assert/strict";
-import { callTool, createTempSandbox, createTestContext, writeTree } from "../../testing/mod.ts";
+import { callTool } from "../../testing/call_tool.ts";
+import { createTempSandbox, writeTree } from "../../testing/temp_sandbox.ts";
+import { createTestContext } from "../../testing/tool_context.ts";
 import { type GrepFilesData, grepFilesTool } from "./grep_files.ts";
 
 const hasRipgrep = await new Deno.Command("rg", { args: ["--version"], stdout: "null" })

@@ -7,7 +7,8 @@
  */
 
 import assert from "node:assert/strict";
-import { createTempSandbox, createTestContext, writeTree } from "../../testing/mod.ts";
+import { createTempSandbox, writeTree } from "../../testing/temp_sandbox.ts";
+import { createTestContext } from "../../testing/tool_context.ts";
 import { MAX_FILE_BYTES } from "./_limits.ts";
 import type { GrepFilesData } from "./grep_files.ts";
 import { BWRAP_WORKS, grepWith, RIPGREP, testPrefilter } from "./_ripgrep_test_support.ts";

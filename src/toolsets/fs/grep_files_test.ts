@@ -1,12 +1,8 @@
 import assert from "node:assert/strict";
-import {
-  callTool,
-  canCreateFifo,
-  createFifo,
-  createTestContext,
-  withTimeout,
-  writeTree,
-} from "../../testing/mod.ts";
+import { callTool } from "../../testing/call_tool.ts";
+import { canCreateFifo, createFifo, writeTree } from "../../testing/temp_sandbox.ts";
+import { createTestContext } from "../../testing/tool_context.ts";
+import { withTimeout } from "../../testing/with_timeout.ts";
 import { openTestRun } from "../../testing/run_harness.ts";
 import { CANARY, openFixture } from "./_fixture.ts";
 import { type GrepFilesData, grepFilesTool } from "./grep_files.ts";

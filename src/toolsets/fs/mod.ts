@@ -30,43 +30,6 @@ export function fsTools(): ToolDefinition[] {
   return [readFileTool, listFilesTool, grepFilesTool, writeFileTool, editFileTool, deleteFileTool];
 }
 
-export {
-  DEFAULT_MAX_LINES,
-  MAX_LINE_BYTES,
-  MAX_LINES_LIMIT,
-  type ReadFileData,
-  readFileTool,
-} from "./read_file.ts";
-export {
-  DEFAULT_LIST_LIMIT,
-  type ListedEntry,
-  type ListFilesData,
-  listFilesTool,
-  type ListTruncatedReason,
-  MAX_LIST_LIMIT,
-} from "./list_files.ts";
-export {
-  DEFAULT_GREP_LIMIT,
-  type GrepFilesData,
-  grepFilesTool,
-  type GrepMatch,
-  type GrepSkipped,
-  type GrepTruncatedReason,
-  MAX_FILES_SCANNED,
-  MAX_GREP_LIMIT,
-  MAX_MATCH_LINE_CHARACTERS,
-  MAX_PATTERN_LENGTH,
-  type SkippedFile,
-} from "./grep_files.ts";
-export { type WriteFileData, writeFileTool } from "./write_file.ts";
-export { type EditFileData, editFileTool, MAX_DIFF_OUTPUT_LINES, MAX_EDITS } from "./edit_file.ts";
-export { type DeleteFileData, deleteFileTool } from "./delete_file.ts";
-export {
-  candidatesOf,
-  type GrepArguments,
-  MAX_CANDIDATE_BYTES,
-  ripgrepArguments,
-  type RipgrepLaunch,
-  RipgrepPrefilter,
-  type RipgrepSearch,
-} from "./ripgrep_prefilter.ts";
+export { readFileTool } from "./read_file.ts";
+
+export { type RipgrepLaunch, RipgrepPrefilter } from "./ripgrep_prefilter.ts";

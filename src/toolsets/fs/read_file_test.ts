@@ -1,11 +1,8 @@
 import assert from "node:assert/strict";
-import {
-  callTool,
-  canCreateFifo,
-  createFifo,
-  createTestContext,
-  withTimeout,
-} from "../../testing/mod.ts";
+import { callTool } from "../../testing/call_tool.ts";
+import { canCreateFifo, createFifo } from "../../testing/temp_sandbox.ts";
+import { createTestContext } from "../../testing/tool_context.ts";
+import { withTimeout } from "../../testing/with_timeout.ts";
 import { CANARY, openFixture } from "./_fixture.ts";
 import { type ReadFileData, readFileTool } from "./read_file.ts";
 

@@ -7,7 +7,8 @@
 
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
-import { createTempSandbox, createTestContext, writeTree } from "../../testing/mod.ts";
+import { createTempSandbox, writeTree } from "../../testing/temp_sandbox.ts";
+import { createTestContext } from "../../testing/tool_context.ts";
 import { ripgrepPattern } from "./_ripgrep_pattern.ts";
 import { candidatesOf, ripgrepArguments } from "./ripgrep_prefilter.ts";
 import {

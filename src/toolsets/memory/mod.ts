@@ -49,15 +49,3 @@ export function createMemoryTools(options: MemoryToolsOptions): ToolDefinition[]
   }
   return tools;
 }
-
-export {
-  createRecallMemoryTool,
-  type RecallMemoryData,
-  type RecallMemoryOptions,
-} from "./recall_memory.ts";
-export type { MemoryCandidate } from "../../memory/mod.ts";
-export {
-  createWriteMemoryTool,
-  type WriteMemoryData,
-  type WriteMemoryOptions,
-} from "./write_memory.ts";

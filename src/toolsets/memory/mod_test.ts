@@ -2,14 +2,13 @@ import assert from "node:assert/strict";
 import * as nodePath from "node:path";
 import { Redactor } from "../../audit/redactor.ts";
 import { FileMemoryProvider } from "../../memory/file_memory_provider.ts";
-import { callTool, createTempSandbox, createTestContext } from "../../testing/mod.ts";
-import { candidateId } from "../../memory/mod.ts";
-import {
-  createMemoryTools,
-  type MemoryWriteMode,
-  type RecallMemoryData,
-  type WriteMemoryData,
-} from "./mod.ts";
+import { callTool } from "../../testing/call_tool.ts";
+import { createTempSandbox } from "../../testing/temp_sandbox.ts";
+import { createTestContext } from "../../testing/tool_context.ts";
+import { candidateId } from "../../memory/memory_candidate.ts";
+import { createMemoryTools, type MemoryWriteMode } from "./mod.ts";
+import type { RecallMemoryData } from "./recall_memory.ts";
+import type { WriteMemoryData } from "./write_memory.ts";
 
 const SECRET = "sk-ant-" + "a".repeat(30);
 

@@ -4,10 +4,4 @@
  * @module
  */
 
-export {
-  NET_FETCH_TOOL,
-  netFetchDefinition,
-  NetFetchInput,
-  NetFetchTool,
-  type NetFetchToolOptions,
-} from "./net_fetch.ts";
+export { NET_FETCH_TOOL, netFetchDefinition, NetFetchTool } from "./net_fetch.ts";

@@ -12,13 +12,8 @@
  */
 
 import { z } from "zod";
-import {
-  type ArtifactRef,
-  defineTool,
-  failure,
-  type ToolDefinition,
-  type ToolOutcome,
-} from "../../tools/mod.ts";
+import { defineTool, type ToolDefinition } from "../../tools/mod.ts";
+import { type ArtifactRef, failure, type ToolOutcome } from "../../result/mod.ts";
 
 /** The tool's name. */
 export const NET_FETCH_TOOL = "net.fetch";

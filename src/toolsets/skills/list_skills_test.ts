@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
-import { callTool, createTempSandbox, createTestContext } from "../../testing/mod.ts";
+import { callTool } from "../../testing/call_tool.ts";
+import { createTempSandbox } from "../../testing/temp_sandbox.ts";
+import { createTestContext } from "../../testing/tool_context.ts";
 import { type ListSkillsData, listSkillsTool } from "./list_skills.ts";
 
 const REPO_SKILLS = nodePath.resolve(import.meta.dirname ?? ".", "../../../skills");
