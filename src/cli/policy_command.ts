@@ -200,7 +200,7 @@ export function policyCommand(args: string[], io: CommandIo): Promise<number> {
   });
 }
 
-/** What an isolation mode guarantees, in words (README "Security"). */
+/** What an isolation mode guarantees, in words (docs/SECURITY.md). */
 export function isolationInWords(
   effective: "bwrap" | "none" | "off",
   config: { sandbox: { command_network: boolean }; tools: { git_write: boolean } },
