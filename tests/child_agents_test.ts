@@ -1,6 +1,6 @@
 /**
  * Issue 14's "Done when", end to end through `kagent-run run` with scripted models: the example in
- * examples/agents (the README's "Sub-agents and tasks") runs in a temporary project; then an abort
+ * examples/agents (docs/AGENTS.md, "Sub-agents and tasks") runs in a temporary project; then an abort
  * mid-run leaves no process of any child behind.
  */
 

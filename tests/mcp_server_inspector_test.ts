@@ -1,6 +1,6 @@
 // The MCP Inspector's CLI (`@modelcontextprotocol/inspector --cli`, software nobody here wrote)
 // against `kagent-run mcp` over stdio, started from a client config file holding the same
-// `mcpServers` entry the README gives. Fetched by npx (CI warms its cache); skipped, with the
+// `mcpServers` entry docs/MCP.md gives. Fetched by npx (CI warms its cache); skipped, with the
 // reason printed, when npx cannot run it.
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
@@ -59,7 +59,7 @@ Deno.test({
   async fn() {
     await using project = await createProject();
     const clientConfig = nodePath.join(project.sandbox.root, "mcp.json");
-    // The README's mcpServers entry, with "kagent-run" spelled as `deno run … main.ts`.
+    // docs/MCP.md's mcpServers entry, with "kagent-run" spelled as `deno run … main.ts`.
     await Deno.writeTextFile(
       clientConfig,
       JSON.stringify({

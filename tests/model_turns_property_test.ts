@@ -16,7 +16,7 @@ const SEED = Number(Deno.env.get("KAGENT_PROPERTY_SEED") ?? 0x25);
 const RUNS = Number(Deno.env.get("KAGENT_PROPERTY_RUNS") ?? 50);
 const MAX_TURNS = 45;
 
-/** Each documented end reason of a run and the exit codes it may end with (README "Exit codes"). */
+/** Each documented end reason of a run and the exit codes it may end with (docs/USAGE.md "Exit codes"). */
 const DOCUMENTED_ENDS: Record<string, number[]> = {
   completed: [0, 3],
   max_turns: [5],

@@ -7,7 +7,7 @@
 
 /**
  * Exit codes a pipeline can branch on. One table: {@linkcode EXIT_MEANINGS} says what each means
- * (printed by `--help` and in the README).
+ * (printed by `--help` and in docs/USAGE.md).
  *
  * - `ok` 0: the run completed and no call is waiting for an approval (`call`: the call succeeded);
  * - `failed` 1: failed in general (`call`: a tool error or a denial; a run: an end not listed below);

@@ -77,7 +77,7 @@ approval_required and the result carries the grant (restart the server with --ap
 Client configuration (Claude Code .mcp.json, Cursor, Claude Desktop "mcpServers"):
   {"mcpServers": {"kagent-run": {"command": "kagent-run",
     "args": ["mcp", "--config", "/path/to/agent.jsonc"]}}}
-Over HTTP (Claude Code; see the README for Cursor and Codex):
+Over HTTP (Claude Code; see docs/MCP.md for Cursor and Codex):
   claude mcp add --transport http kagent-run http://127.0.0.1:8931/mcp \\
     --header "Authorization: Bearer $${DEFAULT_TOKEN_ENV}"
 
