@@ -230,21 +230,8 @@ async function grepEnvironments(
 
 /** Pids whose `ps` line holds `needle` as a whole word (or as a word's start with prefix). */
 async function markedProcesses(psPath: string, needle: string, prefix: boolean): Promise<number[]> {
-  let listing: Deno.CommandOutput;
-  try {
-    listing = await new Deno.Command(psPath, {
-      args: ["-e", "-ww", "-o", "pid=", "-o", "args=", "e"],
-      clearEnv: true,
-      env: {},
-      stdin: "null",
-      stdout: "piped",
-      stderr: "null",
-    }).output();
-  } catch {
-    return [];
-  }
   const pids: number[] = [];
-  for (const line of new TextDecoder().decode(listing.stdout).split("\n")) {
+  for (const line of await psLines(psPath, ["-e", "-ww", "-o", "pid=", "-o", "args=", "e"])) {
     const match = /^\s*(\d+)\s(.*)$/.exec(line);
     if (match === null) continue;
     const pid = Number(match[1]);
@@ -253,6 +240,23 @@ async function markedProcesses(psPath: string, needle: string, prefix: boolean):
     if (words.some((word) => prefix ? word.startsWith(needle) : word === needle)) pids.push(pid);
   }
   return pids;
+}
+
+/** The lines `ps` prints for `args` (empty environment), or none when it cannot run. */
+async function psLines(psPath: string, args: string[]): Promise<string[]> {
+  try {
+    const listing = await new Deno.Command(psPath, {
+      args,
+      clearEnv: true,
+      env: {},
+      stdin: "null",
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    return new TextDecoder().decode(listing.stdout).split("\n");
+  } catch {
+    return [];
+  }
 }
 
 /** One process of {@linkcode processTable}. */
@@ -268,21 +272,9 @@ interface ProcessRow {
  * zombies left out.
  */
 async function processTable(psPath: string): Promise<ProcessRow[]> {
-  let listing: Deno.CommandOutput;
-  try {
-    listing = await new Deno.Command(psPath, {
-      args: ["-e", "-o", "pid=", "-o", "ppid=", "-o", "sid=", "-o", "pgid=", "-o", "stat="],
-      clearEnv: true,
-      env: {},
-      stdin: "null",
-      stdout: "piped",
-      stderr: "null",
-    }).output();
-  } catch {
-    return [];
-  }
   const rows: ProcessRow[] = [];
-  for (const line of new TextDecoder().decode(listing.stdout).split("\n")) {
+  const columns = ["pid=", "ppid=", "sid=", "pgid=", "stat="].flatMap((column) => ["-o", column]);
+  for (const line of await psLines(psPath, ["-e", ...columns])) {
     const words = line.trim().split(/\s+/);
     // A zombie (Z) or dead (X) process is already killed: only its parent's wait is missing.
     if (words.length !== 5 || /^[ZX]/.test(words[4] as string)) continue;
