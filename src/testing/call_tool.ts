@@ -22,8 +22,8 @@ const ajv = new Ajv({ strict: false, allErrors: true, useDefaults: false, coerce
  * @example
  * ```ts
  * import { callTool } from "./call_tool.ts";
-import { createTempSandbox } from "./temp_sandbox.ts";
-import { createTestContext } from "./tool_context.ts";
+ * import { createTempSandbox } from "./temp_sandbox.ts";
+ * import { createTestContext } from "./tool_context.ts";
  * import { readFileTool } from "../toolsets/fs/mod.ts";
  * await using sandbox = await createTempSandbox();
  * const context = await createTestContext({ workspace: sandbox.workspace });

@@ -18,7 +18,7 @@ const UNCONFINED_RULE = "runtime:unconfined-command";
  * @example
  * ```ts ignore
  * import { openTestRun } from "./mod.ts";
-import { unconfinedCommandApprover } from "./unconfined_approver.ts";
+ * import { unconfinedCommandApprover } from "./unconfined_approver.ts";
  * await using run = await openTestRun({
  *   config: { commands: ["echo"], sandbox: { command_isolation: "none" } },
  *   approver: unconfinedCommandApprover,
