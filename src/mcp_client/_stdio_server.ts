@@ -37,7 +37,7 @@ export async function stdioTransport(
     cwd: server.cwd,
     isolation: launch.isolation,
   });
-  watches.watch(id, launch.watched);
+  watches.watch(id, launch.watched, server.write || launch.isolation.mode === "none");
   // A server that ends on its own (it exited, crashed) is checked then, not only at the run's end.
   void transport.exited.then(() => watches.check(id, "exit"));
   return { transport, label: server.command, stderrTail: () => transport.stderrTail };

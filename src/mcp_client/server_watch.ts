@@ -48,6 +48,8 @@ export class ServerWatches {
   readonly #repositories: RepositoryCheck | null;
   /** The main thread's watch over the write roots (opened before the first server starts). */
   #deep: ProtectedPathWatch | { reason: string } | null = null;
+  /** Servers that can write a root (`write: true`, or unconfined). */
+  readonly #writers = new Set<string>();
 
   /**
    * @param quarantineDir `runs/<id>/quarantine`; null (no run) checks nothing.
@@ -63,19 +65,23 @@ export class ServerWatches {
 
   /**
    * Starts watching `watched` for `server`; call it before the server's process starts (the
-   * first call scans the write roots and records the `.git` entries present).
+   * first call for a server that `writes` scans the write roots and records the `.git` entries
+   * present).
    */
-  watch(server: string, watched: readonly string[]): void {
-    if (this.#repositories !== null && this.#deep === null) {
+  watch(server: string, watched: readonly string[], writes: boolean): void {
+    // A server that can write no root (confined, `write: false`) needs no watch of the trees; the
+    // first one that can opens it.
+    if (writes && this.#repositories !== null && this.#deep === null) {
       this.#deep = ProtectedPathWatch.open(this.#repositories);
     }
     this.#watched.set(server, watched);
+    if (writes) this.#writers.add(server);
   }
 
   /** The `.git` entries created at any depth (fails closed: throws when it cannot tell). */
-  async #newRepositories(moment: ViolationMoment): Promise<string[]> {
+  async #newRepositories(server: string, moment: ViolationMoment): Promise<string[]> {
     const deep = this.#deep;
-    if (this.#repositories === null || deep === null) return [];
+    if (this.#repositories === null || deep === null || !this.#writers.has(server)) return [];
     if (!(deep instanceof ProtectedPathWatch)) throw new Error(deep.reason);
     if (moment === "call") return await deep.examine();
     const found = newRepositoriesAtClose(this.#repositories);
@@ -107,7 +113,7 @@ export class ServerWatches {
     if (watched === undefined || this.#quarantineDir === null) return [];
     let found: QuarantinedEntry[];
     try {
-      const deep = await this.#newRepositories(moment);
+      const deep = await this.#newRepositories(server, moment);
       found = quarantineCreated([...new Set([...watched, ...deep])], this.#quarantineDir);
     } catch {
       // Fail closed: what could not be moved is removed, and the server stopped all the same.
