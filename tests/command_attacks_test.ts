@@ -718,6 +718,19 @@ Deno.test("exec.run_command never runs the repository's core.fsmonitor in safe m
   assert.equal(await exists(marker(run, "fsmonitor")), false, "core.fsmonitor ran");
 });
 
+Deno.test("git safe mode checks the repository's config again once the host changes it, after a remembered safe verdict", async () => {
+  await using run = await openCommandRun({ prepare: prepareRepository });
+  // Near miss: the config is safe, and the verdict is remembered for the next calls.
+  assertWorked(await runCommand(run, ["git", "status", "--short"]));
+  assertWorked(await runCommand(run, ["git", "status", "--short"]));
+  // The host (never the run: .git/config is read-only to every process) adds a shell alias.
+  await git(run.sandbox.workspace, "config", "alias.st", `!touch ${marker(run, "alias")}`);
+  const refused = await runCommand(run, ["git", "status", "--short"]);
+  assertRefused(refused, "permission_denied");
+  assert.match(refused.error?.message ?? "", /alias\.st/);
+  assert.equal(await exists(marker(run, "alias")), false, "the alias ran");
+});
+
 for (
   const [what, prepare, argv, name] of [
     [

@@ -7,22 +7,27 @@
  */
 
 import * as nodePath from "node:path";
-import { buildChildEnvironment, DEFAULT_ENV_ALLOWLIST } from "../../exec/mod.ts";
 import {
+  buildChildEnvironment,
+  CALL_MARKER_ENV,
+  callMarker,
   type CommandOutcome,
+  confinementPlan,
+  DEFAULT_ENV_ALLOWLIST,
+  gitSafeEnvironment,
   type IsolationPlan,
   killGroupWithProgram,
+  type ProtectedPathWatch,
   runConfined,
+  withSafeDiffOptions,
 } from "../../exec/mod.ts";
 import { Redactor } from "../../audit/mod.ts";
-import { gitSafeEnvironment, unsafeGitConfigKeys, withSafeDiffOptions } from "../../exec/mod.ts";
 import type { CommandScope } from "../../policy/mod.ts";
 import type { ExecContext, ToolContext } from "../../tools/mod.ts";
-import { confinementPlan, type ProtectedPathWatch } from "../../exec/mod.ts";
 import { quarantinePlanted, runWatch } from "./_run_watch.ts";
-import { CALL_MARKER_ENV, callMarker } from "../../exec/mod.ts";
 import { failure, success, type ToolOutcome } from "../../result/mod.ts";
 import { readOnlyHint } from "./_read_only_hint.ts";
+import { refuseUnsafeRepository } from "./_git_config_verdicts.ts";
 
 /** Per-call limits of a command tool. */
 export interface CommandLimits {
@@ -130,7 +135,7 @@ export async function runPrepared(
   };
   let args = command.argv.slice(1);
   if (gitSafe) {
-    const refusal = await refuseUnsafeRepository(command, base);
+    const refusal = await refuseUnsafeRepository(command, base, exec.isolation === "bwrap");
     if (refusal !== null) return refusal;
     args = withSafeDiffOptions(command.argv).slice(1);
   }
@@ -250,39 +255,6 @@ function approvedSensitivePaths(command: CommandScope): string[] {
     .filter((finding) => finding.kind === "sensitive")
     .map((finding) => finding.path)
     .filter((path): path is string => path !== undefined);
-}
-
-/**
- * git safe mode's last check: the repository's own config (with its includes) must not name a
- * program git would run. Reading it runs `git config --local --list -z`, which runs nothing else.
- *
- * @returns a `permission_denied` outcome naming the keys, or null (also outside a repository).
- */
-async function refuseUnsafeRepository(
-  command: CommandScope,
-  base: Omit<
-    Parameters<typeof runConfined>[0],
-    "program" | "args" | "timeoutMs" | "stdoutLimitBytes" | "stderrLimitBytes"
-  >,
-): Promise<ToolOutcome | null> {
-  const listing = await runConfined({
-    ...base,
-    artifact: null,
-    program: command.path,
-    args: ["config", "--local", "--includes", "--list", "-z"],
-    timeoutMs: 10_000,
-    stdoutLimitBytes: 1_048_576,
-    stderrLimitBytes: 4096,
-  });
-  if (listing.exit_code !== 0 || listing.stdout.truncated) return null;
-  const unsafe = unsafeGitConfigKeys(listing.stdout.text);
-  if (unsafe.length === 0) return null;
-  return failure(
-    "permission_denied",
-    `Cannot run git in "${command.cwd.display}": the repository's config names programs git would ` +
-      `run (${unsafe.join(", ")}); remove them, or set "tools.git_safe_mode": false to trust it`,
-    { rule: "runtime:git-safe-mode", layer: "runtime", keys: unsafe },
-  );
 }
 
 /** The command line as a person reads it (quoted where needed). */
