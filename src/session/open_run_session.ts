@@ -16,7 +16,7 @@ import {
   writeRunInfo,
 } from "../audit/mod.ts";
 import { ApprovalGate } from "../approval/mod.ts";
-import type { LoadedConfig } from "../config/mod.ts";
+import { ConfigError, type LoadedConfig } from "../config/mod.ts";
 import { domainFolders, startOrphanWatchdog, sweepMarked } from "../exec/mod.ts";
 import type { PolicyDecision } from "../policy/mod.ts";
 import { HookRunner, prepareHooks } from "../hooks/mod.ts";
@@ -76,12 +76,17 @@ export async function openRunSession(
 ): Promise<RunSession> {
   const now = options.now ?? (() => new Date());
   const parent = options.agent?.parent ?? null;
-  const folder = parent === null
+  const resumed = options.resume ?? null;
+  const folder = resumed !== null
+    ? resumed.folder
+    : parent === null
     ? await createRunFolder(config, now(), options.runId)
     : await createChildRunFolder(config, parent.run_dir, now());
   try {
     return await openSessionIn(folder, config, options, now);
   } catch (error) {
+    // A sealed run that is being continued is never written to (nor removed) by a refused start.
+    if (resumed !== null) throw error;
     throw await recordStartFailure(folder, config, error, environmentReader(options.env));
   }
 }
@@ -151,6 +156,7 @@ async function wireStarting(
     processTools: prepared.commands,
     domain: domainFolders(run.dir, { kind: "hooks" }),
   });
+  checkResumedPolicy(options, prepared, config);
   const redactor = new Redactor({ secrets: prepared.secrets });
   const recorder = new AuditRecorder({
     folder,
@@ -365,6 +371,15 @@ async function recordStart(
   now: () => Date,
 ): Promise<void> {
   const model = modelInfo(config.model);
+  if (options.resume) {
+    // run.json stays the run's: the segment is recorded by its first event.
+    await recorder.event("run.resumed", {
+      ...options.resume.record,
+      task: options.task ?? null,
+      policy_hash: prepared.policy.hash,
+    });
+    return;
+  }
   await writeRunInfo(folder.dir, redactor, {
     run_id: folder.id,
     started_at: now().toISOString(),
@@ -373,7 +388,14 @@ async function recordStart(
     config_path: config.configPath,
     config_sha256: await fileSha256(config.configPath),
     workspace: prepared.guard.workspace,
-    extra: { memory_project: prepared.memory?.project ?? null, agent: runAgentInfo(options) },
+    extra: {
+      memory_project: prepared.memory?.project ?? null,
+      agent: runAgentInfo(options),
+      // A resume names the permissions file when it changed since (`kagent-run resume`).
+      permissions: config.permissionsPath === null
+        ? null
+        : { path: config.permissionsPath, sha256: await fileSha256(config.permissionsPath) },
+    },
   }, config);
   await recorder.event("run.started", {
     task: options.task ?? null,
@@ -393,4 +415,23 @@ async function recordStart(
   for (const invalid of catalogue.invalid) {
     await recorder.error({ source: "skills", path: invalid.path, message: invalid.reason });
   }
+}
+
+/** Refuses to continue a run under another policy than the one it was sealed under. */
+function checkResumedPolicy(
+  options: SessionOptions,
+  prepared: PreparedPolicy,
+  config: LoadedConfig,
+): void {
+  const expected = options.resume?.policyHash;
+  if (expected === undefined || expected === prepared.policy.hash) return;
+  throw new ConfigError({
+    code: "config_invalid",
+    file: config.permissionsPath ?? config.configPath,
+    key: "permissions",
+    message: `Cannot resume run "${options.resume?.folder.id}": the policy changed since the ` +
+      `run was sealed (policy hash "${expected}" then, "${prepared.policy.hash}" now); restore ` +
+      `the config and permissions the run had, or start a new run`,
+    issues: [`policy hash "${prepared.policy.hash}" is not the run's "${expected}"`],
+  });
 }
