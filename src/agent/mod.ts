@@ -26,3 +26,9 @@ export {
 } from "./dynamic_system.ts";
 export { buildSystemPrompt, type SystemPrompt, type SystemPromptInput } from "./system_prompt.ts";
 export { ScriptProvider } from "./providers/script_provider.ts";
+export { type ResumeStart } from "./resume_start.ts";
+export {
+  readRecordedConversation,
+  type RecordedConversation,
+  type WaitingTurn,
+} from "./recorded_conversation.ts";

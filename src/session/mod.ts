@@ -8,6 +8,6 @@
 export { openRunSession, type RunSession } from "./open_run_session.ts";
 export { type PreparedPolicy, preparePolicy } from "./prepare_policy.ts";
 export { SHELL_STARTUP_FILES } from "./protected_paths.ts";
-export type { SessionAgent, SessionOptions } from "./session_options.ts";
+export type { ResumeSegment, SessionAgent, SessionOptions } from "./session_options.ts";
 export type { SessionRun } from "./session_run.ts";
 export { createRunFolder, recordStartFailure } from "./start_up_failure.ts";

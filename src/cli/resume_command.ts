@@ -1,0 +1,104 @@
+/**
+ * `kagent-run resume RUN_FOLDER [--approve GRANT]… [--approvals FILE] [--task TEXT]`: continues a
+ * sealed run that stopped for an approval, its turn limit, its token budget or an interrupt, as the
+ * next segment of the same run folder (see docs/RESUME.md).
+ *
+ * @module
+ */
+
+import { maskCommands } from "./_ci_output.ts";
+import {
+  APPROVAL_HELP,
+  APPROVAL_OPTIONS,
+  type CommandIo,
+  EXIT,
+  guarded,
+  loadConfigFromOptions,
+  openNetworkBoundary,
+  parseOptions,
+  UsageError,
+} from "./_common.ts";
+import { planResume, readRunInfoFile } from "./_resume_plan.ts";
+import { checkTelemetryHosts } from "./_telemetry_check.ts";
+import { outputFormat } from "./_run_options.ts";
+import { openSharedTaskStore } from "../tasks/mod.ts";
+import { runWithNetwork } from "./run_command.ts";
+
+/** Help text of `kagent-run resume --help`. */
+export const RESUME_HELP = `Usage: kagent-run resume RUN_FOLDER [options]
+
+Continues a sealed run as its next segment: the calls that waited for an approval run first
+(when their grants are given; refused again otherwise), then the model goes on from the recorded
+conversation. Refused (exit 2) when the folder does not verify, or the config, permissions file,
+policy or model changed since the run.
+
+Options:
+  --task TEXT         The user's next message, after the recorded conversation
+  --config FILE       The config (default: the one run.json names; it must be unchanged)
+  --output FORMAT     text (default), json or stream-json
+  --quiet             No progress lines
+  --report            Write report.html and report.md into the run folder at the end
+${APPROVAL_HELP}
+`;
+
+/** Runs the `resume` command. @returns the exit status. */
+export function resumeCommand(args: string[], io: CommandIo): Promise<number> {
+  return guarded(io, async () => {
+    const { values, positionals } = parseOptions("resume", args, {
+      config: { type: "string" },
+      task: { type: "string" },
+      output: { type: "string" },
+      ...APPROVAL_OPTIONS,
+      quiet: { type: "boolean" },
+      report: { type: "boolean" },
+    });
+    if (values.help) {
+      io.stdout(RESUME_HELP);
+      return EXIT.ok;
+    }
+    const [runDir, ...extra] = positionals;
+    if (runDir === undefined || extra.length > 0) {
+      throw new UsageError(
+        'Cannot resume: name exactly one run folder, as in "kagent-run resume runs/<run-id>"',
+      );
+    }
+    const output = outputFormat(values);
+    const info = await readRunInfoFile(runDir);
+    const config = await loadConfigFromOptions({
+      ...values,
+      config: typeof values.config === "string" ? values.config : info.config.path,
+    });
+    if (config.model === null) {
+      throw new UsageError(`Cannot resume run folder "${runDir}": the config has no "model"`);
+    }
+    const keyEnv = config.audit.signing_key_env;
+    const key = keyEnv === null ? null : io.env(keyEnv) ?? null;
+    const task = typeof values.task === "string" && values.task.trim() !== "" ? values.task : null;
+    const plan = await planResume(runDir, config, task, key);
+    if (io.env("GITHUB_ACTIONS") === "true") {
+      const secrets = config.audit.secret_env.map((name) => io.env(name) ?? "");
+      const write = output === "text" ? io.stdout : io.stderr;
+      for (const line of maskCommands(secrets)) write(`${line}\n`);
+    }
+    checkTelemetryHosts(config, io);
+    const sharedTasks = openSharedTaskStore(config, io.env);
+    const gateway = await openNetworkBoundary(config, io);
+    try {
+      return await runWithNetwork(
+        config,
+        config.model,
+        plan.task,
+        values,
+        io,
+        gateway,
+        args,
+        null,
+        sharedTasks,
+        plan,
+      );
+    } finally {
+      gateway?.close();
+      await sharedTasks?.close();
+    }
+  });
+}
