@@ -80,7 +80,10 @@ interface TurnState {
   /** Index of the turn's assistant message in `messages`. */
   index: number;
   calls: ToolCall[];
+  /** The segment that last answered the turn's calls (a resume answers them again). */
   segment: number;
+  /** Where a call's latest answer follows, when a resume answered it again: its event's seq. */
+  answeredAfter: Map<string, number>;
 }
 
 /**
@@ -150,9 +153,10 @@ export async function readRecordedConversation(runDir: string): Promise<Recorded
         const after = turns.get(event.resumed_after_turn as number);
         if (after !== undefined) {
           messages.length = after.index + 1;
-          const rerun = new Set(event.rerun as string[]);
+          for (const id of event.rerun as string[]) after.answeredAfter.set(id, seq);
+          after.segment = state.segments;
           for (const call of after.calls) {
-            messages.push(await answer(call, rerun.has(call.id) ? seq : after.seq));
+            messages.push(await answer(call, after.answeredAfter.get(call.id) ?? after.seq));
           }
         }
         if (typeof event.task === "string") messages.push({ role: "user", content: event.task });
@@ -193,6 +197,7 @@ export async function readRecordedConversation(runDir: string): Promise<Recorded
           index: messages.length - 1,
           calls,
           segment: state.segments,
+          answeredAfter: new Map(),
         });
         for (const call of calls) messages.push(await answer(call, seq));
         break;
@@ -217,7 +222,9 @@ async function waitingTurn(
   answer: (call: ToolCall, seq: number) => Promise<ToolMessage>,
 ): Promise<WaitingTurn | null> {
   for (const turn of [...turns.values()].filter((entry) => entry.segment === segment)) {
-    const answers = await Promise.all(turn.calls.map((call) => answer(call, turn.seq)));
+    const answers = await Promise.all(
+      turn.calls.map((call) => answer(call, turn.answeredAfter.get(call.id) ?? turn.seq)),
+    );
     const waits = (message: ToolMessage) =>
       message.result.error?.type === "approval_required" ||
       message.result.error?.type === "skipped";
