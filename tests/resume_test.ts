@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import * as nodePath from "node:path";
 import { createProject, onlyRunDir, readJsonl, runCli } from "./_cli_helpers.ts";
 import { serveEventStream, sseEvent } from "../src/testing/mod.ts";
+import { sealRun } from "../src/audit/mod.ts";
 
 type Json = Record<string, unknown>;
 
@@ -337,3 +338,67 @@ for (const provider of ["anthropic", "openai"] as const) {
     assert.equal((await runCli(["verify", runDir])).code, 0);
   });
 }
+
+Deno.test("verify checks each kept seal against the run.resumed that names it, even when the run is sealed again", async () => {
+  await using project = await createProject({ plan: PLAN });
+  const first = await runCli(["run", "--config", project.configPath, "--non-interactive"]);
+  assert.equal(first.code, 3, first.stderr);
+  const runDir = await onlyRunDir(project);
+  const resumed = await runCli(["resume", runDir, "--approve", printedGrant(first.stderr)]);
+  assert.equal(resumed.code, 0, resumed.stderr);
+  // Someone who can seal (an unsigned run) swaps the kept seal of segment 1 for another.
+  const keptPath = nodePath.join(runDir, "segments/1/manifest.json");
+  const kept = JSON.parse(await Deno.readTextFile(keptPath));
+  kept.chains["events.jsonl"].seq -= 1;
+  await Deno.writeTextFile(keptPath, `${JSON.stringify(kept, null, 2)}\n`);
+  const manifest = JSON.parse(await Deno.readTextFile(nodePath.join(runDir, "manifest.json")));
+  await sealRun(runDir, {
+    runId: manifest.run_id,
+    sealedAt: manifest.sealed_at,
+    policyHash: manifest.policy_hash,
+    chains: manifest.chains,
+    signing: null,
+  });
+  const verified = await runCli(["verify", runDir, "--json"]);
+  assert.equal(verified.code, 6, verified.stdout);
+  const problems = JSON.parse(verified.stdout).problems as Json[];
+  assert.deepEqual(problems.map((problem) => [problem.kind, problem.file]), [[
+    "cross_reference",
+    "segments/1/manifest.json",
+  ]]);
+});
+
+Deno.test("a run that reached its turn limit goes on from its last turn, with a new task appended", async () => {
+  await using project = await createProject({
+    config: { agent: { max_turns: 1 } },
+    plan: [
+      JSON.stringify({
+        tool_calls: [{ id: "read-1", name: "fs.read_file", arguments: { path: "README.md" } }],
+      }),
+      JSON.stringify({ content: "Read it; the last message was: {{read-1.summary}}" }),
+    ],
+  });
+  const first = await runCli(["run", "--config", project.configPath]);
+  assert.equal(first.code, 5, first.stderr);
+  const runDir = await onlyRunDir(project);
+  const resumed = await runCli(["resume", runDir, "--task", "Now summarise it"]);
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.match(resumed.stdout, /Read it; the last message was: Read 3 lines of "README\.md"/);
+  const events = await readJsonl(nodePath.join(runDir, "events.jsonl"));
+  const resume = events.find((event) => event.type === "run.resumed");
+  assert.deepEqual([resume?.resumed_after_turn, resume?.rerun, resume?.task], [
+    null,
+    [],
+    "Now summarise it",
+  ]);
+  // No call ran again: the read ran once, in segment 1.
+  assert.equal(events.filter((event) => event.type === "tool.started").length, 1);
+  assert.equal((await runCli(["verify", runDir])).code, 0);
+  // Near miss: a completed run without a new task is refused, naming why.
+  const done = await runCli(["resume", runDir]);
+  assert.equal(done.code, 2);
+  assert.match(
+    done.stderr,
+    /it ended "completed" with no call waiting for an approval; give --task/,
+  );
+});

@@ -28,6 +28,7 @@ import type { AgentTracing } from "../telemetry/mod.ts";
 import { tracedProvider } from "./traced_provider.ts";
 import type { DynamicSystem } from "./dynamic_system.ts";
 import { UniqueCallIds } from "./unique_call_ids.ts";
+import { addUsage } from "./_add_usage.ts";
 import { type ResumeStart, startResumed } from "./resume_start.ts";
 import {
   describeUnusableTurn,
@@ -382,16 +383,6 @@ async function runLoop(options: AgentOptions): Promise<AgentOutcome> {
 }
 
 const user = (content: string): ModelMessage => ({ role: "user", content });
-
-/** `total` plus one turn's usage, field by field; null while no turn reported any. */
-function addUsage(total: TokenUsage | null, turn: TokenUsage | null): TokenUsage | null {
-  if (turn === null) return total;
-  const sum: TokenUsage = { ...total ?? { input_tokens: 0, output_tokens: 0 } };
-  for (const [field, count] of Object.entries(turn) as [keyof TokenUsage, number][]) {
-    sum[field] = (sum[field] ?? 0) + count;
-  }
-  return sum;
-}
 
 /** The provider's problems with a tool set; a throwing check is a problem too (fail closed). */
 function checkTools(provider: ModelProvider, tools: readonly ToolDescriptor[]): string[] {

@@ -6,17 +6,9 @@
  */
 
 import * as nodePath from "node:path";
-import {
-  ArtifactStore,
-  AuditRecorder,
-  fileSha256,
-  modelInfo,
-  Redactor,
-  type RunFolder,
-  writeRunInfo,
-} from "../audit/mod.ts";
+import { ArtifactStore, AuditRecorder, Redactor, type RunFolder } from "../audit/mod.ts";
 import { ApprovalGate } from "../approval/mod.ts";
-import { ConfigError, type LoadedConfig } from "../config/mod.ts";
+import type { LoadedConfig } from "../config/mod.ts";
 import { domainFolders, startOrphanWatchdog, sweepMarked } from "../exec/mod.ts";
 import type { PolicyDecision } from "../policy/mod.ts";
 import { HookRunner, prepareHooks } from "../hooks/mod.ts";
@@ -25,7 +17,6 @@ import { HostAllowlist } from "../config/mod.ts";
 import { NET_FETCH_TOOL, NetFetchTool } from "../toolsets/net/mod.ts";
 import { ToolWorker } from "../worker/mod.ts";
 import { violationMessage } from "../mcp_client/mod.ts";
-import { discoverSkills } from "../skills/mod.ts";
 import { describeTool, type ExecContext, type RegisteredTool } from "../tools/mod.ts";
 import { commandResolution, commandsRun, execContext } from "./command_wiring.ts";
 import { quarantineAtClose } from "./close_quarantine.ts";
@@ -35,15 +26,11 @@ import { type PreparedPolicy, preparePolicy } from "./prepare_policy.ts";
 import { startedWorker, workerOptions } from "./tool_worker_start.ts";
 import type { SessionOptions } from "./session_options.ts";
 import { sessionRun } from "./session_run.ts";
+import { checkResumedPolicy, recordStart } from "./run_start_records.ts";
 import { createRunFolder, recordStartFailure } from "./start_up_failure.ts";
 import { telemetrySnapshot } from "../telemetry/mod.ts";
 import { signingKey } from "./signing_key.ts";
-import {
-  combineMainThreadTools,
-  createChildRunFolder,
-  requestAgent,
-  runAgentInfo,
-} from "./session_agent.ts";
+import { combineMainThreadTools, createChildRunFolder, requestAgent } from "./session_agent.ts";
 
 /** An open run: everything a call or an agent needs, and how to close it. */
 export interface RunSession extends PreparedPolicy {
@@ -358,80 +345,4 @@ async function recordMcpServers(
     }
     counts.clear();
   };
-}
-
-/** Writes `run.json`, the `run.started` event and the skill catalogue (invalid skills as errors). */
-async function recordStart(
-  folder: RunFolder,
-  config: LoadedConfig,
-  options: SessionOptions,
-  prepared: PreparedPolicy,
-  recorder: AuditRecorder,
-  redactor: Redactor,
-  now: () => Date,
-): Promise<void> {
-  const model = modelInfo(config.model);
-  if (options.resume) {
-    // run.json stays the run's: the segment is recorded by its first event.
-    await recorder.event("run.resumed", {
-      ...options.resume.record,
-      task: options.task ?? null,
-      policy_hash: prepared.policy.hash,
-    });
-    return;
-  }
-  await writeRunInfo(folder.dir, redactor, {
-    run_id: folder.id,
-    started_at: now().toISOString(),
-    task: options.task ?? null,
-    model,
-    config_path: config.configPath,
-    config_sha256: await fileSha256(config.configPath),
-    workspace: prepared.guard.workspace,
-    extra: {
-      memory_project: prepared.memory?.project ?? null,
-      agent: runAgentInfo(options),
-      // A resume names the permissions file when it changed since (`kagent-run resume`).
-      permissions: config.permissionsPath === null
-        ? null
-        : { path: config.permissionsPath, sha256: await fileSha256(config.permissionsPath) },
-    },
-  }, config);
-  await recorder.event("run.started", {
-    task: options.task ?? null,
-    model: model === null ? null : { provider: model.provider, model: model.model },
-    config: config.configPath,
-    workspace: prepared.guard.workspace,
-    run_dir: folder.dir,
-    policy_hash: prepared.policy.hash,
-    tools: prepared.policy.tools.filter((tool) => tool.available).map((tool) => tool.tool),
-  });
-  // Skills: the catalogue in the audit, invalid ones reported with their file and reason.
-  const catalogue = await discoverSkills(prepared.skillDirs);
-  await recorder.event("skill_catalogue.recorded", {
-    skills: catalogue.skills.map((skill) => skill.name),
-    invalid: catalogue.invalid.length,
-  });
-  for (const invalid of catalogue.invalid) {
-    await recorder.error({ source: "skills", path: invalid.path, message: invalid.reason });
-  }
-}
-
-/** Refuses to continue a run under another policy than the one it was sealed under. */
-function checkResumedPolicy(
-  options: SessionOptions,
-  prepared: PreparedPolicy,
-  config: LoadedConfig,
-): void {
-  const expected = options.resume?.policyHash;
-  if (expected === undefined || expected === prepared.policy.hash) return;
-  throw new ConfigError({
-    code: "config_invalid",
-    file: config.permissionsPath ?? config.configPath,
-    key: "permissions",
-    message: `Cannot resume run "${options.resume?.folder.id}": the policy changed since the ` +
-      `run was sealed (policy hash "${expected}" then, "${prepared.policy.hash}" now); restore ` +
-      `the config and permissions the run had, or start a new run`,
-    issues: [`policy hash "${prepared.policy.hash}" is not the run's "${expected}"`],
-  });
 }
