@@ -6,6 +6,7 @@
  * @module
  */
 
+import { join } from "node:path";
 import { maskCommands } from "./_ci_output.ts";
 import {
   APPROVAL_HELP,
@@ -35,6 +36,10 @@ policy or model changed since the run.
 Options:
   --task TEXT         The user's next message, after the recorded conversation
   --config FILE       The config (default: the one run.json names; it must be unchanged)
+  --workspace DIR, --runs-dir DIR, --mcp-config FILE
+                      The overrides the run was started with (the policy must hash the same)
+  --approve-pending   Grant every call the run recorded as waiting (approvals/pending.jsonl):
+                      for a CI job that a person approved (an environment's required reviewers)
   --output FORMAT     text (default), json or stream-json
   --quiet             No progress lines
   --report            Write report.html and report.md into the run folder at the end
@@ -48,6 +53,10 @@ export function resumeCommand(args: string[], io: CommandIo): Promise<number> {
       config: { type: "string" },
       task: { type: "string" },
       output: { type: "string" },
+      workspace: { type: "string" },
+      "runs-dir": { type: "string" },
+      "mcp-config": { type: "string" },
+      "approve-pending": { type: "boolean" },
       ...APPROVAL_OPTIONS,
       quiet: { type: "boolean" },
       report: { type: "boolean" },
@@ -75,6 +84,13 @@ export function resumeCommand(args: string[], io: CommandIo): Promise<number> {
     const key = keyEnv === null ? null : io.env(keyEnv) ?? null;
     const task = typeof values.task === "string" && values.task.trim() !== "" ? values.task : null;
     const plan = await planResume(runDir, config, task, key);
+    if (values["approve-pending"] === true) {
+      const given = (values.approve ?? []) as unknown as string[];
+      (values as Record<string, unknown>).approve = [
+        ...given,
+        ...await pendingGrants(plan.runDir),
+      ];
+    }
     if (io.env("GITHUB_ACTIONS") === "true") {
       const secrets = config.audit.secret_env.map((name) => io.env(name) ?? "");
       const write = output === "text" ? io.stdout : io.stderr;
@@ -101,4 +117,22 @@ export function resumeCommand(args: string[], io: CommandIo): Promise<number> {
       await sharedTasks?.close();
     }
   });
+}
+
+/**
+ * The grants of the calls a sealed run recorded as waiting (`approvals/pending.jsonl`, read after
+ * the folder verified), as `--approve` texts; none when the file is missing.
+ */
+async function pendingGrants(runDir: string): Promise<string[]> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(join(runDir, "approvals", "pending.jsonl"));
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return [];
+    throw error;
+  }
+  const grants = text.split("\n").filter((line) => line.trim() !== "").map((line) =>
+    JSON.stringify((JSON.parse(line) as { grant: unknown }).grant)
+  );
+  return [...new Set(grants)];
 }
