@@ -93,6 +93,9 @@ Deno.test("approval mode: job 1 waits and tells the reviewer what for; job 2 res
   // The artifact: only the folder's bytes travel, back to the path the first job had.
   const carried = nodePath.join(root, "artifact");
   await Deno.rename(runDir, carried);
+  // As upload-artifact does, the empty folders are left behind.
+  await new Deno.Command("find", { args: [carried, "-type", "d", "-empty", "-delete"] }).output();
+  await assert.rejects(Deno.stat(nodePath.join(carried, "deliverables")));
   await new Deno.Command("cp", { args: ["-a", carried, runDir] }).output();
   await Deno.remove(carried, { recursive: true });
 

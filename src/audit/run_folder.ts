@@ -185,6 +185,23 @@ export class RunFolder {
     return folder;
   }
 
+  /**
+   * Makes the layout's folders that are missing, as a workflow artifact drops empty folders:
+   * `workspace/`, `deliverables/`, `archive/`, `artifacts/` (files are never touched).
+   *
+   * @throws {AuditWriteError} When the file system refuses.
+   */
+  async restoreFolders(): Promise<void> {
+    const { paths } = this;
+    for (const dir of [paths.workspace, paths.deliverables, paths.archive, paths.artifacts]) {
+      try {
+        await Deno.mkdir(dir, { recursive: true });
+      } catch (error: unknown) {
+        throw AuditWriteError.from(dir, error);
+      }
+    }
+  }
+
   async #createLayout(): Promise<void> {
     const { paths } = this;
     for (const dir of [paths.workspace, paths.deliverables, paths.archive, paths.artifacts]) {

@@ -117,6 +117,8 @@ export async function planResume(
   const manifestText = await Deno.readTextFile(manifestPath);
   const policyHash = (JSON.parse(manifestText) as { policy_hash: string | null }).policy_hash;
   if (policyHash === null) throw refuse("it has no policy (it failed before it started)");
+  // A run folder that travelled as a workflow artifact lost its empty folders.
+  await folder.restoreFolders();
   const segment = recorded.segments + 1;
   return {
     runDir: folder.dir,
