@@ -156,6 +156,16 @@ Deno.test("a resume after the permissions file changed is refused with the reaso
   );
   assert.equal(await Deno.readTextFile(nodePath.join(runDir, "events.jsonl")), before);
   assert.equal((await runCli(["verify", runDir])).code, 0);
+  // A grant made for another policy is refused before anything is written, too.
+  const foreign = JSON.stringify({
+    ...JSON.parse(printedGrant(first.stderr)),
+    policy: "f00d".repeat(16),
+  });
+  await Deno.writeTextFile(permissionsPath, JSON.stringify(permissions));
+  const wrongGrant = await runCli(["resume", runDir, "--approve", foreign]);
+  assert.equal(wrongGrant.code, 2, wrongGrant.stderr);
+  assert.match(wrongGrant.stderr, /it was made for policy "f00df00df00df00d", and the run's is/);
+  assert.equal(await Deno.readTextFile(nodePath.join(runDir, "events.jsonl")), before);
   // Near miss: restored, the same resume goes on.
   await Deno.writeTextFile(permissionsPath, JSON.stringify(permissions));
   const resumed = await runCli(["resume", runDir, "--approve", printedGrant(first.stderr)]);

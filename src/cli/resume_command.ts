@@ -13,6 +13,7 @@ import {
   APPROVAL_OPTIONS,
   type CommandIo,
   EXIT,
+  grantsFromOptions,
   guarded,
   loadConfigFromOptions,
   openNetworkBoundary,
@@ -90,6 +91,15 @@ export function resumeCommand(args: string[], io: CommandIo): Promise<number> {
         ...given,
         ...await pendingGrants(plan.runDir),
       ];
+    }
+    // A grant for another policy is refused here, before the session would record it.
+    for (const { grant, source } of await grantsFromOptions(values)) {
+      if (plan.session.policyHash.startsWith(grant.policy)) continue;
+      throw new UsageError(
+        `Cannot resume run "${plan.session.folder.id}" with the grant for "${grant.tool}" from ` +
+          `${source}: it was made for policy "${grant.policy.slice(0, 16)}", and the run's is ` +
+          `"${plan.session.policyHash.slice(0, 16)}"; use the grants the run printed`,
+      );
     }
     if (io.env("GITHUB_ACTIONS") === "true") {
       const secrets = config.audit.secret_env.map((name) => io.env(name) ?? "");
