@@ -412,3 +412,43 @@ Deno.test("a run that reached its turn limit goes on from its last turn, with a 
     /it ended "completed" with no call waiting for an approval; give --task/,
   );
 });
+
+Deno.test("a resume after the config changed (edited, or another file with another model) is refused, naming it", async () => {
+  await using project = await createProject({ plan: PLAN });
+  const first = await runCli(["run", "--config", project.configPath, "--non-interactive"]);
+  assert.equal(first.code, 3, first.stderr);
+  const runDir = await onlyRunDir(project);
+  const grant = printedGrant(first.stderr);
+  const original = await Deno.readTextFile(project.configPath);
+  // The same file, one key more: the config changed.
+  const config = JSON.parse(original);
+  await Deno.writeTextFile(
+    project.configPath,
+    JSON.stringify({ ...config, agent: { max_turns: 9 } }),
+  );
+  const changed = await runCli(["resume", runDir, "--approve", grant]);
+  assert.equal(changed.code, 2, changed.stderr);
+  assert.match(
+    changed.stderr,
+    /Cannot resume run ".*": the config ".*agent\.jsonc" changed since the run/,
+  );
+  // Another config file naming another model: the model changed.
+  const other = nodePath.join(project.configDir, "other.jsonc");
+  await Deno.writeTextFile(
+    other,
+    JSON.stringify({
+      ...config,
+      model: { provider: "openai", model: "gpt-test", base_url: "http://127.0.0.1:9/v1" },
+    }),
+  );
+  const switched = await runCli(["resume", runDir, "--config", other, "--approve", grant]);
+  assert.equal(switched.code, 2, switched.stderr);
+  assert.match(
+    switched.stderr,
+    /Cannot resume run ".*": the config ".*other\.jsonc" changed since the run/,
+  );
+  await assert.rejects(Deno.stat(nodePath.join(project.sandbox.workspace, "notes.txt")));
+  // Near miss: the config restored, the resume goes on.
+  await Deno.writeTextFile(project.configPath, original);
+  assert.equal((await runCli(["resume", runDir, "--approve", grant])).code, 0);
+});
