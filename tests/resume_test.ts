@@ -452,3 +452,44 @@ Deno.test("a resume after the config changed (edited, or another file with anoth
   await Deno.writeTextFile(project.configPath, original);
   assert.equal((await runCli(["resume", runDir, "--approve", grant])).code, 0);
 });
+
+Deno.test("an .env read that asked runs on resume with its grant, its values redacted from the joined run", async () => {
+  const secret = "resume-canary-5f1e2d";
+  await using project = await createProject({
+    plan: [
+      JSON.stringify({
+        tool_calls: [{ id: "env", name: "fs.read_file", arguments: { path: ".env" } }],
+      }),
+      JSON.stringify({ content: "The .env read needs an approval." }),
+      JSON.stringify({ content: "Read it: {{env.summary}}" }),
+    ],
+  });
+  await Deno.writeTextFile(
+    nodePath.join(project.sandbox.workspace, ".env"),
+    `DEPLOY_TOKEN=${secret}\n`,
+  );
+  const first = await runCli(["run", "--config", project.configPath, "--non-interactive"]);
+  assert.equal(first.code, 3, first.stderr);
+  const runDir = await onlyRunDir(project);
+  const resumed = await runCli(["resume", runDir, "--approve", printedGrant(first.stderr)]);
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.match(resumed.stdout, /Read it: Read 1 line of "\.env"/);
+  const tools = await readJsonl(nodePath.join(runDir, "logs/tools.jsonl"));
+  assert.deepEqual(
+    tools.map((record) => [record.tool_call_id, (record.result as Json).ok]),
+    [["env", false], ["env", true]],
+  );
+  // The value never reaches a file of the run folder (near miss: the read did run).
+  for await (const path of walkFiles(runDir)) {
+    assert.ok(!(await Deno.readTextFile(path)).includes(secret), `${path} holds the secret`);
+  }
+  assert.equal((await runCli(["verify", runDir])).code, 0);
+});
+
+async function* walkFiles(dir: string): AsyncGenerator<string> {
+  for await (const entry of Deno.readDir(dir)) {
+    const path = nodePath.join(dir, entry.name);
+    if (entry.isDirectory) yield* walkFiles(path);
+    else if (entry.isFile) yield path;
+  }
+}
