@@ -102,8 +102,15 @@ interface TurnState {
 export async function readRecordedConversation(runDir: string): Promise<RecordedConversation> {
   const events = await readLines(runDir, "events.jsonl");
   const records = (await readLines(runDir, "logs/tools.jsonl")) as unknown as ToolRecord[];
+  // Each call id's records, in file order: a call answered again by a resume has several.
+  const byId = new Map<string, ToolRecord[]>();
+  for (const record of records) {
+    const list = byId.get(record.tool_call_id) ?? [];
+    list.push(record);
+    byId.set(record.tool_call_id, list);
+  }
   const recordAfter = (id: string, seq: number): ToolRecord => {
-    const found = records.find((record) => record.tool_call_id === id && record.events.ended > seq);
+    const found = byId.get(id)?.find((record) => record.events.ended > seq);
     if (found === undefined) {
       throw new TypeError(`Cannot rebuild the conversation: call "${id}" has no record`);
     }
