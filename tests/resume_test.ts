@@ -493,3 +493,32 @@ async function* walkFiles(dir: string): AsyncGenerator<string> {
     else if (entry.isFile) yield path;
   }
 }
+
+Deno.test("a signed run resumes signed: the joined run's seal checks with the key, and not without the right one", async () => {
+  const keyEnv = "KAGENT_TEST_RESUME_SIGNING_KEY";
+  const env = { [keyEnv]: "resume-signing-key-0123456789abcdef" };
+  await using project = await createProject({
+    plan: PLAN,
+    config: { audit: { signing_key_env: keyEnv } },
+  });
+  const first = await runCli(["run", "--config", project.configPath, "--non-interactive"], { env });
+  assert.equal(first.code, 3, first.stderr);
+  const runDir = await onlyRunDir(project);
+  // Without the key the run cannot be sealed: the resume does not start.
+  const sealed = await Deno.readTextFile(nodePath.join(runDir, "events.jsonl"));
+  const keyless = await runCli(["resume", runDir, "--approve", printedGrant(first.stderr)]);
+  assert.equal(keyless.code, 2, keyless.stderr);
+  assert.match(keyless.stderr, new RegExp(keyEnv));
+  assert.equal(await Deno.readTextFile(nodePath.join(runDir, "events.jsonl")), sealed);
+  const resumed = await runCli(["resume", runDir, "--approve", printedGrant(first.stderr)], {
+    env,
+  });
+  assert.equal(resumed.code, 0, resumed.stderr);
+  const checked = await runCli(["verify", runDir, "--key-env", keyEnv], { env });
+  assert.equal(checked.code, 0, checked.stdout);
+  assert.match(checked.stdout, /signature valid/);
+  const wrong = await runCli(["verify", runDir, "--key-env", keyEnv], {
+    env: { [keyEnv]: "another-key-0123456789abcdef" },
+  });
+  assert.equal(wrong.code, 6, wrong.stdout);
+});
