@@ -7,7 +7,14 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import * as nodePath from "node:path";
-import { createProject, onlyRunDir, readJsonl, runCli } from "./_cli_helpers.ts";
+import {
+  createProject,
+  onlyRunDir,
+  readJsonl,
+  repository,
+  runCli,
+  taskFlags,
+} from "./_cli_helpers.ts";
 import { serveEventStream, sseEvent } from "../src/testing/mod.ts";
 import { sealRun } from "../src/audit/mod.ts";
 
@@ -521,4 +528,67 @@ Deno.test("a signed run resumes signed: the joined run's seal checks with the ke
     env: { [keyEnv]: "another-key-0123456789abcdef" },
   });
   assert.equal(wrong.code, 6, wrong.stdout);
+});
+
+Deno.test("a run interrupted by SIGINT goes on from its last turn: the aborted call keeps its answer and is not run again", async () => {
+  const marker = "600.6191";
+  await using project = await createProject({
+    config: { commands: ["sleep"], sandbox: { command_isolation: "bwrap" } },
+    permissions: {
+      rules: [{ id: "nap", tools: ["exec.run_command"], commands: ["sleep"], decision: "allow" }],
+    },
+    plan: [
+      JSON.stringify({
+        tool_calls: [{
+          id: "nap",
+          name: "exec.run_command",
+          arguments: { argv: ["sleep", marker] },
+        }],
+      }),
+      JSON.stringify({ content: "Going on after: {{nap.summary}}" }),
+    ],
+  });
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      ...taskFlags("kagent-run"),
+      nodePath.join(repository, "main.ts"),
+      "--config",
+      project.configPath,
+      "--non-interactive",
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const exited = child.output();
+  const ended: { output: Deno.CommandOutput | null } = { output: null };
+  void exited.then((output) => ended.output = output);
+  // The command really runs before the interrupt (near miss: a run that never started it).
+  for (let polls = 0;; polls++) {
+    assert.ok(polls < 1200, "the command did not start within a minute");
+    const early = ended.output;
+    assert.equal(early, null, `the run ended first: ${new TextDecoder().decode(early?.stderr)}`);
+    const { stdout } = await new Deno.Command("ps", { args: ["-eo", "args="], stdout: "piped" })
+      .output();
+    if (
+      new TextDecoder().decode(stdout).split("\n").some((line) =>
+        [`sleep ${marker}`, `/usr/bin/sleep ${marker}`].includes(line.trim())
+      )
+    ) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  child.kill("SIGINT");
+  const first = await exited;
+  assert.equal(first.code, 130, new TextDecoder().decode(first.stderr));
+  const runDir = await onlyRunDir(project);
+  const resumed = await runCli(["resume", runDir]);
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.match(resumed.stdout, /Going on after: /);
+  const events = await readJsonl(nodePath.join(runDir, "events.jsonl"));
+  assert.equal(
+    events.find((event) => event.type === "run.resumed")?.previous_end_reason,
+    "aborted_tools",
+  );
+  assert.equal(events.filter((event) => event.type === "tool.started").length, 1);
+  assert.equal((await runCli(["verify", runDir])).code, 0);
 });
