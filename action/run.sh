@@ -3,7 +3,9 @@
 # flags of deno.json's "kagent-run" task (tests/github_action_test.ts keeps them equal). kagent-run
 # itself writes the step outputs (GITHUB_OUTPUT) and the step summary; this script adds exit_code.
 # Inputs (as action.yml passes them): INPUT_CONFIG, INPUT_TASK, INPUT_TASK_FILE, INPUT_WORKSPACE,
-# INPUT_RUNS_DIR, INPUT_APPROVALS. Exits with kagent-run's exit status.
+# INPUT_RUNS_DIR, INPUT_APPROVALS, INPUT_MODE (run, approval, resume), INPUT_RUN_FOLDER. Exits with
+# kagent-run's exit status, except in mode approval, where a run waiting for approvals (3) passes
+# the step (exit_code still says 3) so that a job behind a reviewer can resume it.
 # The workspace defaults to the checkout (GITHUB_WORKSPACE, else the job's folder), not the config
 # file's folder: a config in .github/ must not give the agent only .github/. Run folders default to
 # the runner's temporary folder (RUNNER_TEMP), so they never land in the checkout; the upload step
@@ -11,9 +13,26 @@
 set -uo pipefail
 action_path="${GITHUB_ACTION_PATH:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
 flags=(--no-prompt --unstable-worker-options --allow-read --allow-write --allow-env --allow-run --allow-net)
-args=(run --config "${INPUT_CONFIG:-agent.jsonc}" --non-interactive)
+mode="${INPUT_MODE:-run}"
+case "$mode" in
+  run | approval)
+    args=(run --config "${INPUT_CONFIG:-agent.jsonc}" --non-interactive)
+    if [ -n "${INPUT_TASK_FILE:-}" ]; then args+=(--task-file "$INPUT_TASK_FILE"); fi
+    ;;
+  resume)
+    if [ -z "${INPUT_RUN_FOLDER:-}" ]; then
+      echo "kagent-run action: Cannot resume: mode resume needs the run-folder input" >&2
+      exit 2
+    fi
+    # The grants are the ones the run waited for: the environment's reviewers approved the job.
+    args=(resume "$INPUT_RUN_FOLDER" --config "${INPUT_CONFIG:-agent.jsonc}" --non-interactive --approve-pending)
+    ;;
+  *)
+    echo "kagent-run action: Cannot run: mode \"$mode\" is not run, approval or resume" >&2
+    exit 2
+    ;;
+esac
 if [ -n "${INPUT_TASK:-}" ]; then args+=(--task "$INPUT_TASK"); fi
-if [ -n "${INPUT_TASK_FILE:-}" ]; then args+=(--task-file "$INPUT_TASK_FILE"); fi
 args+=(--workspace "${INPUT_WORKSPACE:-${GITHUB_WORKSPACE:-$PWD}}")
 if [ -n "${INPUT_RUNS_DIR:-}" ]; then
   args+=(--runs-dir "$INPUT_RUNS_DIR")
@@ -45,8 +64,10 @@ done
 # Standard input is /dev/null: the task comes from the inputs or the config, never from the runner.
 deno run --config "${action_path}/deno.json" "${flags[@]}" "${action_path}/main.ts" "${args[@]}" </dev/null
 code=$?
+status="$code"
+if [ "$mode" = approval ] && [ "$code" = 3 ]; then status=0; fi
 if [ -n "${GITHUB_OUTPUT:-}" ]; then
   printf 'exit_code=%s\n' "$code" >>"$GITHUB_OUTPUT" ||
     echo "kagent-run action: Cannot append exit_code to GITHUB_OUTPUT \"$GITHUB_OUTPUT\"" >&2
 fi
-exit "$code"
+exit "$status"

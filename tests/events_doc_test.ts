@@ -52,6 +52,15 @@ const FIELDS: FieldNames = {
     policy_hash: true,
     tools: true,
   },
+  "run.resumed": {
+    segment: true,
+    previous_manifest_sha256: true,
+    previous_end_reason: true,
+    resumed_after_turn: true,
+    rerun: true,
+    task: true,
+    policy_hash: true,
+  },
   "run.completed": {
     end_reason: true,
     turns: true,

@@ -75,6 +75,8 @@ Deno.test("action.yml is a composite action with the documented inputs and outpu
     INPUT_WORKSPACE: "${{ inputs.workspace }}",
     INPUT_RUNS_DIR: "${{ inputs.runs-dir }}",
     INPUT_APPROVALS: "${{ inputs.approvals }}",
+    INPUT_MODE: "${{ inputs.mode }}",
+    INPUT_RUN_FOLDER: "${{ inputs.run-folder }}",
   });
   // Deno's folder is restored by actions/cache under the key the key script names, before the
   // run step, which uses it as DENO_DIR.

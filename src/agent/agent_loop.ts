@@ -28,6 +28,8 @@ import type { AgentTracing } from "../telemetry/mod.ts";
 import { tracedProvider } from "./traced_provider.ts";
 import type { DynamicSystem } from "./dynamic_system.ts";
 import { UniqueCallIds } from "./unique_call_ids.ts";
+import { addUsage } from "./_add_usage.ts";
+import { type ResumeStart, startResumed } from "./resume_start.ts";
 import {
   describeUnusableTurn,
   isUnusable,
@@ -121,6 +123,8 @@ export interface AgentOptions {
    * turn's results before the next request, asked for each request's system text. @default none
    */
   dynamicSystem?: DynamicSystem;
+  /** Continue a recorded run instead of starting with `task` (ignored then). @default none */
+  resume?: ResumeStart;
 }
 
 /** What a run produced. */
@@ -188,14 +192,16 @@ async function runLoop(options: AgentOptions): Promise<AgentOutcome> {
   const now = options.now ?? (() => new Date());
   const started = now();
   const messages: ModelMessage[] = options.conversation ?? [];
-  messages.push(...(options.history ?? []), { role: "user", content: options.task });
+  const start = options.resume === undefined ? [...options.history ?? [], user(options.task)] : [];
+  messages.push(...start);
   let usage: TokenUsage | null = null;
   const results: ToolResult[] = [];
   const permissions = new Map(options.tools.map((tool) => [tool.name, tool.permission]));
   const toolPermission = options.toolPermission ?? ((name: string) => permissions.get(name));
   const callIds = new UniqueCallIds();
   const provider = options.provider.name;
-  let turns = 0;
+  let turns = options.resume?.turns ?? 0;
+  const lastTurn = turns + options.maxTurns;
   /** Texts of the paused turns the current turn continues; the final message joins them. */
   let pausedTexts: string[] = [];
   const finish = (
@@ -232,7 +238,23 @@ async function runLoop(options: AgentOptions): Promise<AgentOutcome> {
     return await modelError("tools_unsupported", message, { problems });
   }
 
-  while (turns < options.maxTurns) {
+  const runCalls = (calls: ToolCall[]) =>
+    runTurn(calls, {
+      runtime: options.runtime,
+      recorder: options.recorder,
+      // A store-changing task tool keeps the model's order, although its permission is readonly.
+      isReadonly: (name) => toolPermission(name) === "readonly" && !changesTaskStore(name),
+      startsChild: (name) => CHILD_STARTING_TOOLS.includes(name),
+      childConcurrency: options.childConcurrency ?? DEFAULT_CHILD_AGENTS.max_concurrent_children,
+      concurrency: options.concurrency ?? DEFAULT_MAX_PARALLEL_TOOLS,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(options.onToolResult === undefined ? {} : { onResult: options.onToolResult }),
+    });
+  if (options.resume !== undefined) {
+    results.push(...await startResumed(messages, options.resume, runCalls, callIds));
+    if (options.signal?.aborted) return finish("aborted_tools");
+  }
+  while (turns < lastTurn) {
     if (options.signal?.aborted) return finish("aborted");
     turns += 1;
     let retriedAt: number | null = null;
@@ -337,18 +359,7 @@ async function runLoop(options: AgentOptions): Promise<AgentOutcome> {
       return finish("completed", text === "" ? null : text);
     }
     pausedTexts = [];
-    const turnResults = await runTurn(calls, {
-      runtime: options.runtime,
-      recorder: options.recorder,
-      // A task tool that changes the store keeps the model's order (report a step, then claim
-      // the next), although its permission is readonly.
-      isReadonly: (name) => toolPermission(name) === "readonly" && !changesTaskStore(name),
-      startsChild: (name) => CHILD_STARTING_TOOLS.includes(name),
-      childConcurrency: options.childConcurrency ?? DEFAULT_CHILD_AGENTS.max_concurrent_children,
-      concurrency: options.concurrency ?? DEFAULT_MAX_PARALLEL_TOOLS,
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-      ...(options.onToolResult === undefined ? {} : { onResult: options.onToolResult }),
-    });
+    const turnResults = await runCalls(calls);
     calls.forEach((call, index) => {
       const result = turnResults[index] as ToolResult;
       results.push(result);
@@ -371,15 +382,7 @@ async function runLoop(options: AgentOptions): Promise<AgentOutcome> {
   return finish("max_turns", null);
 }
 
-/** `total` plus one turn's usage, field by field; null while no turn reported any. */
-function addUsage(total: TokenUsage | null, turn: TokenUsage | null): TokenUsage | null {
-  if (turn === null) return total;
-  const sum: TokenUsage = { ...total ?? { input_tokens: 0, output_tokens: 0 } };
-  for (const [field, count] of Object.entries(turn) as [keyof TokenUsage, number][]) {
-    sum[field] = (sum[field] ?? 0) + count;
-  }
-  return sum;
-}
+const user = (content: string): ModelMessage => ({ role: "user", content });
 
 /** The provider's problems with a tool set; a throwing check is a problem too (fail closed). */
 function checkTools(provider: ModelProvider, tools: readonly ToolDescriptor[]): string[] {

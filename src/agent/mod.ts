@@ -16,3 +16,5 @@ export { type AgentOutcome, runAgent } from "./agent_loop.ts";
 export { DynamicSystemBlocks } from "./dynamic_system.ts";
 export { buildSystemPrompt, type SystemPrompt } from "./system_prompt.ts";
 export { ScriptProvider } from "./providers/script_provider.ts";
+export { type ResumeStart } from "./resume_start.ts";
+export { readRecordedConversation } from "./recorded_conversation.ts";

@@ -92,6 +92,30 @@ export type AuditEvent =
     tools: string[];
   }
   | {
+    type: "run.resumed";
+    /** The segment this event starts: 2 for the first resume. */
+    segment: number;
+    /**
+     * The anchor of the segment: sha256 (hex) of the previous segment's `manifest.json`, kept as
+     * `segments/<segment - 1>/manifest.json`.
+     */
+    previous_manifest_sha256: string;
+    /** How the previous segment ended (`run.completed`'s `end_reason`). */
+    previous_end_reason: string;
+    /**
+     * The turn whose calls run again (those that waited for an approval, and those skipped
+     * because of them); the conversation continues after that turn. Null when none run again:
+     * the conversation continues after its last recorded message.
+     */
+    resumed_after_turn: number | null;
+    /** Ids of the calls that run again, in the turn's order. */
+    rerun: string[];
+    /** The user's next message (`--task`), or null. */
+    task: string | null;
+    /** sha256 of the effective policy's meaning: the run's, unchanged. */
+    policy_hash: string;
+  }
+  | {
     type: "run.completed";
     /** `completed`, `max_turns`, `model_error`, `aborted` or `aborted_tools`. */
     end_reason: string;
@@ -329,6 +353,7 @@ export type AuditEventFields<T extends AuditEventType> = T extends AuditEventTyp
  */
 export const AUDIT_EVENT_TYPES = [
   "run.started",
+  "run.resumed",
   "run.completed",
   "skill_catalogue.recorded",
   "command_tools.disabled",

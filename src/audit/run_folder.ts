@@ -5,7 +5,7 @@
  * @module
  */
 
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { AuditWriteError } from "./audit_write_error.ts";
 import { createRunId } from "./create_run_id.ts";
 
@@ -148,6 +148,57 @@ export class RunFolder {
         throw AuditWriteError.from(dir, error);
       }
       return folder;
+    }
+  }
+
+  /**
+   * Opens an existing run folder to continue it (`kagent-run resume`): nothing is created or
+   * changed; the next segment's records are appended to its logs.
+   *
+   * @param runDir The run folder (`runs/<id>`), absolute or relative to the current directory.
+   * @returns The folder, its id being the folder's name.
+   * @throws {TypeError} When `runDir` is not a run folder: its name is not a run id, or it has no
+   *   `events.jsonl`, `logs/tools.jsonl` or `logs/errors.jsonl`.
+   * @example
+   * ```ts
+   * import { RunFolder } from "./run_folder.ts";
+   * const runsDir = await Deno.makeTempDir();
+   * const created = await RunFolder.create(runsDir);
+   * const opened = await RunFolder.open(created.dir);
+   * console.assert(opened.id === created.id);
+   * await Deno.remove(runsDir, { recursive: true });
+   * ```
+   */
+  static async open(runDir: string): Promise<RunFolder> {
+    const dir = resolve(runDir);
+    const id = basename(dir);
+    if (!SAFE_ID.test(id)) {
+      throw new TypeError(`Cannot open run folder "${dir}": its name is not a run id`);
+    }
+    const folder = new RunFolder(id, dir);
+    for (const file of [folder.paths.events, folder.paths.toolsLog, folder.paths.errorsLog]) {
+      const info = await Deno.lstat(file).catch(() => null);
+      if (info === null || !info.isFile) {
+        throw new TypeError(`Cannot open run folder "${dir}": it has no file "${file}"`);
+      }
+    }
+    return folder;
+  }
+
+  /**
+   * Makes the layout's folders that are missing, as a workflow artifact drops empty folders:
+   * `workspace/`, `deliverables/`, `archive/`, `artifacts/` (files are never touched).
+   *
+   * @throws {AuditWriteError} When the file system refuses.
+   */
+  async restoreFolders(): Promise<void> {
+    const { paths } = this;
+    for (const dir of [paths.workspace, paths.deliverables, paths.archive, paths.artifacts]) {
+      try {
+        await Deno.mkdir(dir, { recursive: true });
+      } catch (error: unknown) {
+        throw AuditWriteError.from(dir, error);
+      }
     }
   }
 

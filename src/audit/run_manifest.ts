@@ -35,7 +35,13 @@ export const SEALED_FILES = [
 ] as const;
 
 /** Folders of the run folder whose every file the seal covers, recursively. */
-export const SEALED_FOLDERS = ["artifacts", "deliverables", "archive", "workspace"] as const;
+export const SEALED_FOLDERS = [
+  "artifacts",
+  "deliverables",
+  "archive",
+  "workspace",
+  "segments",
+] as const;
 
 /** The signature of a manifest. */
 export interface ManifestSignature {

@@ -153,6 +153,20 @@ export function stepSummary(report: RunReport): string {
     ...displayDetails(report.outcome.results),
   ];
   if (report.pending.length > 0) {
+    // What a reviewer judges before approving (the job of `kagent-run resume`): the call, its
+    // arguments, why it asked.
+    lines.push(
+      "",
+      "**Calls waiting for an approval:**",
+      "",
+      "| call | arguments | why it asked |",
+      "| --- | --- | --- |",
+      ...report.pending.map((entry) =>
+        `| ${code(entry.request.tool)} | ${
+          cell(JSON.stringify(entry.request.arguments_summary) ?? "")
+        } | ${cell(`${entry.request.reason} (rule ${entry.request.rule})`)} |`
+      ),
+    );
     lines.push("", "**Approvals needed** (re-run with these to allow exactly these calls):", "");
     for (const entry of report.pending) lines.push(`- ${code(approveArgument(entry.grant))}`);
     if (report.replay !== null) {

@@ -23,6 +23,7 @@ Usage:
   kagent-run mcp --config FILE [--http 127.0.0.1:PORT]   (serve the tools to MCP clients)
   kagent-run report RUN_FOLDER [--output FILE] [--markdown FILE]   (HTML and Markdown report)
   kagent-run verify RUN_FOLDER [--json] [--key-env NAME]   (check the run's audit is intact)
+  kagent-run resume RUN_FOLDER [--approve GRANT]... [--task T]   (continue a stopped run)
   kagent-run memory promote RUN_FOLDER [--accept ID]...   (write accepted memory candidates)
   kagent-run worker --config FILE --task TASK_ID [--agent NAME] [--max-steps N]   (work a shared task)
   kagent-run task show TASK_ID [--config FILE] [--run RUN_FOLDER]   (a task's steps and owners)
@@ -47,6 +48,7 @@ const COMMANDS: Record<string, (args: string[], io: CommandIo) => Promise<number
   report: async (args, io) => (await import("./report_command.ts")).reportCommand(args, io),
   verify: async (args, io) => (await import("./verify_command.ts")).verifyCommand(args, io),
   memory: async (args, io) => (await import("./memory_command.ts")).memoryCommand(args, io),
+  resume: async (args, io) => (await import("./resume_command.ts")).resumeCommand(args, io),
   worker: async (args, io) => (await import("./worker_command.ts")).workerCommand(args, io),
   task: async (args, io) => (await import("./task_command.ts")).taskCommand(args, io),
 };

@@ -13,7 +13,7 @@ import {
   type OutputSchema,
   readOutputSchema,
 } from "./_output_schema.ts";
-import { runAgent } from "../agent/mod.ts";
+import { runAgent, ScriptProvider } from "../agent/mod.ts";
 import { countResults } from "../runtime/mod.ts";
 import type { RunContext } from "../agent/mod.ts";
 import { recordSystemPrompt } from "../child_agents/mod.ts";
@@ -60,6 +60,7 @@ import { progressLine, RunFeed } from "./_run_feed.ts";
 import { applyRunOverrides, outputFormat, readTask } from "./_run_options.ts";
 import { appendGithubOutput, checkGithubOutput } from "./_github_output.ts";
 import { RUN_HELP } from "./_run_help.ts";
+import type { ResumePlan } from "./_resume_plan.ts";
 
 /** Runs the `run` command. @returns the exit status. */
 export function runCommand(args: string[], io: CommandIo): Promise<number> {
@@ -130,8 +131,11 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
 
 type RunOptionValues = Record<string, string | boolean | undefined>;
 
-/** The run once the network boundary is open: provider, session, loop, reports. */
-async function runWithNetwork(
+/**
+ * The run once the network boundary is open: provider, session, loop, reports. With `resume`
+ * (`kagent-run resume`), the sealed run goes on as its next segment.
+ */
+export async function runWithNetwork(
   config: LoadedConfig,
   model: NonNullable<LoadedConfig["model"]>,
   task: string,
@@ -141,6 +145,7 @@ async function runWithNetwork(
   args: readonly string[],
   outputSchema: OutputSchema | null,
   sharedTasks: TaskStore | null,
+  resume: ResumePlan | null = null,
 ): Promise<number> {
   const paint = painter(io);
   // Before the session exists, the values of audit.secret_env; after, all the run's (below).
@@ -154,7 +159,10 @@ async function runWithNetwork(
     output,
     model: model.provider === "script" ? null : model.model,
   });
-  const provider = feed.provider(await providerFor(model, io, gateway));
+  const modelProvider = await providerFor(model, io, gateway);
+  // A script plan goes on where the earlier segments stopped.
+  if (modelProvider instanceof ScriptProvider) modelProvider.skip(resume?.answers ?? 0);
+  const provider = feed.provider(modelProvider);
 
   // Checked before the run folder exists: a run must not work and then fail to report.
   const summaryFile = await checkStepSummary(io.env);
@@ -171,7 +179,8 @@ async function runWithNetwork(
     approver,
     grants: await grantsFromOptions(values),
     ...gatewayFetches(gateway),
-    task,
+    task: resume === null ? task : resume.start.task,
+    resume: resume?.session ?? null,
     ...(agents === null ? {} : { mainThreadTools: agents.tools }),
   });
   agents?.attach(session);
@@ -181,7 +190,11 @@ async function runWithNetwork(
   // A run lives for many calls and turns: hash natively from now on (audit/sha256.ts).
   preloadNativeSha256();
   // Each pending approval carries the exact command that re-runs this run with its grant.
-  session.approvals.setReplayCommand([...programWords(), "run", ...args]);
+  session.approvals.setReplayCommand([...programWords(), resume ? "resume" : "run", ...args]);
+  await resume?.keepPreviousSeal().catch(async (error) => {
+    await session.close();
+    throw error;
+  });
   await session.recorder.event("network_boundary.measured", {
     model_hosts: gateway?.channels.model ?? [],
     memory_hosts: gateway?.channels.memory ?? [],
@@ -254,6 +267,7 @@ async function runWithNetwork(
       task,
       run,
       maxTurns: config.agent.max_turns,
+      ...(resume === null ? {} : { resume: resume.start }),
       ...(config.limits.max_total_tokens === null
         ? {}
         : { maxTotalTokens: config.limits.max_total_tokens }),

@@ -80,6 +80,13 @@ Deno.test("the step summary's replay command sits in a fence longer than any it 
       scope: ["write:<workspace>/a`<img src=https://attacker.example/g.png>`"],
       policy: "0123456789abcdef",
     },
+    // What the reviewer reads (the call, its arguments, why): the model's words, escaped too.
+    request: {
+      tool: "fs.write_file",
+      arguments_summary: { path: "a`<img src=https://attacker.example/h.png>`" },
+      reason: "write tools ask by default",
+      rule: "default:write-ask",
+    },
   } as unknown as PendingApproval;
   const summary = stepSummary({ ...report([], [], replay), pending: [pending] });
   assert.ok(summary.includes(`\`\`\`\`sh\n${replay}\n\`\`\`\``), summary);

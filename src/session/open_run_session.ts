@@ -6,15 +6,7 @@
  */
 
 import * as nodePath from "node:path";
-import {
-  ArtifactStore,
-  AuditRecorder,
-  fileSha256,
-  modelInfo,
-  Redactor,
-  type RunFolder,
-  writeRunInfo,
-} from "../audit/mod.ts";
+import { ArtifactStore, AuditRecorder, Redactor, type RunFolder } from "../audit/mod.ts";
 import { ApprovalGate } from "../approval/mod.ts";
 import type { LoadedConfig } from "../config/mod.ts";
 import { domainFolders, startOrphanWatchdog, sweepMarked } from "../exec/mod.ts";
@@ -25,7 +17,6 @@ import { HostAllowlist } from "../config/mod.ts";
 import { NET_FETCH_TOOL, NetFetchTool } from "../toolsets/net/mod.ts";
 import { ToolWorker } from "../worker/mod.ts";
 import { violationMessage } from "../mcp_client/mod.ts";
-import { discoverSkills } from "../skills/mod.ts";
 import { describeTool, type ExecContext, type RegisteredTool } from "../tools/mod.ts";
 import { commandResolution, commandsRun, execContext } from "./command_wiring.ts";
 import { quarantineAtClose } from "./close_quarantine.ts";
@@ -35,15 +26,11 @@ import { type PreparedPolicy, preparePolicy } from "./prepare_policy.ts";
 import { startedWorker, workerOptions } from "./tool_worker_start.ts";
 import type { SessionOptions } from "./session_options.ts";
 import { sessionRun } from "./session_run.ts";
+import { checkResumedPolicy, recordStart } from "./run_start_records.ts";
 import { createRunFolder, recordStartFailure } from "./start_up_failure.ts";
 import { telemetrySnapshot } from "../telemetry/mod.ts";
 import { signingKey } from "./signing_key.ts";
-import {
-  combineMainThreadTools,
-  createChildRunFolder,
-  requestAgent,
-  runAgentInfo,
-} from "./session_agent.ts";
+import { combineMainThreadTools, createChildRunFolder, requestAgent } from "./session_agent.ts";
 
 /** An open run: everything a call or an agent needs, and how to close it. */
 export interface RunSession extends PreparedPolicy {
@@ -76,12 +63,17 @@ export async function openRunSession(
 ): Promise<RunSession> {
   const now = options.now ?? (() => new Date());
   const parent = options.agent?.parent ?? null;
-  const folder = parent === null
+  const resumed = options.resume ?? null;
+  const folder = resumed !== null
+    ? resumed.folder
+    : parent === null
     ? await createRunFolder(config, now(), options.runId)
     : await createChildRunFolder(config, parent.run_dir, now());
   try {
     return await openSessionIn(folder, config, options, now);
   } catch (error) {
+    // A sealed run that is being continued is never written to (nor removed) by a refused start.
+    if (resumed !== null) throw error;
     throw await recordStartFailure(folder, config, error, environmentReader(options.env));
   }
 }
@@ -151,6 +143,7 @@ async function wireStarting(
     processTools: prepared.commands,
     domain: domainFolders(run.dir, { kind: "hooks" }),
   });
+  checkResumedPolicy(options, prepared, config);
   const redactor = new Redactor({ secrets: prepared.secrets });
   const recorder = new AuditRecorder({
     folder,
@@ -352,45 +345,4 @@ async function recordMcpServers(
     }
     counts.clear();
   };
-}
-
-/** Writes `run.json`, the `run.started` event and the skill catalogue (invalid skills as errors). */
-async function recordStart(
-  folder: RunFolder,
-  config: LoadedConfig,
-  options: SessionOptions,
-  prepared: PreparedPolicy,
-  recorder: AuditRecorder,
-  redactor: Redactor,
-  now: () => Date,
-): Promise<void> {
-  const model = modelInfo(config.model);
-  await writeRunInfo(folder.dir, redactor, {
-    run_id: folder.id,
-    started_at: now().toISOString(),
-    task: options.task ?? null,
-    model,
-    config_path: config.configPath,
-    config_sha256: await fileSha256(config.configPath),
-    workspace: prepared.guard.workspace,
-    extra: { memory_project: prepared.memory?.project ?? null, agent: runAgentInfo(options) },
-  }, config);
-  await recorder.event("run.started", {
-    task: options.task ?? null,
-    model: model === null ? null : { provider: model.provider, model: model.model },
-    config: config.configPath,
-    workspace: prepared.guard.workspace,
-    run_dir: folder.dir,
-    policy_hash: prepared.policy.hash,
-    tools: prepared.policy.tools.filter((tool) => tool.available).map((tool) => tool.tool),
-  });
-  // Skills: the catalogue in the audit, invalid ones reported with their file and reason.
-  const catalogue = await discoverSkills(prepared.skillDirs);
-  await recorder.event("skill_catalogue.recorded", {
-    skills: catalogue.skills.map((skill) => skill.name),
-    invalid: catalogue.invalid.length,
-  });
-  for (const invalid of catalogue.invalid) {
-    await recorder.error({ source: "skills", path: invalid.path, message: invalid.reason });
-  }
 }

@@ -11,6 +11,7 @@ import type { AgentType, AllowedToolsList, SkillRequest } from "../policy/mod.ts
 import type { MainThreadTools } from "../runtime/mod.ts";
 import type { ToolDefinition } from "../tools/mod.ts";
 import type { ReadEnvironment } from "./environment.ts";
+import type { RunFolder } from "../audit/mod.ts";
 
 /** Options shared by `preparePolicy` and `openRunSession`. */
 export interface SessionOptions {
@@ -113,6 +114,31 @@ export interface SessionOptions {
    * offered at all. @default true
    */
   agentTools?: boolean;
+  /**
+   * Continue a sealed run as its next segment (`kagent-run resume`) instead of creating a run
+   * folder: its logs' hash chains go on, `run.json` is kept, and the segment starts with a
+   * `run.resumed` event (`record`) instead of `run.started`. @default null: a new run
+   */
+  resume?: ResumeSegment | null;
+}
+
+/** The sealed run a session continues (see {@linkcode SessionOptions.resume}). */
+export interface ResumeSegment {
+  /** The run folder, opened with `RunFolder.open`. */
+  folder: RunFolder;
+  /**
+   * The policy hash the run was sealed under: a session whose policy hashes otherwise is refused
+   * (`ConfigError` `config_invalid`, key `permissions`) before anything is written.
+   */
+  policyHash: string;
+  /** The fields of the segment's `run.resumed` event (its anchor, the calls it runs again). */
+  record: {
+    segment: number;
+    previous_manifest_sha256: string;
+    previous_end_reason: string;
+    resumed_after_turn: number | null;
+    rerun: string[];
+  };
 }
 
 /** The agent a session runs: the main agent, or a child agent and where it hangs in the tree. */

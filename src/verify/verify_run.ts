@@ -17,6 +17,7 @@ import { checkCalls } from "./_check_calls.ts";
 import { checkArtifacts, checkSeal } from "./_check_seal.ts";
 import { type ChainReading, readChain } from "./_read_chain.ts";
 import { readRegularText } from "./_regular_file.ts";
+import { checkSegments } from "./_check_segments.ts";
 import {
   INCOMPLETE_KINDS,
   type VerifyProblem,
@@ -88,6 +89,7 @@ export async function verifyRun(
     ...checkCalls(events, tools, errors),
     ...seal.problems,
     ...await checkArtifacts(dir, tools),
+    ...await checkSegments(dir, chains),
   ].map((problem) =>
     // A sealed run was not killed: what a kill leaves is tampering there.
     seal.sealed && INCOMPLETE_KINDS.includes(problem.kind)

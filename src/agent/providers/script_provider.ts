@@ -161,6 +161,16 @@ export class ScriptProvider implements ModelProvider {
     return [];
   }
 
+  /**
+   * Passes over the plan's first lines, as answered already: a resumed run
+   * (`kagent-run resume`) continues the plan where the earlier segments stopped.
+   *
+   * @param count Lines the earlier segments used (their model answers).
+   */
+  skip(count: number): void {
+    this.#next = Math.min(this.#turns.length, this.#next + count);
+  }
+
   /** Turns not yet replayed. */
   get remaining(): number {
     return this.#turns.length - this.#next;
