@@ -115,13 +115,15 @@ Deno.test({
   },
 });
 
-Deno.test("examples/approvals: exit 3 with the grant printed, and the printed grant lets exactly that write through", async () => {
+Deno.test("examples/approvals: exit 3 with the grant printed; resume with it, or a re-run with it, lets exactly that write through", async () => {
   const folder = await Deno.makeTempDir({ prefix: "kagent-approvals-" });
   try {
     const workspace = nodePath.join(folder, "workspace");
     await cp(nodePath.join(repository, "examples/approvals/workspace"), workspace, {
       recursive: true,
     });
+    // What a person's own run of the example left in the checkout (ignored by git) is not ours.
+    await Deno.remove(nodePath.join(workspace, "CHANGELOG.md")).catch(() => {});
     const base = [
       "kagent-run",
       "--config",
@@ -141,6 +143,30 @@ Deno.test("examples/approvals: exit 3 with the grant printed, and the printed gr
     const grant = /^ {2}(\{"tool":"fs\.write_file".*\})$/m.exec(refused.stderr)?.[1];
     assert.ok(grant, refused.stderr);
 
+    // The first way: continue the stopped run with the grant (the waiting write runs first, the
+    // scripted model goes on, one run folder that verifies); nothing is asked of the model twice.
+    const runs = nodePath.join(folder, "runs");
+    const [stopped] = await Array.fromAsync(Deno.readDir(runs));
+    assert.ok(stopped !== undefined);
+    const resumed = await denoTask(folder, [
+      "kagent-run",
+      "resume",
+      nodePath.join("runs", stopped.name),
+      "--approve",
+      grant,
+    ], { CI: "true" });
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.match(resumed.stdout, /^Resumed: Wrote \d+ bytes to "CHANGELOG\.md"/m);
+    assert.match(await Deno.readTextFile(changelog), /^# Changelog/);
+    const verified = await denoTask(folder, [
+      "kagent-run",
+      "verify",
+      nodePath.join("runs", stopped.name),
+    ]);
+    assert.equal(verified.code, 0, verified.stdout + verified.stderr);
+    await Deno.remove(changelog);
+
+    // The second way: run the task again with the grant.
     const allowed = await denoTask(folder, [...base, "--approve", grant], { CI: "true" });
     assert.equal(allowed.code, 0, allowed.stderr);
     assert.match(await Deno.readTextFile(changelog), /^# Changelog/);

@@ -37,6 +37,8 @@ export interface ResumePlan {
 /** What run.json says of the run that the resume checks. */
 interface RunInfoFile {
   task: string | null;
+  /** The workspace the run worked in (absolute); a resume works there unless told otherwise. */
+  workspace?: string;
   model: { provider: string; model: string | null } | null;
   config: { path: string; sha256: string };
   permissions?: { path: string; sha256: string } | null;

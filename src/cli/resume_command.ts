@@ -74,9 +74,14 @@ export function resumeCommand(args: string[], io: CommandIo): Promise<number> {
     }
     const output = outputFormat(values);
     const info = await readRunInfoFile(runDir);
+    // The run's own workspace (run.json), unless --workspace says otherwise: a run started with
+    // --workspace goes on where it worked, not in the config's default folder.
     const config = await loadConfigFromOptions({
       ...values,
       config: typeof values.config === "string" ? values.config : info.config.path,
+      ...(typeof values.workspace !== "string" && typeof info.workspace === "string"
+        ? { workspace: info.workspace }
+        : {}),
     });
     if (config.model === null) {
       throw new UsageError(`Cannot resume run folder "${runDir}": the config has no "model"`);
