@@ -85,7 +85,9 @@ export function startConfinedProcess(spec: ConfinedProcessSpec): Deno.ChildProce
  */
 export async function endConfinedProcess(child: Deno.ChildProcess): Promise<void> {
   try {
-    killProcessGroup(child.pid);
+    // No group yet: `setsid` has not made it (a process ended right after its start). The leader
+    // itself then goes: nothing else of the process exists before that.
+    if (!killProcessGroup(child.pid)) child.kill("SIGKILL");
   } catch {
     // This thread may not signal (a Worker): the group is left to the run's sweep.
   }
