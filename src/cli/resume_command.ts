@@ -7,7 +7,6 @@
  */
 
 import { join } from "node:path";
-import { maskCommands } from "./_ci_output.ts";
 import {
   APPROVAL_HELP,
   APPROVAL_OPTIONS,
@@ -16,15 +15,13 @@ import {
   grantsFromOptions,
   guarded,
   loadConfigFromOptions,
-  openNetworkBoundary,
   parseOptions,
   UsageError,
 } from "./_common.ts";
 import { planResume, readRunInfoFile } from "./_resume_plan.ts";
-import { checkTelemetryHosts } from "./_telemetry_check.ts";
 import { outputFormat } from "./_run_options.ts";
-import { openSharedTaskStore } from "../tasks/mod.ts";
 import { runWithNetwork } from "./run_command.ts";
+import { withRunBoundary } from "./_run_boundary.ts";
 
 /** Help text of `kagent-run resume --help`. */
 export const RESUME_HELP = `Usage: kagent-run resume RUN_FOLDER [options]
@@ -106,18 +103,11 @@ export function resumeCommand(args: string[], io: CommandIo): Promise<number> {
           `"${plan.session.policyHash.slice(0, 16)}"; use the grants the run printed`,
       );
     }
-    if (io.env("GITHUB_ACTIONS") === "true") {
-      const secrets = config.audit.secret_env.map((name) => io.env(name) ?? "");
-      const write = output === "text" ? io.stdout : io.stderr;
-      for (const line of maskCommands(secrets)) write(`${line}\n`);
-    }
-    checkTelemetryHosts(config, io);
-    const sharedTasks = openSharedTaskStore(config, io.env);
-    const gateway = await openNetworkBoundary(config, io);
-    try {
-      return await runWithNetwork(
+    const model = config.model;
+    return await withRunBoundary(config, io, output, (gateway, sharedTasks) =>
+      runWithNetwork(
         config,
-        config.model,
+        model,
         plan.task,
         values,
         io,
@@ -126,11 +116,7 @@ export function resumeCommand(args: string[], io: CommandIo): Promise<number> {
         null,
         sharedTasks,
         plan,
-      );
-    } finally {
-      gateway?.close();
-      await sharedTasks?.close();
-    }
+      ));
   });
 }
 

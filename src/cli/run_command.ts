@@ -22,7 +22,6 @@ import { displayRunDir } from "./display_run_dir.ts";
 import {
   annotations,
   listDeliverables,
-  maskCommands,
   reportJson,
   type RunReport,
   stepSummary,
@@ -31,7 +30,7 @@ import type { LoadedConfig } from "../config/mod.ts";
 import type { NetworkGateway } from "../network/mod.ts";
 import { providerFor } from "./_provider_for.ts";
 import { runTracing } from "./_run_tracing.ts";
-import { checkTelemetryHosts } from "./_telemetry_check.ts";
+import { withRunBoundary } from "./_run_boundary.ts";
 import { painter, type Tone } from "./_colour.ts";
 import { describeTool } from "../tools/mod.ts";
 import type { ToolResult } from "../result/mod.ts";
@@ -46,7 +45,6 @@ import {
   grantsFromOptions,
   guarded,
   loadConfigFromOptions,
-  openNetworkBoundary,
   parseOptions,
   printPendingGrants,
   runExitCode,
@@ -55,7 +53,7 @@ import {
 import { gatewayFetches } from "./_gateway_fetches.ts";
 import { dynamicSystemFor } from "./_dynamic_system.ts";
 import { mainAgent } from "./_main_agent.ts";
-import { openSharedTaskStore, type TaskStore } from "../tasks/mod.ts";
+import type { TaskStore } from "../tasks/mod.ts";
 import { progressLine, RunFeed } from "./_run_feed.ts";
 import { applyRunOverrides, outputFormat, readTask } from "./_run_options.ts";
 import { appendGithubOutput, checkGithubOutput } from "./_github_output.ts";
@@ -100,20 +98,11 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
         `Cannot run an agent with config "${config.configPath}": there is no task; give it as an argument, with --task, on standard input or as "task"`,
       );
     }
-    // Before anything else is printed: the runner hides these values in every later log line.
-    if (io.env("GITHUB_ACTIONS") === "true") {
-      const secrets = config.audit.secret_env.map((name) => io.env(name) ?? "");
-      const write = output === "text" ? io.stdout : io.stderr;
-      for (const line of maskCommands(secrets)) write(`${line}\n`);
-    }
-    checkTelemetryHosts(config, io);
-    // A shared (PostgreSQL) task store's Worker starts before the process gives up its net.
-    const sharedTasks = openSharedTaskStore(config, io.env);
-    const gateway = await openNetworkBoundary(config, io);
-    try {
-      return await runWithNetwork(
+    const model = config.model;
+    return await withRunBoundary(config, io, output, (gateway, sharedTasks) =>
+      runWithNetwork(
         config,
-        config.model,
+        model,
         task,
         values,
         io,
@@ -121,11 +110,7 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
         args,
         outputSchema,
         sharedTasks,
-      );
-    } finally {
-      gateway?.close();
-      await sharedTasks?.close();
-    }
+      ));
   });
 }
 
