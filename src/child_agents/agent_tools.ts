@@ -7,13 +7,10 @@
  * @module
  */
 
-import type { ModelMessage } from "../agent/mod.ts";
-import type { ApprovalGate } from "../approval/mod.ts";
-import type { AuditRecorder, Redactor } from "../audit/mod.ts";
+import type { AgentRunParts, RunAgentTools } from "../assembly/mod.ts";
 import type { LoadedAgentDefinition } from "../config/mod.ts";
 import type { AgentType } from "../policy/mod.ts";
 import { failure, type ToolOutcome } from "../result/mod.ts";
-import type { MainThreadTools } from "../runtime/mod.ts";
 import { TaskTools } from "../tasks/mod.ts";
 import { AGENT_TOOL_NAMES } from "../toolsets/agents/mod.ts";
 import type { AgentTree } from "./agent_tree.ts";
@@ -32,23 +29,6 @@ export interface AgentSelf {
   ancestors: string[];
 }
 
-/** The agent's run, known once its session is open. */
-export interface AgentRunParts {
-  run_id: string;
-  /** The run folder (absolute). */
-  run_dir: string;
-  recorder: AuditRecorder;
-  approvals: ApprovalGate;
-  redactor?: Pick<Redactor, "redactValue">;
-  /** The agent's conversation so far (a fork copies it). */
-  conversation: () => readonly ModelMessage[];
-  /**
-   * The policy hash grants of this tree name: the root run's (a child's printed grants are given
-   * to the root run with `--approve`). @default the run's own, for the main agent
-   */
-  grant_policy_hash: string;
-}
-
 const KIND_TYPES: Record<string, LoadedAgentDefinition["agent_type"]> = {
   "agent.create_sub_agent": "sub",
   "agent.fork_agent": "fork",
@@ -56,18 +36,17 @@ const KIND_TYPES: Record<string, LoadedAgentDefinition["agent_type"]> = {
 };
 
 /**
- * The agent and task tools of one agent. Build it before the session (it is the session's
- * `mainThreadTools`), then {@linkcode AgentTools.attach} the open session's parts. `execute` never
- * rejects.
+ * The agent and task tools of one agent: a request's `agentTools`, which the run's assembly makes
+ * the session's `mainThreadTools` and {@linkcode AgentTools.attach}es to the open run with its
+ * task store. `execute` never rejects.
  *
  * @example
  * ```ts ignore
  * const tools = new AgentTools(tree, { agent_id: "main", role: "main", depth: 1, ancestors: [] });
- * const session = await openRunSession(config, { mainThreadTools: tools });
- * tools.attach({ run_id: session.folder.id, run_dir: session.folder.dir, ... });
+ * const run = await assembleRun(config, services, { task, agentTools: tools });
  * ```
  */
-export class AgentTools implements MainThreadTools {
+export class AgentTools implements RunAgentTools {
   readonly tree: AgentTree;
   readonly self: AgentSelf;
   /** Children this agent started, by child run id, in start order. */
@@ -84,12 +63,14 @@ export class AgentTools implements MainThreadTools {
   /** Binds the agent's open run; calls before it fail `internal_error`. */
   attach(run: AgentRunParts): void {
     this.#run = run;
-    this.#tasks = new TaskTools(this.tree.store, {
+    // The root run's store (its tasks.sqlite, or the shared PostgreSQL one): the tree's.
+    this.tree.useStore(run.store);
+    this.#tasks = new TaskTools(run.store, {
       agent_id: this.self.agent_id,
       agent_type: this.self.role,
       run_id: run.run_id,
     }, {
-      ...(run.redactor === undefined ? {} : { redactor: run.redactor }),
+      redactor: run.redactor,
       // A config built in code (tests) may lack the tasks section: the default renewal then.
       ...(this.tree.config.tasks === undefined ? {} : { renewMs: this.tree.config.tasks.renew_ms }),
     });

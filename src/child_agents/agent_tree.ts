@@ -1,50 +1,24 @@
 /**
  * What every agent of one run tree shares: the config and its agent definitions, the limits, the
  * slots that bound how many children run at once, the numbering of agent ids, the task store, and
- * how a child's model provider and session are made.
+ * the services every child run is assembled with.
  *
  * @module
  */
 
-import type { ModelProvider } from "../agent/mod.ts";
 import type { PendingApproval } from "../approval/mod.ts";
+import type { RunServices } from "../assembly/mod.ts";
 import type { LoadedAgentDefinition, LoadedConfig, ModelConfig } from "../config/mod.ts";
-import type { SessionOptions } from "../session/mod.ts";
 import type { TaskStore } from "../tasks/mod.ts";
-
-/** The session options every child run gets from the root (who approves, the environment…). */
-export type ChildSessionOptions = Pick<
-  SessionOptions,
-  | "env"
-  | "approver"
-  | "approvalTimeoutMs"
-  | "memoryFetch"
-  | "mcpFetch"
-  | "toolsFetch"
-  | "workerEntry"
-  | "tools"
-  | "probeBubblewrap"
-  | "environmentNames"
-  | "handlerTimeoutMs"
-  | "hooks"
-  | "now"
->;
 
 /** Options of {@linkcode AgentTree}. */
 export interface AgentTreeOptions {
   config: LoadedConfig;
   /**
-   * Builds the provider of a child's model: its definition's `model`, else the config's. Called
-   * once per child (a script provider replays its plan from the start for each child).
+   * The root run's services: every child run is assembled with them (its provider made by their
+   * `providerFor`, the same approver and network boundary), with the tree's task store.
    */
-  providerFor: (model: ModelConfig, definition: LoadedAgentDefinition) => Promise<ModelProvider>;
-  /**
-   * The task store every agent of the tree shares (the root run's `tasks.sqlite`); it may be given
-   * later, once the root run's folder exists ({@linkcode AgentTree.useStore}).
-   */
-  store?: TaskStore;
-  /** Passed to every child's session. @default {} */
-  session?: ChildSessionOptions;
+  services: RunServices;
 }
 
 /**
@@ -53,7 +27,7 @@ export interface AgentTreeOptions {
  *
  * @example
  * ```ts ignore
- * const tree = new AgentTree({ config, providerFor });
+ * const tree = new AgentTree({ config, services });
  * tree.useStore(new SqliteTaskStore(`${session.folder.dir}/tasks.sqlite`));
  * const release = await tree.acquire(signal);
  * release();
@@ -61,23 +35,25 @@ export interface AgentTreeOptions {
  */
 export class AgentTree {
   readonly config: LoadedConfig;
-  #store: TaskStore | null;
-  readonly session: ChildSessionOptions;
+  #store: TaskStore | null = null;
+  readonly #services: RunServices;
   /**
    * The calls of every child run that needed an approval nobody could give (no approver), with
    * the grant that would let each through: the root run reports them with its own.
    */
   readonly pending: PendingApproval[] = [];
-  readonly #providerFor: AgentTreeOptions["providerFor"];
   readonly #waiting: (() => void)[] = [];
   #running = 0;
   readonly #numbers = new Map<string, number>();
 
   constructor(options: AgentTreeOptions) {
     this.config = options.config;
-    this.#store = options.store ?? null;
-    this.session = options.session ?? {};
-    this.#providerFor = options.providerFor;
+    this.#services = options.services;
+  }
+
+  /** The services a child run is assembled with: the root's, with the tree's task store. */
+  get services(): RunServices {
+    return { ...this.#services, taskStore: this.store };
   }
 
   /** Sets the task store (once the root run's folder exists). */
@@ -112,8 +88,12 @@ export class AgentTree {
     return `${definition}-${number}`;
   }
 
-  /** The provider of a child of `definition`: its own model, else the config's. */
-  async providerFor(definition: LoadedAgentDefinition): Promise<ModelProvider> {
+  /**
+   * The model of a child of `definition`: its own, else the config's.
+   *
+   * @throws {Error} when neither is set, saying where to give one.
+   */
+  modelOf(definition: LoadedAgentDefinition): ModelConfig {
     const model = definition.model ?? this.config.model;
     if (model === null) {
       throw new Error(
@@ -121,7 +101,7 @@ export class AgentTree {
           `"agents.${definition.id}.model"`,
       );
     }
-    return await this.#providerFor(model, definition);
+    return model;
   }
 
   /**

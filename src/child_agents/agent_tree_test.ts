@@ -10,7 +10,13 @@ function tree(maxConcurrent: number): AgentTree {
   } as unknown as LoadedConfig;
   return new AgentTree({
     config,
-    providerFor: () => Promise.reject(new Error("not used")),
+    services: {
+      env: () => undefined,
+      providerFor: () => Promise.reject(new Error("not used")),
+      taskStore: null,
+      approver: null,
+      gateway: null,
+    },
   });
 }
 

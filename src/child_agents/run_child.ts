@@ -9,23 +9,13 @@
  */
 
 import * as nodePath from "node:path";
-import {
-  type AgentOutcome,
-  type ModelMessage,
-  type ModelProvider,
-  runAgent,
-  type RunContext,
-} from "../agent/mod.ts";
+import type { AgentOutcome, ModelMessage } from "../agent/mod.ts";
+import { type AgentRunParts, type AssembledRun, assembleRun } from "../assembly/mod.ts";
 import { countResults } from "../runtime/mod.ts";
-import type { LoadedAgentDefinition } from "../config/mod.ts";
+import type { LoadedAgentDefinition, ModelConfig } from "../config/mod.ts";
 import type { AllowedToolsList } from "../policy/mod.ts";
 import { failure, type ToolOutcome } from "../result/mod.ts";
-import { openRunSession, type RunSession } from "../session/mod.ts";
-import { describeTool } from "../tools/mod.ts";
-import { Redactor } from "../audit/mod.ts";
-import { agentTracingFor } from "../telemetry/mod.ts";
-import { recordRunCompleted, recordSystemPrompt } from "./agent_run_records.ts";
-import { type AgentRunParts, AgentTools } from "./agent_tools.ts";
+import { AgentTools } from "./agent_tools.ts";
 import { childOutcome, type ChildRecord } from "./child_outcome.ts";
 
 /** What the parent's call asks for. */
@@ -65,9 +55,9 @@ export async function runChild(
     });
   }
   try {
-    let provider: ModelProvider;
+    let model: ModelConfig;
     try {
-      provider = await tree.providerFor(definition);
+      model = tree.modelOf(definition);
     } catch (error) {
       return failure(
         "agent_failed",
@@ -85,13 +75,12 @@ export async function runChild(
       ancestors: [...parent.self.ancestors, parentRun.run_id],
     };
     const tools = new AgentTools(tree, self);
-    let session: RunSession;
+    let run: AssembledRun;
     try {
       // The child's own model in its run.json and run.started; everything else as configured.
-      const config = { ...tree.config, model: definition.model ?? tree.config.model };
-      session = await openRunSession(config, {
-        ...tree.session,
+      run = await assembleRun(tree.config, tree.services, {
         task: request.task,
+        model,
         agent: {
           agent_id: agentId,
           role: definition.agent_type,
@@ -108,28 +97,18 @@ export async function runChild(
         allowedTools: allowedLists(definition, request.allowed_tools),
         suggestedTools: definition.suggested_tools,
         inheritedGrants: () => parentRun.approvals.grantsForChildren(),
-        mainThreadTools: tools,
+        agentTools: tools,
       });
     } catch (error) {
       return failure(
         "agent_failed",
-        `Cannot start agent "${definition.id}": its run did not open: ${
+        `Cannot start agent "${definition.id}": ${
           error instanceof Error ? error.message : String(error)
         }`,
         { agent_id: definition.id },
       );
     }
-    const conversation: ModelMessage[] = [];
-    tools.attach({
-      run_id: session.folder.id,
-      run_dir: session.folder.dir,
-      recorder: session.recorder,
-      approvals: session.approvals,
-      conversation: () => conversation,
-      grant_policy_hash: parentRun.grant_policy_hash,
-      // What the model writes into tasks reaches the store redacted, as the audit would be.
-      redactor: new Redactor({ secrets: session.secrets }),
-    });
+    const session = run.session;
     const record: ChildRecord = {
       child_run_id: session.folder.id,
       agent_id: agentId,
@@ -152,11 +131,21 @@ export async function runChild(
     let outcome: AgentOutcome;
     try {
       await parentRun.recorder.event("agent.started", identity);
-      outcome = await runInSession(session, definition, request, provider, conversation, signal);
+      // Started inside the parent's call, so its invoke_agent span nests under that call's span.
+      outcome = await run.loop({
+        agent: { id: definition.id, name: definition.id },
+        instructions: instructionsOf(definition),
+        maxTurns: definition.max_turns,
+        history: request.history,
+        retryTruncated: definition.model !== null && definition.model.provider !== "script" &&
+          definition.model.retry_truncated === true,
+        ...(signal === undefined ? {} : { signal }),
+      });
+      await run.complete(outcome);
     } finally {
       // Asks nobody could answer in the child: the root run prints their grants and exits 3.
       tree.pending.push(...session.approvals.pending);
-      await session.close();
+      await run.close();
     }
     record.outcome = outcome;
     const counts = countCalls(outcome);
@@ -173,57 +162,6 @@ export async function runChild(
   } finally {
     release();
   }
-}
-
-/** The child's loop in its open session, with its system prompt and `run.completed`. */
-async function runInSession(
-  session: RunSession,
-  definition: LoadedAgentDefinition,
-  request: ChildRequest,
-  provider: ModelProvider,
-  conversation: ModelMessage[],
-  signal: AbortSignal | undefined,
-): Promise<AgentOutcome> {
-  const run: RunContext = {
-    run_id: session.folder.id,
-    workspace: session.guard.workspace,
-    deliverables: session.folder.paths.deliverables,
-    scratch: session.folder.paths.workspace,
-  };
-  const prompt = await recordSystemPrompt(session, run, instructionsOf(definition));
-  const currentTools = () =>
-    session.registry.list()
-      .map((registered) => describeTool(registered.definition))
-      .filter((tool) => session.runtime.policy.isAvailable(tool.name));
-  const config = session.config;
-  const outcome = await runAgent({
-    provider,
-    runtime: session.runtime,
-    recorder: session.recorder,
-    tools: currentTools(),
-    currentTools,
-    system: prompt.text,
-    task: request.task,
-    history: request.history,
-    conversation,
-    run,
-    maxTurns: definition.max_turns,
-    retryTruncated: definition.model !== null && definition.model.provider !== "script" &&
-      definition.model.retry_truncated === true,
-    concurrency: config.agent.max_parallel_tools,
-    toolPermission: (name) => session.registry.get(name)?.definition.permission,
-    ...(signal === undefined ? {} : { signal }),
-    // Started inside the parent's call, so its invoke_agent span nests under that call's span.
-    tracing: agentTracingFor({
-      enabled: session.telemetry.enabled,
-      runId: session.folder.id,
-      agent: { id: definition.id, name: definition.id },
-      model: definition.model ?? config.model ?? { provider: "script" },
-      content: config.audit.trace_content ? new Redactor({ secrets: session.secrets }) : null,
-    }),
-  });
-  await recordRunCompleted(session.recorder, outcome);
-  return outcome;
 }
 
 /** The definition's instructions and suggested tools, as the system prompt's last section. */

@@ -8,10 +8,10 @@
  */
 
 import * as nodePath from "node:path";
-import { type AgentOutcome, type ModelProvider, runAgent, type RunContext } from "../agent/mod.ts";
-import { createRunId, Redactor } from "../audit/mod.ts";
+import type { AgentOutcome } from "../agent/mod.ts";
+import { assembleRun, type RunServices } from "../assembly/mod.ts";
+import { createRunId } from "../audit/mod.ts";
 import type { LoadedAgentDefinition, LoadedConfig } from "../config/mod.ts";
-import { openRunSession, type SessionOptions } from "../session/mod.ts";
 import {
   LeaseKeeper,
   MAX_RESULT_BYTES,
@@ -21,8 +21,6 @@ import {
   type TaskStore,
   TaskStoreError,
 } from "../tasks/mod.ts";
-import { describeTool } from "../tools/mod.ts";
-import { recordRunCompleted, recordSystemPrompt } from "./agent_run_records.ts";
 
 /** The file of a worker's run folder holding the task rows it read and wrote (sealed). */
 export const TASK_ROWS_FILE = "task_rows.json";
@@ -32,16 +30,17 @@ export interface TaskStepOptions {
   config: LoadedConfig;
   /** The `agents` entry of type `worker` that works the step. */
   definition: LoadedAgentDefinition;
-  /** Makes the model provider of one step's run (a script replays from its start each time). */
-  providerFor: () => Promise<ModelProvider>;
+  /**
+   * The services each step's run is assembled with (its provider made anew for each step: a
+   * script replays from its start).
+   */
+  services: RunServices;
   store: TaskStore;
   taskId: string;
   /** The machine the worker runs on (`machineName()`). */
   machine: string;
   /** How often the lease is renewed, in ms. */
   renewMs: number;
-  /** The session's approver, environment and fetches, as `kagent-run run` gives them. */
-  session: Pick<SessionOptions, "env" | "approver" | "memoryFetch" | "mcpFetch" | "toolsFetch">;
   /** Aborts the agent (SIGINT, SIGTERM). */
   signal?: AbortSignal;
 }
@@ -95,9 +94,9 @@ export async function runTaskStep(options: TaskStepOptions): Promise<TaskStepRes
     (step.instructions === "" ? "" : `\n\n${step.instructions}`) +
     (task.description === "" ? "" : `\n\nThe task: ${task.description}`);
   try {
-    const session = await openRunSession({ ...config, model: definition.model ?? config.model }, {
-      ...options.session,
+    const run = await assembleRun(config, options.services, {
       task: text,
+      model: definition.model ?? config.model,
       runId,
       agentTools: false,
       agent: {
@@ -112,6 +111,7 @@ export async function runTaskStep(options: TaskStepOptions): Promise<TaskStepRes
         : [{ source: `agent "${definition.id}" (config)`, patterns: definition.allowed_tools }],
       suggestedTools: definition.suggested_tools,
     });
+    const session = run.session;
     const claimed = { task_id: taskId, step_id: step.id, fencing_token: step.fencing_token };
     let result: TaskStepResult;
     try {
@@ -121,10 +121,15 @@ export async function runTaskStep(options: TaskStepOptions): Promise<TaskStepRes
         machine: options.machine,
         agent_id: definition.id,
       });
-      const outcome = await work(session, definition, await options.providerFor(), text, {
+      const outcome = await run.loop({
+        agent: { id: definition.id, name: definition.id },
+        instructions: definition.instructions === null
+          ? null
+          : { path: `agents.${definition.id} (config)`, text: definition.instructions },
+        maxTurns: definition.max_turns,
         signal: controller.signal,
       });
-      const redactor = new Redactor({ secrets: session.secrets });
+      const redactor = run.redactor;
       const report = {
         state: outcome.end_reason === "completed" ? "done" as const : "failed" as const,
         result: withinBytes(
@@ -158,7 +163,7 @@ export async function runTaskStep(options: TaskStepOptions): Promise<TaskStepRes
         refused,
         lease_lost: lost === null ? null : (lost as TaskStoreError).message,
       });
-      await recordRunCompleted(session.recorder, outcome);
+      await run.complete(outcome);
       result = {
         step,
         run_id: runId,
@@ -168,55 +173,13 @@ export async function runTaskStep(options: TaskStepOptions): Promise<TaskStepRes
         refused,
       };
     } finally {
-      await session.close();
+      await run.close();
     }
     return result;
   } finally {
     leases.releaseAll();
     options.signal?.removeEventListener("abort", abort);
   }
-}
-
-/** The worker's loop in its open session, with its system prompt. */
-async function work(
-  session: Awaited<ReturnType<typeof openRunSession>>,
-  definition: LoadedAgentDefinition,
-  provider: ModelProvider,
-  task: string,
-  options: { signal: AbortSignal },
-): Promise<AgentOutcome> {
-  const run: RunContext = {
-    run_id: session.folder.id,
-    workspace: session.guard.workspace,
-    deliverables: session.folder.paths.deliverables,
-    scratch: session.folder.paths.workspace,
-  };
-  const prompt = await recordSystemPrompt(
-    session,
-    run,
-    definition.instructions === null
-      ? null
-      : { path: `agents.${definition.id} (config)`, text: definition.instructions },
-  );
-  const currentTools = () =>
-    session.registry.list()
-      .map((registered) => describeTool(registered.definition))
-      .filter((tool) => session.runtime.policy.isAvailable(tool.name));
-  return await runAgent({
-    provider,
-    runtime: session.runtime,
-    recorder: session.recorder,
-    tools: currentTools(),
-    currentTools,
-    system: prompt.text,
-    task,
-    run,
-    maxTurns: definition.max_turns,
-    retryTruncated: false,
-    concurrency: session.config.agent.max_parallel_tools,
-    toolPermission: (name) => session.registry.get(name)?.definition.permission,
-    signal: options.signal,
-  });
 }
 
 /** `text` cut to at most `maxBytes` of UTF-8, never inside a character, marked when cut. */

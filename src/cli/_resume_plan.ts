@@ -8,30 +8,22 @@
  */
 
 import { join } from "node:path";
-import { readRecordedConversation, type ResumeStart } from "../agent/mod.ts";
+import { readRecordedConversation } from "../agent/mod.ts";
 import { fileSha256, MANIFEST_FILE, modelInfo, RunFolder, sha256Hex } from "../audit/mod.ts";
 import type { LoadedConfig } from "../config/mod.ts";
-import type { ResumeSegment } from "../session/mod.ts";
+import type { RunResume } from "../assembly/mod.ts";
 import { verifyRun } from "../verify/mod.ts";
 import { UsageError } from "./_common.ts";
 
 /** End reasons a run may be resumed from without a new `--task`. */
 const RESUMABLE = ["max_turns", "max_total_tokens", "aborted", "aborted_tools"];
 
-/** A resume, planned: what the session, the loop and the provider get. */
-export interface ResumePlan {
+/** A resume, planned: what the run's assembly gets (`RunResume`), and where and what. */
+export interface ResumePlan extends RunResume {
   /** The run folder. */
   runDir: string;
-  /** The session's `resume` (its folder, the sealed policy hash, the `run.resumed` fields). */
-  session: ResumeSegment;
-  /** The loop's `resume`. */
-  start: ResumeStart;
   /** The original task (run.json), for the memory recall and the reports. */
   task: string;
-  /** Model answers the earlier segments used (a script plan continues after them). */
-  answers: number;
-  /** Keeps the previous seal as `segments/<n>/manifest.json` (call once the session is open). */
-  keepPreviousSeal(): Promise<void>;
 }
 
 /** What run.json says of the run that the resume checks. */

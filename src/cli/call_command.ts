@@ -8,7 +8,7 @@
 
 import { programWords } from "./launch_form.ts";
 import { countResults } from "../runtime/mod.ts";
-import { openRunSession } from "../session/mod.ts";
+import { assembleRun } from "../assembly/mod.ts";
 import { checkTelemetryHosts } from "./_telemetry_check.ts";
 import {
   APPROVAL_HELP,
@@ -24,7 +24,7 @@ import {
   printPendingGrants,
   UsageError,
 } from "./_common.ts";
-import { gatewayFetches } from "./_gateway_fetches.ts";
+import { cliRunServices } from "./_run_services.ts";
 
 /** Help text of the call command. */
 export const CALL_HELP =
@@ -76,18 +76,21 @@ export function callCommand(args: string[], io: CommandIo): Promise<number> {
     const gateway = await openNetworkBoundary(config, io, { model: false });
     let session;
     try {
-      session = await openRunSession(config, {
-        env: io.env,
-        approver: approverFor(values, io),
-        warmTools: [tool],
-        grants: await grantsFromOptions(values),
-        ...gatewayFetches(gateway),
-      });
+      ({ session } = await assembleRun(
+        config,
+        cliRunServices(io, gateway, approverFor(values, io)),
+        {
+          // One tool call, no agent loop.
+          task: null,
+          warmTools: [tool],
+          grants: await grantsFromOptions(values),
+          replayCommand: [...programWords(), "call", ...args],
+        },
+      ));
     } catch (error) {
       gateway?.close();
       throw error;
     }
-    session.approvals.setReplayCommand([...programWords(), "call", ...args]);
     try {
       const result = await session.runtime.call({ id: "call-1", name: tool, arguments: json });
       await session.recorder.event("run.completed", {

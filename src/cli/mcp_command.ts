@@ -21,7 +21,7 @@ import {
   SESSION_IDLE_TIMEOUT_MS,
 } from "../mcp/mod.ts";
 import type { LoadedConfig } from "../config/mod.ts";
-import { openRunSession } from "../session/mod.ts";
+import { assembleRun } from "../assembly/mod.ts";
 import { preloadNativeSha256 } from "../audit/mod.ts";
 import { checkTelemetryHosts } from "./_telemetry_check.ts";
 import {
@@ -34,7 +34,7 @@ import {
   parseOptions,
   UsageError,
 } from "./_common.ts";
-import { gatewayFetches } from "./_gateway_fetches.ts";
+import { cliRunServices } from "./_run_services.ts";
 import { VERSION } from "./main_command.ts";
 
 /** The variable holding the bearer token of `--http` when `--token-env` is not given. */
@@ -134,15 +134,14 @@ export function mcpCommand(args: string[], io: CommandIo): Promise<number> {
       version: VERSION,
       openSession: async (approver) => {
         try {
-          const session = await openRunSession(config, {
-            env: io.env,
-            approver,
+          const { session } = await assembleRun(config, cliRunServices(io, gateway, approver), {
+            // A run without an agent loop: the client's calls are its tool calls.
+            task: null,
             grants,
             // No agent loop runs here to start child agents: their tools are not offered.
             agentTools: false,
-            ...gatewayFetches(gateway),
+            replayCommand: [...programWords(), "mcp", ...args],
           });
-          session.approvals.setReplayCommand([...programWords(), "mcp", ...args]);
           io.stderr(`kagent-run mcp: run folder ${session.folder.dir}\n`);
           return session;
         } catch (error) {

@@ -20,7 +20,7 @@ import {
 } from "./_common.ts";
 import { planResume, readRunInfoFile } from "./_resume_plan.ts";
 import { outputFormat } from "./_run_options.ts";
-import { runWithNetwork } from "./run_command.ts";
+import { runInBoundary } from "./run_command.ts";
 import { withRunBoundary } from "./_run_boundary.ts";
 
 /** Help text of `kagent-run resume --help`. */
@@ -103,20 +103,20 @@ export function resumeCommand(args: string[], io: CommandIo): Promise<number> {
           `"${plan.session.policyHash.slice(0, 16)}"; use the grants the run printed`,
       );
     }
-    const model = config.model;
-    return await withRunBoundary(config, io, output, (gateway, sharedTasks) =>
-      runWithNetwork(
-        config,
-        model,
-        plan.task,
-        values,
-        io,
-        gateway,
-        args,
-        null,
-        sharedTasks,
-        plan,
-      ));
+    return await withRunBoundary(
+      config,
+      io,
+      output,
+      (gateway, sharedTasks) =>
+        runInBoundary(
+          { config, task: plan.task, values, args, outputSchema: null, resume: plan },
+          io,
+          {
+            gateway,
+            sharedTasks,
+          },
+        ),
+    );
   });
 }
 

@@ -13,11 +13,9 @@ import {
   type OutputSchema,
   readOutputSchema,
 } from "./_output_schema.ts";
-import { runAgent, ScriptProvider } from "../agent/mod.ts";
 import { countResults } from "../runtime/mod.ts";
-import type { RunContext } from "../agent/mod.ts";
-import { recordSystemPrompt } from "../child_agents/mod.ts";
-import { openRunSession, recordStartFailure } from "../session/mod.ts";
+import { type AssembledRun, assembleRun } from "../assembly/mod.ts";
+import { mainAgentTools } from "../child_agents/mod.ts";
 import { displayRunDir } from "./display_run_dir.ts";
 import {
   annotations,
@@ -28,13 +26,10 @@ import {
 } from "./_ci_output.ts";
 import type { LoadedConfig } from "../config/mod.ts";
 import type { NetworkGateway } from "../network/mod.ts";
-import { providerFor } from "./_provider_for.ts";
-import { runTracing } from "./_run_tracing.ts";
 import { withRunBoundary } from "./_run_boundary.ts";
 import { painter, type Tone } from "./_colour.ts";
-import { describeTool } from "../tools/mod.ts";
 import type { ToolResult } from "../result/mod.ts";
-import { preloadNativeSha256, Redactor } from "../audit/mod.ts";
+import { Redactor } from "../audit/mod.ts";
 import { appendStepSummary, checkStepSummary } from "./_step_summary.ts";
 import { runReportFiles, writeReportAtEnd } from "./_run_report.ts";
 import {
@@ -50,15 +45,13 @@ import {
   runExitCode,
   UsageError,
 } from "./_common.ts";
-import { gatewayFetches } from "./_gateway_fetches.ts";
-import { dynamicSystemFor } from "./_dynamic_system.ts";
-import { mainAgent } from "./_main_agent.ts";
 import type { TaskStore } from "../tasks/mod.ts";
 import { progressLine, RunFeed } from "./_run_feed.ts";
 import { applyRunOverrides, outputFormat, readTask } from "./_run_options.ts";
 import { appendGithubOutput, checkGithubOutput } from "./_github_output.ts";
 import { RUN_HELP } from "./_run_help.ts";
 import type { ResumePlan } from "./_resume_plan.ts";
+import { cliRunServices } from "./_run_services.ts";
 
 /** Runs the `run` command. @returns the exit status. */
 export function runCommand(args: string[], io: CommandIo): Promise<number> {
@@ -98,40 +91,51 @@ export function runCommand(args: string[], io: CommandIo): Promise<number> {
         `Cannot run an agent with config "${config.configPath}": there is no task; give it as an argument, with --task, on standard input or as "task"`,
       );
     }
-    const model = config.model;
-    return await withRunBoundary(config, io, output, (gateway, sharedTasks) =>
-      runWithNetwork(
-        config,
-        model,
-        task,
-        values,
-        io,
-        gateway,
-        args,
-        outputSchema,
-        sharedTasks,
-      ));
+    return await withRunBoundary(
+      config,
+      io,
+      output,
+      (gateway, sharedTasks) =>
+        runInBoundary({ config, task, values, args, outputSchema, resume: null }, io, {
+          gateway,
+          sharedTasks,
+        }),
+    );
   });
 }
 
 type RunOptionValues = Record<string, string | boolean | undefined>;
 
+/** What `run` (or `resume`) was asked to do. */
+export interface RunCommandRequest {
+  /** The loaded config, with the command's overrides; its `model` is set. */
+  config: LoadedConfig;
+  /** The task (for a resume: the run's original task, for the memory recall and the reports). */
+  task: string;
+  /** The parsed options (`--approve`, `--quiet`, `--output`, `--report`…). */
+  values: RunOptionValues;
+  /** The command's arguments: a pending approval's replay re-runs them with its grant. */
+  args: readonly string[];
+  /** `--output-schema`, or null. */
+  outputSchema: OutputSchema | null;
+  /** The sealed run that goes on as its next segment (`kagent-run resume`), or null. */
+  resume: ResumePlan | null;
+}
+
 /**
- * The run once the network boundary is open: provider, session, loop, reports. With `resume`
- * (`kagent-run resume`), the sealed run goes on as its next segment.
+ * The run inside its boundary (see `withRunBoundary`): the run assembled (`assembleRun`) with the
+ * command's services, the loop, the end's records and reports. With a `resume` plan the sealed
+ * run goes on as its next segment.
+ *
+ * @returns the exit status (`runExitCode`, or `exitWithAnswer` with `--output-schema`).
  */
-export async function runWithNetwork(
-  config: LoadedConfig,
-  model: NonNullable<LoadedConfig["model"]>,
-  task: string,
-  values: RunOptionValues,
+export async function runInBoundary(
+  command: RunCommandRequest,
   io: CommandIo,
-  gateway: NetworkGateway | null,
-  args: readonly string[],
-  outputSchema: OutputSchema | null,
-  sharedTasks: TaskStore | null,
-  resume: ResumePlan | null = null,
+  boundary: { gateway: NetworkGateway | null; sharedTasks: TaskStore | null },
 ): Promise<number> {
+  const { config, task, values, resume, outputSchema } = command;
+  const model = config.model as NonNullable<LoadedConfig["model"]>;
   const paint = painter(io);
   // Before the session exists, the values of audit.secret_env; after, all the run's (below).
   const redactor = Redactor.fromEnvironment(config.audit.secret_env, io.env);
@@ -144,54 +148,31 @@ export async function runWithNetwork(
     output,
     model: model.provider === "script" ? null : model.model,
   });
-  const modelProvider = await providerFor(model, io, gateway);
-  // A script plan goes on where the earlier segments stopped.
-  if (modelProvider instanceof ScriptProvider) modelProvider.skip(resume?.answers ?? 0);
-  const provider = feed.provider(modelProvider);
-
   // Checked before the run folder exists: a run must not work and then fail to report.
   const summaryFile = await checkStepSummary(io.env);
   const outputFile = await checkGithubOutput(io.env);
-  const approver = approverFor(values, io);
-  // With `agents`: the agent and task tools, whose children get the same approver and boundary.
-  const agents = mainAgent(config, io, gateway, {
-    env: io.env,
-    approver,
-    ...gatewayFetches(gateway),
-  }, sharedTasks);
-  const session = await openRunSession(config, {
-    env: io.env,
-    approver,
+  const services = cliRunServices(
+    io,
+    boundary.gateway,
+    approverFor(values, io),
+    boundary.sharedTasks,
+  );
+  // With `agents`: the agent and task tools, whose children are assembled with the same services.
+  const agents = mainAgentTools(config, services);
+  const run: AssembledRun = await assembleRun(config, services, {
+    task,
     grants: await grantsFromOptions(values),
-    ...gatewayFetches(gateway),
-    task: resume === null ? task : resume.start.task,
-    resume: resume?.session ?? null,
-    ...(agents === null ? {} : { mainThreadTools: agents.tools }),
+    resume,
+    ...(agents === null ? {} : { agentTools: agents.tools }),
+    // Each pending approval carries the exact command that re-runs this run with its grant.
+    replayCommand: [...programWords(), resume ? "resume" : "run", ...command.args],
+    watchProvider: (provider) => feed.provider(provider),
+    measureNetwork: true,
   });
-  agents?.attach(session);
+  const session = run.session;
   // From here on, what is printed is redacted with every secret of the run, as its audit is: the
   // values of audit.secret_env, the MCP servers' ${VAR} and the roots' sensitive files.
-  const runRedactor = new Redactor({ secrets: session.secrets });
-  // A run lives for many calls and turns: hash natively from now on (audit/sha256.ts).
-  preloadNativeSha256();
-  // Each pending approval carries the exact command that re-runs this run with its grant.
-  session.approvals.setReplayCommand([...programWords(), resume ? "resume" : "run", ...args]);
-  await resume?.keepPreviousSeal().catch(async (error) => {
-    await session.close();
-    throw error;
-  });
-  await session.recorder.event("network_boundary.measured", {
-    model_hosts: gateway?.channels.model ?? [],
-    memory_hosts: gateway?.channels.memory ?? [],
-    mcp_hosts: gateway?.channels.mcp ?? [],
-    tool_hosts: gateway?.channels.tools ?? [],
-    tool_worker_net: session.workerPermissions.net,
-    // Measured, not assumed: "granted" only when the process kept its own net permission.
-    main_thread_net: Deno.permissions.querySync({ name: "net" }).state,
-  }).catch(async (error) => {
-    await session.close();
-    throw await recordStartFailure(session.folder, config, error, io.env);
-  });
+  const runRedactor = run.redactor;
   const controller = new AbortController();
   // The first signal decides the exit code (SIGINT 130, SIGTERM 143).
   let signalled: Deno.Signal | null = null;
@@ -204,64 +185,15 @@ export async function runWithNetwork(
   }));
   for (const { signal, listener } of listeners) Deno.addSignalListener(signal, listener);
   try {
-    const run: RunContext = {
-      run_id: session.folder.id,
-      workspace: session.guard.workspace,
-      deliverables: session.folder.paths.deliverables,
-      scratch: session.folder.paths.workspace,
-    };
-    const currentTools = () =>
-      session.registry.list()
-        .map((registered) => describeTool(registered.definition))
-        .filter((tool) => session.runtime.policy.isAvailable(tool.name));
-    const tools = currentTools();
-    // A run folder that refuses the start-up records is a config error naming runs_dir (exit 2).
-    const systemPrompt = await recordSystemPrompt(session, run, config.agent.instructions).catch(
-      async (error) => {
-        throw await recordStartFailure(session.folder, config, error, io.env);
-      },
-    );
-    // memory_context (memories recalled for the task) and instruction files as they are read.
-    const dynamicSystem = await dynamicSystemFor(session, config, task, io.env, gateway).catch(
-      async (error) => {
-        throw await recordStartFailure(session.folder, config, error, io.env);
-      },
-    );
-    // Once the run is under way, a refused audit write stops it: running calls end and are
-    // recorded wherever a record still fits, and the run exits failed saying which file and why.
-    session.recorder.reportWriteFailuresTo((error) =>
-      controller.abort(`the run folder refused a write: ${error.message}`)
-    );
-    if (!values.quiet) {
-      const dir = runRedactor.redactText(displayRunDir(session.folder.dir));
-      io.stderr(`kagent-run: run ${session.folder.id} in ${dir}\n`);
-    }
-    await feed.begin(session.recorder, session.folder.paths.events);
-    // Printed even with --quiet: a run without its command tools must say why and how to fix it.
-    if (session.commands?.isolation.effective === "off") {
-      io.stderr(`kagent-run: ${paint("denied", session.commands.isolation.reason)}\n`);
-    }
-    const outcome = await runAgent({
-      provider,
-      runtime: session.runtime,
-      recorder: session.recorder,
-      tools,
-      currentTools,
-      system: systemPrompt.text,
-      dynamicSystem,
-      task,
-      run,
+    const outcome = await run.loop({
+      agent: { id: "main", name: "main" },
+      instructions: config.agent.instructions,
       maxTurns: config.agent.max_turns,
-      ...(resume === null ? {} : { resume: resume.start }),
-      ...(config.limits.max_total_tokens === null
-        ? {}
-        : { maxTotalTokens: config.limits.max_total_tokens }),
+      maxTotalTokens: config.limits.max_total_tokens,
       retryTruncated: model.provider !== "script" && model.retry_truncated === true,
-      concurrency: config.agent.max_parallel_tools,
       childConcurrency: config.agent.max_concurrent_children,
-      ...(agents === null ? {} : { conversation: agents.conversation }),
-      toolPermission: (name) => session.registry.get(name)?.definition.permission,
-      tracing: runTracing(session, config, model),
+      // memory_context (memories recalled for the task) and instruction files as they are read.
+      dynamicSystem: true,
       // SIGINT/SIGTERM: running tools are aborted, the turn's results are all collected and
       // recorded, and the run ends with `aborted_tools` (or `aborted` between turns): exit 130
       // (SIGINT) or 143 (SIGTERM).
@@ -275,24 +207,31 @@ export async function runWithNetwork(
           }
         },
       }),
+      onStart: async () => {
+        // Once the run is under way, a refused audit write stops it: running calls end and are
+        // recorded wherever a record still fits, and the run exits failed saying which file and
+        // why.
+        session.recorder.reportWriteFailuresTo((error) =>
+          controller.abort(`the run folder refused a write: ${error.message}`)
+        );
+        if (!values.quiet) {
+          const dir = runRedactor.redactText(displayRunDir(session.folder.dir));
+          io.stderr(`kagent-run: run ${session.folder.id} in ${dir}\n`);
+        }
+        await feed.begin(session.recorder, session.folder.paths.events);
+        // Printed even with --quiet: a run without its command tools must say why and how to
+        // fix it.
+        if (session.commands?.isolation.effective === "off") {
+          io.stderr(`kagent-run: ${paint("denied", session.commands.isolation.reason)}\n`);
+        }
+      },
     });
     feed.endProgress();
     const counts = countResults(outcome.results);
     const answerCheck = outputSchema !== null && outcome.end_reason === "completed"
       ? checkAnswer(outputSchema, outcome.final_text)
       : null;
-    await session.recorder.event("run.completed", {
-      end_reason: outcome.end_reason,
-      turns: outcome.turns,
-      ...counts,
-      duration_ms: outcome.duration_ms,
-      final_text: outcome.final_text,
-      error: outcome.error,
-      error_code: outcome.error_code,
-      error_details: outcome.error_details,
-      usage: outcome.usage,
-      ...(answerCheck === null ? {} : { output_schema: answerCheck }),
-    });
+    await run.complete(outcome, answerCheck === null ? {} : { output_schema: answerCheck });
     const seconds = (outcome.duration_ms / 1000).toFixed(2);
     const endTone: Tone = outcome.end_reason === "completed" ? "ok" : "failed";
     io.stderr(
@@ -370,8 +309,7 @@ export async function runWithNetwork(
     feed.endProgress();
     for (const { signal, listener } of listeners) Deno.removeSignalListener(signal, listener);
     // The task store first: the seal then covers the whole tasks.sqlite.
-    await agents?.close();
-    await session.close();
+    await run.close();
     if (values.report === true) {
       const keyEnv = config.audit.signing_key_env;
       await writeReportAtEnd(

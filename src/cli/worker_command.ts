@@ -23,8 +23,7 @@ import {
   parseOptions,
   UsageError,
 } from "./_common.ts";
-import { gatewayFetches } from "./_gateway_fetches.ts";
-import { providerFor } from "./_provider_for.ts";
+import { cliRunServices } from "./_run_services.ts";
 
 /** Help text of `kagent-run worker --help`. */
 export const WORKER_HELP =
@@ -118,7 +117,6 @@ async function workSteps(
   values: Record<string, string | boolean | undefined>,
   gateway: Awaited<ReturnType<typeof openNetworkBoundary>>,
 ): Promise<number> {
-  const model = definition.model ?? config.model;
   const machine = machineName();
   const controller = new AbortController();
   const listener = () => controller.abort("interrupted by a signal");
@@ -131,12 +129,12 @@ async function workSteps(
         result = await runTaskStep({
           config,
           definition,
-          providerFor: () => providerFor(model as NonNullable<typeof model>, io, gateway),
+          // Each step's run is assembled with the worker's services, the shared store among them.
+          services: cliRunServices(io, gateway, approverFor(values, io), store),
           store,
           taskId,
           machine,
           renewMs: config.tasks.renew_ms,
-          session: { env: io.env, approver: approverFor(values, io), ...gatewayFetches(gateway) },
           signal: controller.signal,
         });
       } catch (error) {

@@ -25,8 +25,8 @@ import { checkGrants } from "./grant_check.ts";
 import { type PreparedPolicy, preparePolicy } from "./prepare_policy.ts";
 import { startedWorker, workerOptions } from "./tool_worker_start.ts";
 import type { SessionOptions } from "./session_options.ts";
-import { sessionRun } from "./session_run.ts";
-import { checkResumedPolicy, recordStart } from "./run_start_records.ts";
+import { type SessionRun, sessionRun } from "./session_run.ts";
+import { checkResumedPolicy, recordStart, type RunStart } from "./run_start_records.ts";
 import { createRunFolder, recordStartFailure } from "./start_up_failure.ts";
 import { telemetrySnapshot } from "../telemetry/mod.ts";
 import { signingKey } from "./signing_key.ts";
@@ -78,6 +78,14 @@ export async function openRunSession(
   }
 }
 
+/** What a session is opened from, once its run folder exists. */
+interface Opening extends RunStart {
+  /** The one reader of environment variables. */
+  read: ReturnType<typeof environmentReader>;
+  /** The run folder's places, as the session's parts need them. */
+  run: SessionRun;
+}
+
 /** {@linkcode openRunSession} once the run folder exists. */
 async function openSessionIn(
   folder: RunFolder,
@@ -85,11 +93,17 @@ async function openSessionIn(
   options: SessionOptions,
   now: () => Date,
 ): Promise<RunSession> {
-  const read = environmentReader(options.env);
-  const run = sessionRun(folder);
-  const prepared = await preparePolicy(config, options, run);
+  const opening: Opening = {
+    folder,
+    config,
+    options,
+    now,
+    read: environmentReader(options.env),
+    run: sessionRun(folder),
+  };
+  const prepared = await preparePolicy(config, options, opening.run);
   try {
-    return await wireSession(folder, config, options, now, prepared, read, run);
+    return await wireSession(opening, prepared);
   } catch (error) {
     // No MCP server outlives a run that failed to start.
     await prepared.mcp?.close();
@@ -98,15 +112,8 @@ async function openSessionIn(
 }
 
 /** {@linkcode openSessionIn} once the policy side is prepared (and MCP servers started). */
-async function wireSession(
-  folder: RunFolder,
-  config: LoadedConfig,
-  options: SessionOptions,
-  now: () => Date,
-  prepared: PreparedPolicy,
-  read: ReturnType<typeof environmentReader>,
-  run: ReturnType<typeof sessionRun>,
-): Promise<RunSession> {
+async function wireSession(opening: Opening, prepared: PreparedPolicy): Promise<RunSession> {
+  const { config, run, folder, options } = opening;
   const exec = commandsRun(prepared.commands)
     ? execContext(prepared.commands, prepared.skillDirs, config, run, prepared.secrets)
     : null;
@@ -116,7 +123,7 @@ async function wireSession(
   const starting = ToolWorker.start(workerOptions(prepared, exec, config, folder, options));
   starting.catch(() => {});
   try {
-    return await wireStarting(folder, config, options, now, prepared, read, run, exec, starting);
+    return await wireStarting(opening, prepared, exec, starting);
   } catch (error) {
     void starting.then((worker) => worker.terminate(), () => {});
     throw error;
@@ -125,16 +132,12 @@ async function wireSession(
 
 /** {@linkcode wireSession} while the tool Worker starts. */
 async function wireStarting(
-  folder: RunFolder,
-  config: LoadedConfig,
-  options: SessionOptions,
-  now: () => Date,
+  opening: Opening,
   prepared: PreparedPolicy,
-  read: ReturnType<typeof environmentReader>,
-  run: ReturnType<typeof sessionRun>,
   exec: ExecContext | null,
   starting: Promise<ToolWorker>,
 ): Promise<RunSession> {
+  const { folder, config, options, now, read, run } = opening;
   // Hook programs resolve now, outside the workspace and every write root (ConfigError, exit 2).
   const configHooks = await prepareHooks(config, {
     forbiddenRoots: prepared.guard.allWriteRoots,
@@ -159,7 +162,7 @@ async function wireStarting(
     telemetry: telemetrySnapshot(prepared.telemetry, config.audit),
   });
   await checkGrants(options.grants ?? [], prepared.policy.hash, recorder, config);
-  await recordStart(folder, config, options, prepared, recorder, redactor, now);
+  await recordStart(opening, prepared, recorder, redactor);
   if (prepared.commands?.isolation.effective === "off") {
     await recorder.event("command_tools.disabled", { reason: prepared.commands.isolation.reason });
     await recorder.error({ source: "sandbox", message: prepared.commands.isolation.reason });

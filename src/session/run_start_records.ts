@@ -19,16 +19,22 @@ import type { PreparedPolicy } from "./prepare_policy.ts";
 import { runAgentInfo } from "./session_agent.ts";
 import type { SessionOptions } from "./session_options.ts";
 
+/** The run a session starts: its folder, its config, the caller's options and clock. */
+export interface RunStart {
+  folder: RunFolder;
+  config: LoadedConfig;
+  options: SessionOptions;
+  now: () => Date;
+}
+
 /** Writes `run.json`, the `run.started` event and the skill catalogue (invalid skills as errors). */
 export async function recordStart(
-  folder: RunFolder,
-  config: LoadedConfig,
-  options: SessionOptions,
+  start: RunStart,
   prepared: PreparedPolicy,
   recorder: AuditRecorder,
   redactor: Redactor,
-  now: () => Date,
 ): Promise<void> {
+  const { folder, config, options, now } = start;
   const model = modelInfo(config.model);
   if (options.resume) {
     // run.json stays the run's: the segment is recorded by its first event.

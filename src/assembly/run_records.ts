@@ -61,10 +61,17 @@ export async function recordSystemPrompt(
   return prompt;
 }
 
-/** Records `run.completed` for an agent run's outcome. */
+/** Fields `run.completed` carries besides the outcome's: the `--output-schema` check. */
+export interface CompletedExtra {
+  /** The final answer checked against `--output-schema` (`{schema, valid, errors, value}`). */
+  output_schema?: unknown;
+}
+
+/** Records `run.completed` for an agent run's outcome (and `extra`, when given). */
 export async function recordRunCompleted(
   recorder: AuditRecorder,
   outcome: AgentOutcome,
+  extra: CompletedExtra = {},
 ): Promise<void> {
   await recorder.event("run.completed", {
     end_reason: outcome.end_reason,
@@ -76,5 +83,6 @@ export async function recordRunCompleted(
     error_code: outcome.error_code,
     error_details: outcome.error_details,
     usage: outcome.usage,
+    ...(extra.output_schema === undefined ? {} : { output_schema: extra.output_schema }),
   });
 }
