@@ -42,7 +42,7 @@ export interface HtmlReportOptions {
  * import { buildReportModel } from "./report_model.ts";
  * const model = buildReportModel({
  *   dir: "/runs/r1", info: null, tools: [], errors: [], pending: [], deliverables: [],
- *   children: [], texts: new Map(), run_files: [], problems: [], events: [{ type: "run.started", task: "<script>x</script>" }],
+ *   children: [], texts: new Map(), run_files: [], reports: null, config: null, problems: [], events: [{ type: "run.started", task: "<script>x</script>" }],
  * }, { status: "not_checked", headline: "not verified", problems: [] });
  * const page = renderHtmlReport(model);
  * assert.ok(page.includes("&lt;script&gt;x&lt;/script&gt;") && !page.includes("<script>"));

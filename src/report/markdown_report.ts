@@ -71,7 +71,7 @@ export interface MarkdownReportOptions {
  * import { buildReportModel } from "./report_model.ts";
  * const model = buildReportModel({
  *   dir: "/runs/r1", info: null, tools: [], errors: [], pending: [], deliverables: [],
- *   children: [], texts: new Map(), run_files: [], problems: [], events: [{ type: "run.started", task: "<img src=x>" }],
+ *   children: [], texts: new Map(), run_files: [], reports: null, config: null, problems: [], events: [{ type: "run.started", task: "<img src=x>" }],
  * }, { status: "not_checked", headline: "not verified", problems: [] });
  * // The task, verbatim in a code block; the run's other texts escaped.
  * const fence = "`".repeat(3);
