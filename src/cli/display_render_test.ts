@@ -3,7 +3,7 @@ import { Redactor } from "../audit/mod.ts";
 import type { ToolResult } from "../result/mod.ts";
 import { progressLine } from "./_run_feed.ts";
 import { stepSummary } from "./_ci_output.ts";
-import type { RunSummary } from "../report/mod.ts";
+import type { RunSummary } from "../report/run_summary.ts";
 
 const SECRET = "kagent-summary-secret-4c1d88e2";
 

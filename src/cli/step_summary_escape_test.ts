@@ -7,7 +7,7 @@ import { Redactor } from "../audit/mod.ts";
 import { approveArgument } from "../approval/mod.ts";
 import type { ToolResult } from "../result/mod.ts";
 import { stepSummary } from "./_ci_output.ts";
-import type { RunSummary, SummaryPending } from "../report/mod.ts";
+import type { RunSummary, SummaryPending } from "../report/run_summary.ts";
 
 function result(tool: string, summary: string): ToolResult {
   return {

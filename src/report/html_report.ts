@@ -11,7 +11,7 @@ import { html, runHref, type SafeHtml } from "./html_escape.ts";
 import { REPORT_STYLE } from "./_report_style.ts";
 import type { CallView, RunLink } from "./call_view.ts";
 import type { ReportModel } from "./report_model.ts";
-import { clip, formatDuration, VERDICT_LABELS } from "./_report_words.ts";
+import { clip, formatDuration, segmentsText, VERDICT_LABELS } from "./_report_words.ts";
 import { callsSection, commandsSection, denialsSection, editsSection } from "./_html_calls.ts";
 
 /** The Content Security Policy the report declares in its `<meta http-equiv>`. */
@@ -120,7 +120,9 @@ function summarySection(model: ReportModel, base: string): SafeHtml {
     )}
     ${fact(
       "Duration",
-      model.duration_ms === null ? "(unknown)" : formatDuration(model.duration_ms),
+      model.duration_ms === null
+        ? "(unknown)"
+        : `${formatDuration(model.duration_ms)}${segmentsText(model.summary.segments)}`,
     )}
     ${fact("Turns", model.turns ?? model.timeline.length)}
     ${tokens === null ? "" : fact("Tokens", `${tokens.input} in, ${tokens.output} out`)}

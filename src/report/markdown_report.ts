@@ -11,7 +11,7 @@ import { displayMarkdown } from "./display_markdown.ts";
 import { runHref } from "./html_escape.ts";
 import type { RunLink } from "./call_view.ts";
 import type { ReportModel } from "./report_model.ts";
-import { formatDuration, VERDICT_LABELS } from "./_report_words.ts";
+import { formatDuration, segmentsText, VERDICT_LABELS } from "./_report_words.ts";
 
 /**
  * Escapes text for Markdown (GitHub-flavoured): line breaks become spaces, and every ASCII
@@ -105,7 +105,9 @@ export function renderMarkdownReport(
       text(model.end_reason ?? "none recorded: no run.completed (killed, or still running)")
     }`,
     `- **Duration:** ${
-      model.duration_ms === null ? "(unknown)" : formatDuration(model.duration_ms)
+      model.duration_ms === null
+        ? "(unknown)"
+        : `${formatDuration(model.duration_ms)}${segmentsText(model.summary.segments)}`
     }`,
     `- **Turns:** ${model.turns ?? model.timeline.length}`,
     `- **Tool calls:** ${counts.calls} (${counts.denied} denied, ${counts.failed} failed, ${counts.skipped} skipped)`,

@@ -23,13 +23,7 @@ export { codeBlock, escapeMarkdown } from "./markdown_report.ts";
 
 export { RunFolderError } from "./run_reading.ts";
 
-export {
-  readRunSummary,
-  type RunSummary,
-  type SummaryAnswerCheck,
-  type SummaryCall,
-  type SummaryPending,
-} from "./run_summary.ts";
+export { readRunSummary, type RunSummary, type SummaryCall } from "./run_summary.ts";
 
 export type { UsageJson } from "./run_usage.ts";
 
