@@ -276,3 +276,57 @@ Deno.test("a resumed run's summary counts its segments and their duration togeth
   assert.match(markdown, /- \*\*Duration:\*\* .* over 2 segments/);
   assert.match(markdown, /- \*\*Tool calls:\*\* 2 \(1 denied, 0 failed, 0 skipped\)/);
 });
+
+Deno.test("a child agent's call that waits is in the run's summary: read from the child's own folder", async () => {
+  await using project = await createProject({
+    config: {
+      agents: {
+        writer: {
+          description: "Writes files",
+          agent_type: "sub",
+          model: { provider: "script", script: "writer.jsonl" },
+        },
+      },
+    },
+    plan: [
+      JSON.stringify({
+        tool_calls: [{
+          id: "child",
+          name: "agent.create_sub_agent",
+          arguments: { agent_id: "writer", task: "Write" },
+        }],
+      }),
+      JSON.stringify({ content: "done" }),
+    ],
+  });
+  await Deno.writeTextFile(
+    nodePath.join(project.configDir, "writer.jsonl"),
+    [
+      {
+        tool_calls: [{
+          id: "w",
+          name: "fs.write_file",
+          arguments: { path: "n.txt", content: "x" },
+        }],
+      },
+      { content: "tried" },
+    ].map((turn) => JSON.stringify(turn)).join("\n") + "\n",
+  );
+  const outputFile = nodePath.join(project.sandbox.root, "output.txt");
+  const ran = await runCli(
+    ["run", "--config", project.configPath, "--non-interactive", "--output", "json"],
+    { env: { GITHUB_OUTPUT: outputFile } },
+  );
+  assert.equal(ran.code, 3, ran.stderr);
+  const runDir = await onlyRunDir(project);
+  // The root's own pending.jsonl has no line: the child's ask is in the child's folder only.
+  await assert.rejects(Deno.stat(nodePath.join(runDir, "approvals", "pending.jsonl")));
+  const summary = await readRunSummary(runDir);
+  assert.deepEqual(summary.pending.map((entry) => [entry.tool_call_id, entry.tool]), [
+    ["w", "fs.write_file"],
+  ]);
+  assert.match(summary.replay ?? "", /--approve '\{"tool":"fs\.write_file"/);
+  const json = JSON.parse(ran.stdout);
+  assert.deepEqual(json.approvals_needed, summary.pending.map((entry) => entry.grant));
+  assert.equal(parseGithubOutput(await Deno.readTextFile(outputFile)).approval_required, "1");
+});
