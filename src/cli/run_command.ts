@@ -197,7 +197,7 @@ export async function runWithNetwork(
   }));
   for (const { signal, listener } of listeners) Deno.addSignalListener(signal, listener);
   // Set once the run's end is recorded; the outputs are published after the seal (below).
-  let exitCode: number;
+  let exitCode: number | null = null;
   try {
     const run: RunContext = {
       run_id: session.folder.id,
@@ -316,20 +316,19 @@ export async function runWithNetwork(
       await session.recorder.error({ source: "audit", message: auditFailure.message });
       io.stderr(`kagent-run: ${paint("failed", auditFailure.message)}\n`);
       exitCode = EXIT.failed;
-    } else {
-      if (answerCheck !== null && !answerCheck.valid) {
-        const reasons = redactor.redactText(answerCheck.errors.join("; "));
-        io.stderr(
-          `kagent-run: ${
-            paint("failed", `Cannot accept the final answer: it does not match --output-schema`)
-          } "${answerCheck.schema}": ${reasons}\n`,
-        );
-      }
-      exitCode = exitWithAnswer(
-        runExitCode(outcome.end_reason, pending.length, signalled),
-        answerCheck,
+    }
+    if (exitCode === null && answerCheck !== null && !answerCheck.valid) {
+      const reasons = redactor.redactText(answerCheck.errors.join("; "));
+      io.stderr(
+        `kagent-run: ${
+          paint("failed", `Cannot accept the final answer: it does not match --output-schema`)
+        } "${answerCheck.schema}": ${reasons}\n`,
       );
     }
+    exitCode ??= exitWithAnswer(
+      runExitCode(outcome.end_reason, pending.length, signalled),
+      answerCheck,
+    );
   } finally {
     feed.endProgress();
     for (const { signal, listener } of listeners) Deno.removeSignalListener(signal, listener);
@@ -355,5 +354,5 @@ export async function runWithNetwork(
     summaryFile,
     outputFile,
   });
-  return published === null ? EXIT.failed : exitCode;
+  return published === null || exitCode === null ? EXIT.failed : exitCode;
 }
