@@ -47,8 +47,9 @@ export interface SummaryPending {
   tool: string;
   /** Its arguments as the approver would see them (long strings summarised), or null. */
   arguments_summary: unknown;
-  /** Why it asked, and the rule that asked. */
+  /** Why it asked. */
   reason: string;
+  /** The policy rule that asked, e.g. `default:write-ask`. */
   rule: string;
   /** The grant that allows exactly this call (`{tool, scope, policy}`). */
   grant: unknown;
@@ -71,6 +72,7 @@ export interface SummaryAnswerCheck {
 export interface RunSummary {
   /** {@linkcode RUN_SUMMARY_VERSION}. */
   summary_version: typeof RUN_SUMMARY_VERSION;
+  /** The run's id (`run.started`, else `run.json`, else the folder's name). */
   run_id: string;
   /** Absolute path of the run folder. */
   run_dir: string;
@@ -78,6 +80,7 @@ export interface RunSummary {
   task: string | null;
   /** The last segment's end reason; null when it has no `run.completed` (killed, running). */
   end_reason: string | null;
+  /** The model's last text (as recorded: redacted), or null. */
   final_text: string | null;
   /** The model error's message, its code and details, or null. */
   error: string | null;
