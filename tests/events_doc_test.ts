@@ -74,6 +74,7 @@ const FIELDS: FieldNames = {
     error_code: true,
     error_details: true,
     usage: true,
+    replay: true,
     chains: true,
     signing: true,
   },

@@ -61,10 +61,15 @@ export async function recordSystemPrompt(
   return prompt;
 }
 
-/** Fields `run.completed` carries besides the outcome's: the `--output-schema` check. */
+/**
+ * Fields `run.completed` carries besides the outcome's: the `--output-schema` check, and the
+ * command that re-runs the run with every pending grant.
+ */
 export interface CompletedExtra {
   /** The final answer checked against `--output-schema` (`{schema, valid, errors, value}`). */
   output_schema?: unknown;
+  /** The whole command with every pending grant (`--approve` each), or null when none waits. */
+  replay?: string | null;
 }
 
 /** Records `run.completed` for an agent run's outcome (and `extra`, when given). */
@@ -84,5 +89,6 @@ export async function recordRunCompleted(
     error_details: outcome.error_details,
     usage: outcome.usage,
     ...(extra.output_schema === undefined ? {} : { output_schema: extra.output_schema }),
+    ...(extra.replay === undefined ? {} : { replay: extra.replay }),
   });
 }

@@ -135,6 +135,12 @@ export type AuditEvent =
     /** Token counts summed over the run's turns, as in `model.responded`; null: none reported. */
     usage?: ModelRespondedUsage | null;
     /**
+     * The command that re-runs (or resumes) the run with the grant of every call that waited for
+     * an approval in this segment, its children's too; null when none waited (absent for
+     * `kagent-run call`). The run's summary reads it from here.
+     */
+    replay?: string | null;
+    /**
      * Set by the recorder (callers leave it out): the end of the other logs' hash chains when the
      * run ended, `{tools, errors}`, each `{seq, hash}` of that log's last record (`seq` 0 and the
      * anchor when it has none).

@@ -1,72 +1,59 @@
 /**
  * What a run leaves for CI: the final result as one JSON object (`--output json`), a Markdown step
  * summary appended to `$GITHUB_STEP_SUMMARY`, and `::error`/`::warning` annotations under GitHub
- * Actions (workflow commands, docs.github.com "Workflow commands for GitHub Actions"). Each is
- * redacted with the run's redactor: a task, an answer or a summary that holds a secret shows
+ * Actions (workflow commands, docs.github.com "Workflow commands for GitHub Actions"). Each is a
+ * function of the sealed run's {@linkcode RunSummary} (`readRunSummary`), and each is redacted
+ * with the run's redactor once more (the folder already is): a task, an answer or a summary that holds a secret shows
  * `[REDACTED:<kind>]`; grants name a secret-holding argv by its hash already.
  *
  * @module
  */
 
-import type { AgentOutcome } from "../agent/mod.ts";
-import type { PendingApproval } from "../approval/mod.ts";
 import { MIN_SECRET_LENGTH, type Redactor } from "../audit/mod.ts";
-import { approveArgument } from "../approval/mod.ts";
-import { eventTypeOf } from "../runtime/mod.ts";
-import { briefOf, type ToolResult } from "../result/mod.ts";
-import { codeBlock, displayMarkdown, escapeHtml, escapeMarkdown } from "../report/mod.ts";
+import {
+  codeBlock,
+  displayMarkdown,
+  escapeHtml,
+  escapeMarkdown,
+  type RunSummary,
+  type SummaryCall,
+  type UsageJson,
+} from "../report/mod.ts";
+import { briefOf } from "../result/mod.ts";
 import * as nodePath from "node:path";
-import { costUsd, type Pricing, usageJson, usageLine } from "./_usage.ts";
-import type { AnswerCheck } from "./_output_schema.ts";
 
-/** The facts of a finished run that CI output is made of. */
-export interface RunReport {
-  run_id: string;
-  run_dir: string;
-  task: string;
-  outcome: AgentOutcome;
-  counts: { calls: number; denied: number; failed: number };
-  deliverables: string[];
-  pending: readonly PendingApproval[];
-  /** The command that re-runs the run with every pending grant, or null (none pending). */
-  replay: string | null;
-  /** The run's redactor (config `audit.secret_env` and token patterns), applied to every output. */
-  redactor: Redactor;
-  /** The config's `model.pricing` (the cost is reported with it), or null. @default null */
-  pricing?: Pricing | null;
-  /** The final answer checked against `--output-schema`, or null without one. @default null */
-  answer_check?: AnswerCheck | null;
-  /**
-   * The report files `--report` writes when the run ends (absolute paths), or null without it.
-   * @default null
-   */
-  report_files?: { html: string; markdown: string } | null;
-}
-
-/** The `--output json` object: one line, stable keys. */
-export function reportJson(report: RunReport): string {
-  return JSON.stringify(report.redactor.redactValue({
-    run_id: report.run_id,
-    run_dir: report.run_dir,
-    end_reason: report.outcome.end_reason,
-    final_text: report.outcome.final_text,
-    error: report.outcome.error,
-    error_code: report.outcome.error_code,
-    error_details: report.outcome.error_details,
-    turns: report.outcome.turns,
-    ...report.counts,
-    duration_ms: report.outcome.duration_ms,
-    usage: usageJson(report.outcome.usage),
-    cost_usd: costUsd(report.outcome.usage, report.pricing ?? null),
-    ...(report.answer_check
+/**
+ * The `--output json` object, one line: {@linkcode RunSummary}'s facts under stable keys (those
+ * before `summary_version` 1 unchanged), redacted.
+ *
+ * @param summary The sealed run's summary (`readRunSummary`).
+ * @param redactor The run's redactor, applied to every value once more.
+ */
+export function reportJson(summary: RunSummary, redactor: Redactor): string {
+  return JSON.stringify(redactor.redactValue({
+    summary_version: summary.summary_version,
+    run_id: summary.run_id,
+    run_dir: summary.run_dir,
+    end_reason: summary.end_reason,
+    final_text: summary.final_text,
+    error: summary.error,
+    error_code: summary.error_code,
+    error_details: summary.error_details,
+    turns: summary.turns,
+    ...summary.counts,
+    duration_ms: summary.duration_ms,
+    segments: summary.segments,
+    usage: summary.usage,
+    cost_usd: summary.cost_usd,
+    ...(summary.output_schema
       ? {
-        structured_output: report.answer_check.value,
-        output_schema_errors: report.answer_check.errors,
+        structured_output: summary.output_schema.value,
+        output_schema_errors: summary.output_schema.errors,
       }
       : {}),
-    deliverables: report.deliverables,
-    approvals_needed: report.pending.map((entry) => entry.grant),
-    replay: report.replay,
+    deliverables: summary.deliverables,
+    approvals_needed: summary.pending.map((entry) => entry.grant),
+    replay: summary.replay,
   }));
 }
 
@@ -106,53 +93,60 @@ export function maskCommands(values: readonly string[]): string[] {
   return [...masked].map((text) => `::add-mask::${escapeData(text)}`);
 }
 
-/** `::error` for failed calls and `::warning` for denied ones, one line each. */
-export function annotations(report: RunReport): string[] {
-  return report.outcome.results.flatMap((result) => {
-    const kind = eventTypeOf(result);
-    if (kind === "tool.completed") return [];
-    const level = kind === "tool.denied" ? "warning" : "error";
-    const summary = escapeData(report.redactor.redactText(result.summary));
+/**
+ * `::error` for failed (and skipped) calls and `::warning` for denied ones, one line each,
+ * redacted and escaped as workflow commands.
+ */
+export function annotations(summary: RunSummary, redactor: Redactor): string[] {
+  return summary.calls.flatMap((result) => {
+    if (result.status === "completed") return [];
+    const level = result.status === "denied" ? "warning" : "error";
+    const text = escapeData(redactor.redactText(result.summary));
     // The tool's name is the model's (an unknown tool's too): escaped as a property value.
-    return [`::${level} title=${escapeProperty(`kagent-run ${result.tool}`)}::${summary}`];
+    return [`::${level} title=${escapeProperty(`kagent-run ${result.tool}`)}::${text}`];
   });
 }
 
-/** The Markdown step summary: task, end reason, a table of calls, denials with grants, deliverables. */
-export function stepSummary(report: RunReport): string {
+/**
+ * The Markdown step summary: task, end reason, a table of calls, the calls waiting for an
+ * approval with their grants, deliverables, the report files; redacted, every text escaped.
+ */
+export function stepSummary(summary: RunSummary, redactor: Redactor): string {
   // Redacted before it is cut: a cut secret would no longer be recognised. Cut before it is
   // escaped (a cut escape would escape the cell's end). The task, the model's tool names, paths
   // and summaries are text: escaped Markdown (no image or link, no HTML, no code span ended), so a
   // summary cannot show an image whose address carries what the model read.
-  const cell = (text: string) => escapeMarkdown(report.redactor.redactText(text).slice(0, 160));
+  const cell = (text: string) => escapeMarkdown(redactor.redactText(text).slice(0, 160));
   const code = (text: string) => {
     const flat = text.replaceAll(/\r\n|\r|\n/g, " ");
     return /[`|]/.test(flat) ? escapeMarkdown(flat) : `\`${flat}\``;
   };
+  const { counts } = summary;
+  const segments = summary.segments > 1 ? ` over ${summary.segments} segments` : "";
   const lines = [
-    `## kagent-run ${report.run_id}`,
+    `## kagent-run ${summary.run_id}`,
     "",
-    `**Task:** ${cell(report.task)}`,
+    `**Task:** ${cell(summary.task ?? "")}`,
     "",
-    `**End:** ${report.outcome.end_reason} in ${
-      (report.outcome.duration_ms / 1000).toFixed(2)
-    } s — ` +
-    `${report.counts.calls} tool calls, ${report.counts.denied} denied, ${report.counts.failed} failed`,
-    ...errorLines(report),
+    `**End:** ${summary.end_reason ?? "none recorded"} in ${
+      ((summary.duration_ms ?? 0) / 1000).toFixed(2)
+    } s${segments} — ` +
+    `${counts.calls} tool calls, ${counts.denied} denied, ${counts.failed} failed`,
+    ...errorLines(summary, redactor),
     "",
-    usageLine(report.outcome.usage, report.pricing ?? null),
-    ...answerLines(report),
+    usageLine(summary.usage, summary.cost_usd),
+    ...answerLines(summary, redactor),
     "",
     "| # | tool | result | summary |",
     "| --- | --- | --- | --- |",
-    ...report.outcome.results.map((result, index) =>
+    ...summary.calls.map((result, index) =>
       `| ${index + 1} | ${code(result.tool)} | ${
-        result.ok ? "ok" : result.error?.type ?? "failed"
+        result.ok ? "ok" : result.error_type ?? "failed"
       } | ${cell(briefOf(result.display) ?? result.summary)} |`
     ),
-    ...displayDetails(report.outcome.results),
+    ...displayDetails(summary.calls),
   ];
-  if (report.pending.length > 0) {
+  if (summary.pending.length > 0) {
     // What a reviewer judges before approving (the job of `kagent-run resume`): the call, its
     // arguments, why it asked.
     lines.push(
@@ -161,47 +155,59 @@ export function stepSummary(report: RunReport): string {
       "",
       "| call | arguments | why it asked |",
       "| --- | --- | --- |",
-      ...report.pending.map((entry) =>
-        `| ${code(entry.request.tool)} | ${
-          cell(JSON.stringify(entry.request.arguments_summary) ?? "")
-        } | ${cell(`${entry.request.reason} (rule ${entry.request.rule})`)} |`
+      ...summary.pending.map((entry) =>
+        `| ${code(entry.tool)} | ${cell(JSON.stringify(entry.arguments_summary) ?? "")} | ${
+          cell(`${entry.reason} (rule ${entry.rule})`)
+        } |`
       ),
     );
     lines.push("", "**Approvals needed** (re-run with these to allow exactly these calls):", "");
-    for (const entry of report.pending) lines.push(`- ${code(approveArgument(entry.grant))}`);
-    if (report.replay !== null) {
-      lines.push("", "The whole command, with every grant:", "", codeBlock(report.replay, "sh"));
+    for (const entry of summary.pending) {
+      if (entry.approve_argument !== null) lines.push(`- ${code(entry.approve_argument)}`);
+    }
+    if (summary.replay !== null) {
+      lines.push("", "The whole command, with every grant:", "", codeBlock(summary.replay, "sh"));
     }
   }
-  if (report.deliverables.length > 0) {
+  if (summary.deliverables.length > 0) {
     lines.push(
       "",
       "**Deliverables:**",
       "",
-      ...report.deliverables.map((path) => `- ${code(path)}`),
+      ...summary.deliverables.map((path) => `- ${code(path)}`),
     );
   }
-  if (report.report_files) {
+  if (summary.report_files) {
     // A file on the runner: named, to be uploaded as a workflow artifact with the run folder.
-    const relative = (path: string) => nodePath.relative(report.run_dir, path);
+    const relative = (path: string) => nodePath.relative(summary.run_dir, path);
     lines.push(
       "",
-      `**Report:** \`${relative(report.report_files.html)}\` and ` +
-        `\`${relative(report.report_files.markdown)}\` in the run folder \`${report.run_dir}\` ` +
+      `**Report:** \`${relative(summary.report_files.html)}\` and ` +
+        `\`${relative(summary.report_files.markdown)}\` in the run folder \`${summary.run_dir}\` ` +
         "(upload the folder as a workflow artifact to read them)",
     );
   }
-  return report.redactor.redactText(lines.join("\n") + "\n");
+  return redactor.redactText(lines.join("\n") + "\n");
+}
+
+/** The step summary's line: `**Tokens:** 1200 in (200 cached), 300 out, 1500 in all; cost $0.0081`. */
+export function usageLine(usage: UsageJson | null, cost: number | null): string {
+  if (usage === null) return "**Tokens:** not reported by the model provider";
+  const cached = usage.cache_read_input_tokens > 0
+    ? ` (${usage.cache_read_input_tokens} cached)`
+    : "";
+  return `**Tokens:** ${usage.input_tokens} in${cached}, ${usage.output_tokens} out, ` +
+    `${usage.total_tokens} in all${cost === null ? "" : `; cost $${cost.toFixed(4)}`}`;
 }
 
 /** Most characters of the final answer in a step summary; the rest is in the run folder. */
 export const MAX_SUMMARY_ANSWER_CHARS = 8000;
 
 /** The final answer as a fenced block (redacted, cut to {@linkcode MAX_SUMMARY_ANSWER_CHARS}). */
-function answerLines(report: RunReport): string[] {
-  const answer = report.outcome.final_text;
+function answerLines(summary: RunSummary, redactor: Redactor): string[] {
+  const answer = summary.final_text;
   if (answer === null || answer.trim() === "") return [];
-  const redacted = report.redactor.redactText(answer);
+  const redacted = redactor.redactText(answer);
   const cut = redacted.length > MAX_SUMMARY_ANSWER_CHARS
     ? `${redacted.slice(0, MAX_SUMMARY_ANSWER_CHARS)}\n… (${
       redacted.length - MAX_SUMMARY_ANSWER_CHARS
@@ -218,12 +224,12 @@ export const MAX_SUMMARY_DETAILS_BYTES = 256 * 1024;
  * unknown types as JSON), in a collapsed `<details>` a call, until
  * {@linkcode MAX_SUMMARY_DETAILS_BYTES}; the rest are counted in a last line.
  */
-function displayDetails(results: readonly ToolResult[]): string[] {
+function displayDetails(calls: readonly SummaryCall[]): string[] {
   const lines: string[] = [];
   let bytes = 0;
   let left = 0;
-  results.forEach((result, index) => {
-    const blocks = (result.display ?? []).filter((block) => block.type !== "brief");
+  calls.forEach((result, index) => {
+    const blocks = result.display.filter((block) => block.type !== "brief");
     if (blocks.length === 0) return;
     const body = displayMarkdown(blocks, { runBase: null, maxRows: 10 }).join("\n");
     const size = new TextEncoder().encode(body).byteLength;
@@ -249,24 +255,11 @@ function displayDetails(results: readonly ToolResult[]): string[] {
  * The run's error for the step summary (why the model failed, with its code), redacted, as a
  * fenced block so its text is shown as it is; none when the run has no error.
  */
-function errorLines(report: RunReport): string[] {
-  const error = report.outcome.error;
+function errorLines(summary: RunSummary, redactor: Redactor): string[] {
+  const error = summary.error;
   if (error === null) return [];
-  const code = report.outcome.error_code === null ? "" : ` (\`${report.outcome.error_code}\`)`;
+  const code = summary.error_code === null ? "" : ` (\`${summary.error_code}\`)`;
   // A fence inside the message would end the block early.
-  const text = report.redactor.redactText(error).replaceAll("```", "` ` `");
+  const text = redactor.redactText(error).replaceAll("```", "` ` `");
   return ["", `**Error**${code}:`, "", "```text", text, "```"];
-}
-
-/** Relative paths of the files in a deliverables folder. */
-export async function listDeliverables(folder: string): Promise<string[]> {
-  const found: string[] = [];
-  const walk = async (dir: string, prefix: string) => {
-    for await (const entry of Deno.readDir(dir)) {
-      if (entry.isDirectory) await walk(`${dir}/${entry.name}`, `${prefix}${entry.name}/`);
-      else if (entry.isFile) found.push(`${prefix}${entry.name}`);
-    }
-  };
-  await walk(folder, "").catch(() => {});
-  return found.sort();
 }

@@ -3,12 +3,14 @@
  * `end_reason`, `calls`, `denied` and `approval_required`, appended to the file `$GITHUB_OUTPUT`
  * names in the multiline-safe form (`name<<delimiter`, the value, the delimiter; docs.github.com
  * "Workflow commands for GitHub Actions", "Multiline strings"), the way `@actions/core` writes them.
- * Each value is redacted with the run's redactor.
+ * Each value comes from the sealed run's summary (`readRunSummary`) and is redacted with the run's
+ * redactor.
  *
  * @module
  */
 
-import type { RunReport } from "./_ci_output.ts";
+import type { Redactor } from "../audit/mod.ts";
+import type { RunSummary } from "../report/mod.ts";
 import { appendRunnerFile, checkRunnerFile } from "./_runner_file.ts";
 
 /** The variable GitHub Actions sets to the step's output file. */
@@ -35,18 +37,23 @@ export type GithubOutputName = (typeof GITHUB_OUTPUT_NAMES)[number];
  * The outputs of a finished run, each value redacted (a run folder under a secret-named path shows
  * `[REDACTED:<kind>]`, as everywhere else).
  *
- * @param report The finished run.
- * @returns Every name of {@linkcode GITHUB_OUTPUT_NAMES} with its value as text.
+ * @param summary The sealed run's summary.
+ * @param redactor The run's redactor.
+ * @returns Every name of {@linkcode GITHUB_OUTPUT_NAMES} with its value as text (`end_reason`
+ * empty when the run recorded none).
  */
-export function githubOutputs(report: RunReport): Record<GithubOutputName, string> {
-  const redact = (text: string) => report.redactor.redactText(text);
+export function githubOutputs(
+  summary: RunSummary,
+  redactor: Redactor,
+): Record<GithubOutputName, string> {
+  const redact = (text: string) => redactor.redactText(text);
   return {
-    run_id: redact(report.run_id),
-    run_dir: redact(report.run_dir),
-    end_reason: report.outcome.end_reason,
-    calls: String(report.counts.calls),
-    denied: String(report.counts.denied),
-    approval_required: String(report.pending.length),
+    run_id: redact(summary.run_id),
+    run_dir: redact(summary.run_dir),
+    end_reason: redact(summary.end_reason ?? ""),
+    calls: String(summary.counts.calls),
+    denied: String(summary.counts.denied),
+    approval_required: String(summary.pending.length),
   };
 }
 
@@ -108,18 +115,20 @@ export async function checkGithubOutput(
  * a failure only prints a line through `warn` and does not change the exit status.
  *
  * @param path The file from {@linkcode checkGithubOutput}.
- * @param report The finished run.
+ * @param summary The sealed run's summary.
+ * @param redactor The run's redactor.
  * @param warn Prints one line (without its newline).
  */
 export async function appendGithubOutput(
   path: string,
-  report: RunReport,
+  summary: RunSummary,
+  redactor: Redactor,
   warn: (line: string) => void,
 ): Promise<void> {
   await appendRunnerFile(
     GITHUB_OUTPUT_VARIABLE,
     path,
-    formatGithubOutput(githubOutputs(report)),
+    formatGithubOutput(githubOutputs(summary, redactor)),
     "the step outputs",
     warn,
   );

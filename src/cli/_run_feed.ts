@@ -10,7 +10,7 @@
 import type { ModelProvider } from "../agent/mod.ts";
 import { terminalSafe } from "../approval/mod.ts";
 import type { AuditRecorder, Redactor } from "../audit/mod.ts";
-import type { RunReport } from "./_ci_output.ts";
+import type { RunSummary } from "../report/mod.ts";
 import type { CommandIo } from "./_common.ts";
 import type { Paint, Tone } from "./_colour.ts";
 import { briefOf, type ToolResult } from "../result/mod.ts";
@@ -106,11 +106,14 @@ export class RunFeed {
     this.#stderr("::endgroup::\n");
   }
 
-  /** Prints the stream's `run.ended` line (with `--output stream-json`). */
-  end(report: RunReport): void {
+  /**
+   * Prints the stream's `run.ended` line (with `--output stream-json`), made from the sealed
+   * run's summary and redacted with `redactor` (the run's, which knows every secret of the run).
+   */
+  end(summary: RunSummary, redactor: Redactor = this.#options.redactor): void {
     this.endProgress();
     if (this.#options.output !== "stream-json") return;
-    this.#stdout(formatStreamLine(runEndedLine(report), this.#options.redactor));
+    this.#stdout(formatStreamLine(runEndedLine(summary, redactor), redactor));
   }
 
   /** `  turn 2 gpt-5.4-mini: 1200 in + 85 out tokens, 0.84 s, 1 tool call` */

@@ -9,7 +9,8 @@
  */
 
 import type { Redactor } from "../audit/mod.ts";
-import { reportJson, type RunReport } from "./_ci_output.ts";
+import { reportJson } from "./_ci_output.ts";
+import type { RunSummary } from "../report/mod.ts";
 
 /** The version of the line shapes; raised when a field is removed or changes meaning. */
 export const STREAM_JSON_VERSION = 1;
@@ -184,19 +185,21 @@ export function streamLineOf(
  * The last line: `run.ended` with the fields of `--output json` (`end_reason`, `final_text`,
  * `error`, counts, `deliverables`, `approvals_needed`, `replay`…).
  *
- * @param report The finished run.
+ * @param summary The sealed run's summary.
+ * @param redactor The run's redactor.
  * @param now The line's time. @default new Date()
  */
 export function runEndedLine(
-  report: RunReport,
+  summary: RunSummary,
+  redactor: Redactor,
   now: Date = new Date(),
 ): StreamJsonBase & Record<string, unknown> {
-  const result = JSON.parse(reportJson(report)) as Record<string, unknown>;
+  const result = JSON.parse(reportJson(summary, redactor)) as Record<string, unknown>;
   return {
     type: "run.ended",
     version: STREAM_JSON_VERSION,
     ts: now.toISOString(),
-    run_id: report.run_id,
+    run_id: summary.run_id,
     ...result,
   };
 }

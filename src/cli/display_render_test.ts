@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { Redactor } from "../audit/mod.ts";
-import type { AgentOutcome } from "../agent/mod.ts";
 import type { ToolResult } from "../result/mod.ts";
 import { progressLine } from "./_run_feed.ts";
-import { type RunReport, stepSummary } from "./_ci_output.ts";
+import { stepSummary } from "./_ci_output.ts";
+import type { RunSummary } from "../report/run_summary.ts";
 
 const SECRET = "kagent-summary-secret-4c1d88e2";
 
@@ -22,28 +22,40 @@ function result(partial: Partial<ToolResult>): ToolResult {
   };
 }
 
-function report(results: ToolResult[]): RunReport {
-  const outcome: AgentOutcome = {
-    end_reason: "completed",
-    final_text: "done",
-    turns: 1,
-    results,
-    error: null,
-    usage: null,
-    error_code: null,
-    error_details: null,
-    duration_ms: 1200,
-  };
+const redactor = new Redactor({ secrets: [SECRET] });
+
+function report(results: ToolResult[]): RunSummary {
   return {
+    summary_version: 1,
     run_id: "r1",
     run_dir: "/runs/r1",
     task: "t",
-    outcome,
-    counts: { calls: results.length, denied: 0, failed: 0 },
+    end_reason: "completed",
+    final_text: "done",
+    error: null,
+    error_code: null,
+    error_details: null,
+    turns: 1,
+    counts: { calls: results.length, denied: 0, failed: 0, skipped: 0 },
+    duration_ms: 1200,
+    segments: 1,
+    usage: null,
+    cost_usd: null,
+    output_schema: null,
     deliverables: [],
+    calls: results.map((result) => ({
+      id: result.tool_call_id,
+      tool: result.tool,
+      status: result.ok ? "completed" : "failed",
+      ok: result.ok,
+      error_type: result.error?.type ?? null,
+      summary: result.summary,
+      display: result.display ?? [],
+    })),
     pending: [],
     replay: null,
-    redactor: new Redactor({ secrets: [SECRET] }),
+    report_files: null,
+    problems: [],
   };
 }
 
@@ -89,7 +101,7 @@ Deno.test("the step summary renders the calls' blocks in details, escaped and re
       { type: "gauge", data: { value: 7, label: "<b>coverage</b>" } },
     ],
   });
-  const summary = stepSummary(report([edit, command]));
+  const summary = stepSummary(report([edit, command]), redactor);
   // The table's summary cells are the briefs.
   assert.match(summary, /\| 1 \| `fs\.edit_file` \| ok \| Edited a\\\.ts \|/);
   assert.match(summary, /\| 2 \| `exec\.run_command` \| ok \| Ran ls \|/);
@@ -105,6 +117,9 @@ Deno.test("the step summary renders the calls' blocks in details, escaped and re
   assert.ok(summary.includes("**gauge**"));
   assert.ok(summary.includes('"label": "<b>coverage</b>"'));
   // The near miss: a call with a brief only has no details.
-  const plain = stepSummary(report([result({ display: [{ type: "brief", text: "x" }] })]));
+  const plain = stepSummary(
+    report([result({ display: [{ type: "brief", text: "x" }] })]),
+    redactor,
+  );
   assert.ok(!plain.includes("<details>"));
 });

@@ -6,7 +6,6 @@
  */
 
 import { programWords } from "./launch_form.ts";
-import { pricingOf } from "./_usage.ts";
 import {
   checkAnswer,
   exitWithAnswer,
@@ -17,21 +16,15 @@ import { countResults } from "../runtime/mod.ts";
 import { type AssembledRun, assembleRun } from "../assembly/mod.ts";
 import { mainAgentTools } from "../child_agents/mod.ts";
 import { displayRunDir } from "./display_run_dir.ts";
-import {
-  annotations,
-  listDeliverables,
-  reportJson,
-  type RunReport,
-  stepSummary,
-} from "./_ci_output.ts";
+import { publishRunEnd } from "./_run_end.ts";
 import type { LoadedConfig } from "../config/mod.ts";
 import type { NetworkGateway } from "../network/mod.ts";
 import { withRunBoundary } from "./_run_boundary.ts";
 import { painter, type Tone } from "./_colour.ts";
 import type { ToolResult } from "../result/mod.ts";
 import { Redactor } from "../audit/mod.ts";
-import { appendStepSummary, checkStepSummary } from "./_step_summary.ts";
-import { runReportFiles, writeReportAtEnd } from "./_run_report.ts";
+import { checkStepSummary } from "./_step_summary.ts";
+import { writeReportAtEnd } from "./_run_report.ts";
 import {
   APPROVAL_OPTIONS,
   approverFor,
@@ -48,7 +41,7 @@ import {
 import type { TaskStore } from "../tasks/mod.ts";
 import { progressLine, RunFeed } from "./_run_feed.ts";
 import { applyRunOverrides, outputFormat, readTask } from "./_run_options.ts";
-import { appendGithubOutput, checkGithubOutput } from "./_github_output.ts";
+import { checkGithubOutput } from "./_github_output.ts";
 import { RUN_HELP } from "./_run_help.ts";
 import type { ResumePlan } from "./_resume_plan.ts";
 import { cliRunServices } from "./_run_services.ts";
@@ -184,6 +177,8 @@ export async function runInBoundary(
     },
   }));
   for (const { signal, listener } of listeners) Deno.addSignalListener(signal, listener);
+  // Set once the run's end is recorded; the outputs are published after the seal (below).
+  let exitCode: number | null = null;
   try {
     const outcome = await run.loop({
       agent: { id: "main", name: "main" },
@@ -231,7 +226,14 @@ export async function runInBoundary(
     const answerCheck = outputSchema !== null && outcome.end_reason === "completed"
       ? checkAnswer(outputSchema, outcome.final_text)
       : null;
-    await run.complete(outcome, answerCheck === null ? {} : { output_schema: answerCheck });
+    // The children's asks nobody could answer are the run's too (their grants name this policy).
+    const pending = [...session.approvals.pending, ...(agents?.pending ?? [])];
+    await run.complete(outcome, {
+      ...(answerCheck === null ? {} : { output_schema: answerCheck }),
+      replay: pending.length === 0
+        ? null
+        : session.approvals.replayFor(pending.map((entry) => entry.grant)),
+    });
     const seconds = (outcome.duration_ms / 1000).toFixed(2);
     const endTone: Tone = outcome.end_reason === "completed" ? "ok" : "failed";
     io.stderr(
@@ -245,58 +247,18 @@ export async function runInBoundary(
     if (outcome.error !== null) {
       io.stderr(`kagent-run: ${paint("failed", runRedactor.redactText(outcome.error))}\n`);
     }
-    // The children's asks nobody could answer are the run's too (their grants name this policy).
-    const pending = [...session.approvals.pending, ...(agents?.pending ?? [])];
     printPendingGrants(
       pending,
       io,
       (grants) => session.approvals.replayFor(grants),
     );
-    const report: RunReport = {
-      run_id: session.folder.id,
-      run_dir: session.folder.dir,
-      task,
-      outcome,
-      counts,
-      deliverables: await listDeliverables(session.folder.paths.deliverables),
-      pending,
-      replay: pending.length === 0
-        ? null
-        : session.approvals.replayFor(pending.map((entry) => entry.grant)),
-      redactor: runRedactor,
-      pricing: pricingOf(config.model),
-      answer_check: answerCheck,
-      report_files: values.report === true ? runReportFiles(session.folder.dir) : null,
-    };
-    if (output === "json") io.stdout(`${reportJson(report)}\n`);
-    else if (output === "stream-json") feed.end(report);
-    else if (outcome.final_text !== null) {
-      const answer = runRedactor.redactText(outcome.final_text);
-      if (io.env("GITHUB_ACTIONS") === "true") {
-        // The model's text is not workflow commands: a line of it such as `::error::` or
-        // `::set-output` is printed between ::stop-commands:: and a token it cannot know.
-        const token = crypto.randomUUID();
-        io.stdout(`::stop-commands::${token}\n${answer}\n::${token}::\n`);
-      } else io.stdout(`${answer}\n`);
-    }
-    // Under GitHub Actions: annotations (workflow commands are read from stdout, so not with
-    // --output json, whose stdout must be the one JSON object) and the step summary.
-    if (io.env("GITHUB_ACTIONS") === "true" && output === "text") {
-      for (const line of annotations(report)) io.stdout(`${line}\n`);
-    }
-    if (summaryFile !== null) {
-      await appendStepSummary(summaryFile, stepSummary(report), (line) => io.stderr(`${line}\n`));
-    }
-    if (outputFile !== null) {
-      await appendGithubOutput(outputFile, report, (line) => io.stderr(`${line}\n`));
-    }
     const auditFailure = session.recorder.writeFailure;
     if (auditFailure !== null) {
       await session.recorder.error({ source: "audit", message: auditFailure.message });
       io.stderr(`kagent-run: ${paint("failed", auditFailure.message)}\n`);
-      return EXIT.failed;
+      exitCode = EXIT.failed;
     }
-    if (answerCheck !== null && !answerCheck.valid) {
+    if (exitCode === null && answerCheck !== null && !answerCheck.valid) {
       const reasons = redactor.redactText(answerCheck.errors.join("; "));
       io.stderr(
         `kagent-run: ${
@@ -304,7 +266,10 @@ export async function runInBoundary(
         } "${answerCheck.schema}": ${reasons}\n`,
       );
     }
-    return exitWithAnswer(runExitCode(outcome.end_reason, pending.length, signalled), answerCheck);
+    exitCode ??= exitWithAnswer(
+      runExitCode(outcome.end_reason, pending.length, signalled),
+      answerCheck,
+    );
   } finally {
     feed.endProgress();
     for (const { signal, listener } of listeners) Deno.removeSignalListener(signal, listener);
@@ -320,4 +285,14 @@ export async function runInBoundary(
       );
     }
   }
+  // The run is sealed (and its report written): every output is read back from its folder.
+  const published = await publishRunEnd(session.folder.dir, {
+    io,
+    output,
+    feed,
+    redactor: runRedactor,
+    summaryFile,
+    outputFile,
+  });
+  return published === null || exitCode === null ? EXIT.failed : exitCode;
 }

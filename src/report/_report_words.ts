@@ -28,3 +28,8 @@ export function clip(text: string, limit: number): string {
     ? text
     : `${text.slice(0, limit)}… [${text.length - limit} more characters]`;
 }
+
+/** ` over 2 segments` for a resumed run (the duration is theirs together), else nothing. */
+export function segmentsText(segments: number): string {
+  return segments > 1 ? ` over ${segments} segments` : "";
+}

@@ -124,21 +124,37 @@ export interface CallContext {
   approvals: RunRecord[];
 }
 
-/** The view of the call recorded as `record`, the `number`th of `logs/tools.jsonl`. */
-export function callView(record: RunRecord, number: number, context: CallContext): CallView {
+/**
+ * How the call recorded as `record` (a `logs/tools.jsonl` line) ended: the type of its ending
+ * event (`tool.completed` → `completed`…) when there is one, else from the record itself.
+ *
+ * @param record The call's tool record.
+ * @param event Its `tool.completed`/`failed`/`denied`/`skipped` event, or null.
+ */
+export function callStatus(record: RunRecord, event: RunRecord | null): CallStatus {
   const result = recordField(record.result);
   const errorType = stringField(result?.error_type);
-  const executed = record.executed !== false;
-  const eventType = stringField(context.event?.type);
-  const status: CallStatus = eventType !== null && eventType.startsWith("tool.")
-    ? eventType.slice(5) as CallStatus
-    : !executed
+  const eventType = stringField(event?.type);
+  const status = eventType !== null && eventType.startsWith("tool.")
+    ? eventType.slice(5)
+    : record.executed === false
     ? "skipped"
     : result?.ok === true
     ? "completed"
     : errorType !== null && DENIED_TYPES.has(errorType)
     ? "denied"
     : "failed";
+  return ["completed", "failed", "denied", "skipped"].includes(status)
+    ? status as CallStatus
+    : "failed";
+}
+
+/** The view of the call recorded as `record`, the `number`th of `logs/tools.jsonl`. */
+export function callView(record: RunRecord, number: number, context: CallContext): CallView {
+  const result = recordField(record.result);
+  const errorType = stringField(result?.error_type);
+  const executed = record.executed !== false;
+  const status = callStatus(record, context.event);
   const policy = recordField(record.policy);
   const approval = recordField(record.approval);
   const start = timeField(record.ts_start);
@@ -155,7 +171,7 @@ export function callView(record: RunRecord, number: number, context: CallContext
     number,
     id: stringField(record.tool_call_id) ?? "",
     tool: stringField(record.tool) ?? "",
-    status: ["completed", "failed", "denied", "skipped"].includes(status) ? status : "failed",
+    status,
     turn: context.turn,
     start_ms: start === null || context.startTime === null ? null : start - context.startTime,
     duration_ms: numberField(record.duration_ms),

@@ -51,6 +51,8 @@ function files(tools: RunRecord[]): RunFiles {
     children: [],
     texts: new Map(),
     run_files: [],
+    reports: null,
+    config: null,
     problems: [],
     events: [{ type: "run.started", task: "t" }],
   } as unknown as RunFiles;

@@ -11,7 +11,7 @@ import { html, runHref, type SafeHtml } from "./html_escape.ts";
 import { REPORT_STYLE } from "./_report_style.ts";
 import type { CallView, RunLink } from "./call_view.ts";
 import type { ReportModel } from "./report_model.ts";
-import { clip, formatDuration, VERDICT_LABELS } from "./_report_words.ts";
+import { clip, formatDuration, segmentsText, VERDICT_LABELS } from "./_report_words.ts";
 import { callsSection, commandsSection, denialsSection, editsSection } from "./_html_calls.ts";
 
 /** The Content Security Policy the report declares in its `<meta http-equiv>`. */
@@ -42,7 +42,7 @@ export interface HtmlReportOptions {
  * import { buildReportModel } from "./report_model.ts";
  * const model = buildReportModel({
  *   dir: "/runs/r1", info: null, tools: [], errors: [], pending: [], deliverables: [],
- *   children: [], texts: new Map(), run_files: [], problems: [], events: [{ type: "run.started", task: "<script>x</script>" }],
+ *   children: [], texts: new Map(), run_files: [], reports: null, config: null, problems: [], events: [{ type: "run.started", task: "<script>x</script>" }],
  * }, { status: "not_checked", headline: "not verified", problems: [] });
  * const page = renderHtmlReport(model);
  * assert.ok(page.includes("&lt;script&gt;x&lt;/script&gt;") && !page.includes("<script>"));
@@ -120,7 +120,9 @@ function summarySection(model: ReportModel, base: string): SafeHtml {
     )}
     ${fact(
       "Duration",
-      model.duration_ms === null ? "(unknown)" : formatDuration(model.duration_ms),
+      model.duration_ms === null
+        ? "(unknown)"
+        : `${formatDuration(model.duration_ms)}${segmentsText(model.summary.segments)}`,
     )}
     ${fact("Turns", model.turns ?? model.timeline.length)}
     ${tokens === null ? "" : fact("Tokens", `${tokens.input} in, ${tokens.output} out`)}

@@ -11,7 +11,7 @@ import { displayMarkdown } from "./display_markdown.ts";
 import { runHref } from "./html_escape.ts";
 import type { RunLink } from "./call_view.ts";
 import type { ReportModel } from "./report_model.ts";
-import { formatDuration, VERDICT_LABELS } from "./_report_words.ts";
+import { formatDuration, segmentsText, VERDICT_LABELS } from "./_report_words.ts";
 
 /**
  * Escapes text for Markdown (GitHub-flavoured): line breaks become spaces, and every ASCII
@@ -71,7 +71,7 @@ export interface MarkdownReportOptions {
  * import { buildReportModel } from "./report_model.ts";
  * const model = buildReportModel({
  *   dir: "/runs/r1", info: null, tools: [], errors: [], pending: [], deliverables: [],
- *   children: [], texts: new Map(), run_files: [], problems: [], events: [{ type: "run.started", task: "<img src=x>" }],
+ *   children: [], texts: new Map(), run_files: [], reports: null, config: null, problems: [], events: [{ type: "run.started", task: "<img src=x>" }],
  * }, { status: "not_checked", headline: "not verified", problems: [] });
  * // The task, verbatim in a code block; the run's other texts escaped.
  * const fence = "`".repeat(3);
@@ -105,7 +105,9 @@ export function renderMarkdownReport(
       text(model.end_reason ?? "none recorded: no run.completed (killed, or still running)")
     }`,
     `- **Duration:** ${
-      model.duration_ms === null ? "(unknown)" : formatDuration(model.duration_ms)
+      model.duration_ms === null
+        ? "(unknown)"
+        : `${formatDuration(model.duration_ms)}${segmentsText(model.summary.segments)}`
     }`,
     `- **Turns:** ${model.turns ?? model.timeline.length}`,
     `- **Tool calls:** ${counts.calls} (${counts.denied} denied, ${counts.failed} failed, ${counts.skipped} skipped)`,

@@ -23,4 +23,8 @@ export { codeBlock, escapeMarkdown } from "./markdown_report.ts";
 
 export { RunFolderError } from "./run_reading.ts";
 
+export { readRunSummary, type RunSummary, type SummaryCall } from "./run_summary.ts";
+
+export type { UsageJson } from "./run_usage.ts";
+
 export { HTML_REPORT_FILE, MARKDOWN_REPORT_FILE, writeRunReport } from "./write_report.ts";

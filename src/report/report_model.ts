@@ -12,6 +12,8 @@ import { type CallView, callView, commandOf, editOf } from "./call_view.ts";
 import type { CommandView, EditView } from "./call_view.ts";
 import { numberField, recordField, recordsField, stringField, timeField } from "./_fields.ts";
 import type { ReportVerdict } from "./report_verdict.ts";
+import { buildRunSummary, type RunSummary } from "./run_summary.ts";
+import { recordedCalls } from "./_run_calls.ts";
 
 /** A model turn on the timeline. */
 export interface TurnView {
@@ -57,8 +59,13 @@ export interface ChildView {
   link: string;
 }
 
-/** Everything a report shows. */
+/**
+ * Everything a report shows. Its header facts (run id, task, end, duration, turns, counts,
+ * tokens, answer, error) are those of {@linkcode ReportModel.summary}, the run's one summary.
+ */
 export interface ReportModel {
+  /** The run's summary, as `--output json` and the step summary show it. */
+  summary: RunSummary;
   run_id: string;
   task: string | null;
   /** `provider` or `provider model`, e.g. `openai gpt-5.5`; null without a model. */
@@ -69,12 +76,16 @@ export interface ReportModel {
   workspace: string | null;
   config: string | null;
   policy_hash: string | null;
-  /** Tokens the model read and wrote, summed over the turns that reported them; null if none did. */
+  /**
+   * Tokens the model read and wrote: the summary's usage, or (a run without `run.completed`)
+   * summed over the turns that reported them; null if none did.
+   */
   tokens: { input: number; output: number } | null;
   /** The run folder's own files present (`events.jsonl`, `logs/tools.jsonl`…), to link. */
   run_files: string[];
   /** From `run.completed`; null when the run has none (killed, or still running). */
   end_reason: string | null;
+  /** Over every segment of a resumed run ({@linkcode RunSummary.duration_ms}). */
   duration_ms: number | null;
   turns: number | null;
   counts: { calls: number; denied: number; failed: number; skipped: number };
@@ -105,7 +116,7 @@ export interface ReportModel {
  * import { buildReportModel } from "./report_model.ts";
  * const model = buildReportModel({
  *   dir: "/runs/r1", info: null, tools: [], errors: [], pending: [], deliverables: [],
- *   children: [], texts: new Map(), run_files: [], problems: [],
+ *   children: [], texts: new Map(), run_files: [], reports: null, config: null, problems: [],
  *   events: [{ type: "run.started", ts: "2026-01-01T00:00:00.000Z", run_id: "r1", task: "t" }],
  * }, { status: "not_checked", headline: "not checked", problems: [] });
  * assert.ok(model.task === "t" && model.end_reason === null);
@@ -113,21 +124,15 @@ export interface ReportModel {
  */
 export function buildReportModel(files: RunFiles, verdict: ReportVerdict): ReportModel {
   const runStarted = files.events.find((event) => event.type === "run.started") ?? null;
-  const completed = files.events.findLast((event) => event.type === "run.completed") ?? null;
+  const summary = buildRunSummary(files);
   const info = files.info;
   const startTime = timeField(runStarted?.ts) ?? timeField(info?.started_at);
   const problems = [...files.problems];
 
-  // Calls in the order of their tool records; a call that has events but no record is a problem.
-  const ended = new Map<string, RunRecord>();
-  for (const event of files.events) {
-    const id = stringField(event.tool_call_id);
-    if (
-      id !== null && typeof event.type === "string" &&
-      /^tool\.(completed|failed|denied|skipped)$/.test(event.type)
-    ) {
-      ended.set(id, event);
-    }
+  const errorsById = new Map<string, RunRecord>();
+  for (const error of files.errors) {
+    const id = stringField(error.tool_call_id);
+    if (id !== null) errorsById.set(id, error);
   }
   const turnOf = new Map<string, number>();
   const responded = files.events.filter((event) => event.type === "model.responded");
@@ -138,35 +143,24 @@ export function buildReportModel(files: RunFiles, verdict: ReportVerdict): Repor
       if (id !== null && turn !== null && !turnOf.has(id)) turnOf.set(id, turn);
     }
   }
-  const errorsById = new Map<string, RunRecord>();
-  for (const error of files.errors) {
-    const id = stringField(error.tool_call_id);
-    if (id !== null) errorsById.set(id, error);
-  }
   const approvalEvents = files.events.filter((event) =>
     typeof event.type === "string" && event.type.startsWith("approval.")
   );
-  // Numbered in the order the calls started (the log is in the order they ended).
-  const started = files.tools.map((record, index) => ({
-    record,
-    start: timeField(record.ts_start) ?? Number.POSITIVE_INFINITY,
-    index,
-  })).sort((left, right) => left.start - right.start || left.index - right.index);
-  const calls = started.map(({ record }, index) => {
+  // The calls the summary counts, in the same order: a call that has events but no record is a
+  // problem.
+  const recorded = recordedCalls(files);
+  const calls = recorded.calls.map(({ record, event }, index) => {
     const id = stringField(record.tool_call_id) ?? "";
     return callView(record, index + 1, {
       startTime,
       turn: turnOf.get(id) ?? null,
-      event: ended.get(id) ?? null,
+      event,
       error: errorsById.get(id) ?? null,
       approvals: approvalEvents.filter((event) => event.tool_call_id === id),
     });
   });
-  const recorded = new Set(files.tools.map((record) => stringField(record.tool_call_id)));
-  for (const id of ended.keys()) {
-    if (!recorded.has(id)) {
-      problems.push(`logs/tools.jsonl: no record of call "${id}", which events.jsonl ended`);
-    }
+  for (const id of recorded.unrecorded) {
+    problems.push(`logs/tools.jsonl: no record of call "${id}", which events.jsonl ended`);
   }
   const numberOf = new Map(calls.map((call) => [call.id, call.number]));
 
@@ -198,27 +192,24 @@ export function buildReportModel(files: RunFiles, verdict: ReportVerdict): Repor
   const provider = stringField(model?.provider);
   const modelName = stringField(model?.model);
   return {
-    run_id: stringField(runStarted?.run_id) ?? stringField(info?.run_id) ??
-      files.dir.split("/").pop() ?? "",
-    task: stringField(runStarted?.task) ?? stringField(info?.task),
+    summary,
+    run_id: summary.run_id,
+    task: summary.task,
     model: provider === null ? null : modelName === null ? provider : `${provider} ${modelName}`,
     started_at: stringField(runStarted?.ts) ?? stringField(info?.started_at),
     workspace: stringField(runStarted?.workspace) ?? stringField(info?.workspace),
     config: stringField(runStarted?.config) ?? stringField(recordField(info?.config)?.path),
     policy_hash: stringField(runStarted?.policy_hash),
-    tokens: tokensOf(timeline),
+    tokens: summary.usage === null
+      ? tokensOf(timeline)
+      : { input: summary.usage.input_tokens, output: summary.usage.output_tokens },
     run_files: files.run_files,
-    end_reason: stringField(completed?.end_reason),
-    duration_ms: numberField(completed?.duration_ms),
-    turns: numberField(completed?.turns),
-    counts: {
-      calls: calls.length,
-      denied: calls.filter((call) => call.status === "denied").length,
-      failed: calls.filter((call) => call.status === "failed").length,
-      skipped: calls.filter((call) => call.status === "skipped").length,
-    },
-    final_text: stringField(completed?.final_text),
-    error: stringField(completed?.error),
+    end_reason: summary.end_reason,
+    duration_ms: summary.duration_ms,
+    turns: summary.turns,
+    counts: summary.counts,
+    final_text: summary.final_text,
+    error: summary.error,
     verdict,
     timeline,
     calls,
@@ -246,8 +237,11 @@ function tokensOf(timeline: readonly TurnView[]): { input: number; output: numbe
 
 function denialOf(call: CallView, error: RunRecord | null, pending: RunRecord[]): DenialView {
   const details = recordField(error?.details);
-  const waiting = pending.find((entry) =>
-    stringField(recordField(entry.request)?.tool_call_id) === call.id
+  // A pending.jsonl line is the approval request with its grant, `approve_argument` and `replay`
+  // (older tests nest the request under `request`).
+  const waiting = pending.findLast((entry) =>
+    (stringField(entry.tool_call_id) ?? stringField(recordField(entry.request)?.tool_call_id)) ===
+      call.id
   );
   return {
     call: call.number,
@@ -257,6 +251,7 @@ function denialOf(call: CallView, error: RunRecord | null, pending: RunRecord[])
     layer: call.decision?.layer ?? stringField(details?.layer),
     message: stringField(error?.message) ?? call.summary,
     approve_argument: stringField(details?.approve_argument) ??
+      stringField(waiting?.approve_argument) ??
       stringField(recordField(waiting?.request)?.approve_argument),
     replay: stringField(details?.replay) ?? stringField(waiting?.replay),
   };

@@ -20,6 +20,8 @@ function files(tools: RunRecord[], events: RunRecord[] = []): RunFiles {
     children: [],
     texts: new Map(),
     run_files: [],
+    reports: null,
+    config: null,
     problems: [],
   };
 }
@@ -124,8 +126,17 @@ Deno.test("a denial names the grant from pending.jsonl; child agents link to the
           info: { task: "sub task" },
           completed: { end_reason: "completed" },
           has_report: true,
+          pending: [],
+          children: [],
         },
-        { name: "child-2", info: null, completed: null, has_report: false },
+        {
+          name: "child-2",
+          info: null,
+          completed: null,
+          has_report: false,
+          pending: [],
+          children: [],
+        },
       ],
     },
     notChecked("a test"),

@@ -32,6 +32,10 @@ export interface ChildRun {
   completed: RunRecord | null;
   /** Whether it holds its own `report.html`. */
   has_report: boolean;
+  /** Its `approvals/pending.jsonl` records: its calls that waited for an approval nobody gave. */
+  pending: RunRecord[];
+  /** Its own child agents' folders (`agents/<name>/agents/`), read the same way. */
+  children: ChildRun[];
 }
 
 /** What a run folder holds, as far as it could be read. */
@@ -40,6 +44,8 @@ export interface RunFiles {
   dir: string;
   /** `run.json`, or null when missing or unreadable. */
   info: RunRecord | null;
+  /** `config.json` (the run's config as loaded, with `model.pricing`), or null when missing. */
+  config: RunRecord | null;
   /** `events.jsonl` records, in file order. */
   events: RunRecord[];
   /** `logs/tools.jsonl` records, one a call. */
@@ -60,6 +66,12 @@ export interface RunFiles {
   texts: Map<string, string>;
   /** Which of {@linkcode RUN_FILES} the folder holds, in that order. */
   run_files: string[];
+  /**
+   * The report files of the sealed run (`report.html`, `report.md`, absolute paths) when both are
+   * regular files written no earlier than `manifest.json` (a report of an earlier segment is
+   * stale), else null.
+   */
+  reports: { html: string; markdown: string } | null;
   /** What could not be read, each naming the file (and line), e.g. `events.jsonl line 4: not JSON`. */
   problems: string[];
 }
@@ -125,6 +137,7 @@ export async function readRunFolder(dir: string): Promise<RunFiles> {
   return {
     dir: absolute,
     info,
+    config: await readJson(absolute, "config.json", problems, true),
     events: events ?? [],
     tools,
     errors: await readJsonl(absolute, "logs/errors.jsonl", problems) ?? [],
@@ -133,8 +146,23 @@ export async function readRunFolder(dir: string): Promise<RunFiles> {
     children: await readChildren(absolute, problems),
     texts: await readEditTexts(absolute, tools, problems),
     run_files: await existing(absolute, RUN_FILES),
+    reports: await currentReports(absolute),
     problems,
   };
+}
+
+/** See {@linkcode RunFiles.reports}. */
+async function currentReports(dir: string): Promise<{ html: string; markdown: string } | null> {
+  const modified = async (name: string) => {
+    const stat = await Deno.lstat(nodePath.join(dir, name)).catch(() => null);
+    return stat?.isFile ? stat.mtime?.getTime() ?? null : null;
+  };
+  const seal = await modified("manifest.json");
+  const html = await modified("report.html");
+  const markdown = await modified("report.md");
+  if (html === null || markdown === null) return null;
+  if (seal !== null && (html < seal || markdown < seal)) return null;
+  return { html: nodePath.join(dir, "report.html"), markdown: nodePath.join(dir, "report.md") };
 }
 
 /** The names of `names` that are regular files of `dir`. */
@@ -204,8 +232,8 @@ async function readText(
   }
 }
 
-async function readJson(dir: string, relative: string, problems: string[]) {
-  const text = await readText(dir, relative, problems, false);
+async function readJson(dir: string, relative: string, problems: string[], optional = false) {
+  const text = await readText(dir, relative, problems, optional);
   if (text === null) return null;
   try {
     const value: unknown = JSON.parse(text);
@@ -269,7 +297,11 @@ async function listFiles(dir: string, folder: string, problems: string[]): Promi
   return found.sort((left, right) => left.path < right.path ? -1 : 1);
 }
 
-async function readChildren(dir: string, problems: string[]): Promise<ChildRun[]> {
+/** Deepest child folder read (`agents/<id>/agents/<id>/…`); config `agents` allow far fewer. */
+const MAX_CHILD_DEPTH = 8;
+
+async function readChildren(dir: string, problems: string[], depth = 1): Promise<ChildRun[]> {
+  if (depth > MAX_CHILD_DEPTH) return [];
   const names: string[] = [];
   try {
     for await (const entry of Deno.readDir(nodePath.join(dir, "agents"))) {
@@ -290,6 +322,8 @@ async function readChildren(dir: string, problems: string[]): Promise<ChildRun[]
       info,
       completed: events.findLast((event) => event.type === "run.completed") ?? null,
       has_report,
+      pending: await readJsonl(childDir, "approvals/pending.jsonl", [], true) ?? [],
+      children: await readChildren(childDir, [], depth + 1),
     });
   }
   if (names.length > MAX_LISTED_FILES) {
