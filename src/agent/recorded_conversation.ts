@@ -137,6 +137,19 @@ export async function readRecordedConversation(runDir: string): Promise<Recorded
     };
     return { role: "tool", tool_call_id: call.id, name: call.name, content: output, result };
   };
+  // The child agent each agent-start call started last (a resume's re-run starts a new one).
+  const childOf = new Map<string, string>();
+  for (const event of events) {
+    if (event.type !== "agent.started") continue;
+    const child = event.child_run_id;
+    if (typeof child === "string" && RUN_ID.test(child)) {
+      childOf.set(String(event.tool_call_id), child);
+    }
+  }
+  const childWaits = async (callId: string): Promise<boolean> => {
+    const child = childOf.get(callId);
+    return child !== undefined && await hasPendingApprovals(join(runDir, "agents", child));
+  };
   const messages: ModelMessage[] = [];
   const turns = new Map<number, TurnState>();
   const state: Omit<RecordedConversation, "messages" | "waiting"> = {
@@ -217,31 +230,41 @@ export async function readRecordedConversation(runDir: string): Promise<Recorded
   return {
     ...state,
     messages,
-    waiting: await waitingTurn(turns, state.segments, messages, answer),
+    waiting: await waitingTurn(turns, state.segments, messages, answer, childWaits),
   };
 }
 
-/** The first turn of the last segment with a call refused `approval_required`. */
+/**
+ * The first turn of the last segment with a call that waits: refused `approval_required`, or an
+ * agent-start call whose child agent (or a descendant) recorded calls waiting for an approval
+ * (`approvals/pending.jsonl`): that call runs again, and its new child gets the root's grants.
+ */
 async function waitingTurn(
   turns: Map<number, TurnState>,
   segment: number,
   messages: ModelMessage[],
   answer: (call: ToolCall, seq: number) => Promise<ToolMessage>,
+  childWaits: (callId: string) => Promise<boolean>,
 ): Promise<WaitingTurn | null> {
   for (const turn of [...turns.values()].filter((entry) => entry.segment === segment)) {
     const answers = await Promise.all(
       turn.calls.map((call) => answer(call, turn.answeredAfter.get(call.id) ?? turn.seq)),
     );
-    const waits = (message: ToolMessage) =>
-      message.result.error?.type === "approval_required" ||
-      message.result.error?.type === "skipped";
-    if (!answers.some((message) => message.result.error?.type === "approval_required")) continue;
+    const asked = await Promise.all(
+      answers.map(async (message) =>
+        message.result.error?.type === "approval_required" ||
+        await childWaits(message.tool_call_id)
+      ),
+    );
+    if (!asked.some((value) => value)) continue;
+    const waits = (index: number) =>
+      asked[index] === true || answers[index]?.result.error?.type === "skipped";
     return {
       turn: turn.turn,
       history: messages.slice(0, turn.index + 1),
-      rerun: turn.calls.filter((_call, index) => waits(answers[index] as ToolMessage)),
+      rerun: turn.calls.filter((_call, index) => waits(index)),
       answered: new Map(
-        answers.filter((message) => !waits(message)).map((message) => [
+        answers.filter((_message, index) => !waits(index)).map((message) => [
           message.tool_call_id,
           message,
         ]),
@@ -249,6 +272,32 @@ async function waitingTurn(
     };
   }
   return null;
+}
+
+/** A run id as a folder name: no separator, no `..`. */
+const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/**
+ * Whether a child run folder, or one of its own children at any depth, recorded a call waiting
+ * for an approval (a non-empty `approvals/pending.jsonl`). Links are not followed.
+ */
+async function hasPendingApprovals(childDir: string): Promise<boolean> {
+  try {
+    const pending = await Deno.lstat(join(childDir, "approvals", "pending.jsonl"));
+    if (pending.isFile && pending.size > 0) return true;
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  try {
+    for await (const entry of Deno.readDir(join(childDir, "agents"))) {
+      if (entry.isDirectory && await hasPendingApprovals(join(childDir, "agents", entry.name))) {
+        return true;
+      }
+    }
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  return false;
 }
 
 async function readLines(runDir: string, file: string): Promise<Record<string, unknown>[]> {

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { join } from "node:path";
+import { readRunSummary } from "../report/mod.ts";
 import {
   APPROVAL_HELP,
   APPROVAL_OPTIONS,
@@ -36,7 +36,7 @@ Options:
   --config FILE       The config (default: the one run.json names; it must be unchanged)
   --workspace DIR, --runs-dir DIR, --mcp-config FILE
                       The overrides the run was started with (the policy must hash the same)
-  --approve-pending   Grant every call the run recorded as waiting (approvals/pending.jsonl):
+  --approve-pending   Grant every call the run (or a child agent of it) recorded as waiting:
                       for a CI job that a person approved (an environment's required reviewers)
   --output FORMAT     text (default), json or stream-json
   --quiet             No progress lines
@@ -121,19 +121,13 @@ export function resumeCommand(args: string[], io: CommandIo): Promise<number> {
 }
 
 /**
- * The grants of the calls a sealed run recorded as waiting (`approvals/pending.jsonl`, read after
- * the folder verified), as `--approve` texts; none when the file is missing.
+ * The grants of the calls the last segment of a sealed run recorded as waiting, its child agents'
+ * included (the run's summary, read after the folder verified), as `--approve` texts.
  */
 async function pendingGrants(runDir: string): Promise<string[]> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(join(runDir, "approvals", "pending.jsonl"));
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return [];
-    throw error;
-  }
-  const grants = text.split("\n").filter((line) => line.trim() !== "").map((line) =>
-    JSON.stringify((JSON.parse(line) as { grant: unknown }).grant)
+  const summary = await readRunSummary(runDir);
+  const grants = summary.pending.filter((entry) => entry.grant !== null).map((entry) =>
+    JSON.stringify(entry.grant)
   );
   return [...new Set(grants)];
 }
