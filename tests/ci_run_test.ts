@@ -229,6 +229,8 @@ Deno.test("--max-turns overrides agent.max_turns; --model is refused for a scrip
   const script = await runCli(["--config", project.configPath, "--model", "gpt-5-mini"]);
   assert.equal(script.code, 2);
   assert.match(script.stderr, /Cannot use --model "gpt-5-mini" .*"script" provider/);
+  // The fix names every provider that has a model name, the cloud ones included.
+  assert.match(script.stderr, /"anthropic", .*"bedrock", .*"groq"; see docs\/MODELS\.md/);
   const output = await runCli(["--config", project.configPath, "--output", "yaml"]);
   assert.equal(output.code, 2);
   assert.match(output.stderr, /it must be one of text, json, stream-json/);

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { LoadedConfig } from "../config/mod.ts";
+import { CLOUD_PROVIDERS, type LoadedConfig } from "../config/mod.ts";
 import { type CommandIo, UsageError } from "./_common.ts";
 
 /** The `--output` formats: the answer (`text`, default), one JSON object, or JSON lines as it goes. */
@@ -127,7 +127,9 @@ export function applyRunOverrides(
         `Cannot use --model "${model}" with config "${config.configPath}": its model ` +
           `${
             config.model === null ? "is not set" : 'is the "script" provider, which has no name'
-          }; set "model" to an "openai" or "anthropic" provider`,
+          }; set "model" to a provider that names its model (${
+            ["openai", "anthropic", ...CLOUD_PROVIDERS].map((name) => `"${name}"`).join(", ")
+          }; see docs/MODELS.md)`,
       );
     }
     result = { ...result, model: { ...config.model, model } };
