@@ -3,7 +3,14 @@
 // step summary, with the final answer.
 import assert from "node:assert/strict";
 import * as nodePath from "node:path";
-import { createProject, onlyRunDir, repository, runCli, taskFlags } from "./_cli_helpers.ts";
+import {
+  createProject,
+  onlyRunDir,
+  readJsonl,
+  repository,
+  runCli,
+  taskFlags,
+} from "./_cli_helpers.ts";
 
 const ANSWER = [JSON.stringify({ content: "All done." })];
 
@@ -246,6 +253,83 @@ Deno.test("limits.max_total_tokens stops the run after the turn that reaches it:
       const json = JSON.parse(result.stdout);
       assert.equal(json.end_reason, budget === 1000 ? "max_total_tokens" : "max_turns");
       assert.equal(json.calls, expected);
+    }
+  } finally {
+    await server.shutdown();
+  }
+});
+
+Deno.test("limits.max_total_tokens is one budget for the main agent and its child agents: a child's turns spend from it", async () => {
+  let requests = 0;
+  // 700 tokens a turn. The main agent starts a reader, then ends; the reader reads forever.
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    async (request) => {
+      requests += 1;
+      const body = await request.json() as { messages: { role: string; content: unknown }[] };
+      const child = body.messages.some((message) =>
+        message.role === "user" && String(message.content).includes("Read README.md again")
+      );
+      const last = body.messages[body.messages.length - 1];
+      const call = (name: string, args: unknown) => ({
+        id: `call_${requests}`,
+        type: "function",
+        function: { name, arguments: JSON.stringify(args) },
+      });
+      const message = child
+        ? {
+          role: "assistant",
+          content: null,
+          tool_calls: [call("fs__read_file", { path: "README.md" })],
+        }
+        : last?.role === "user"
+        ? {
+          role: "assistant",
+          content: null,
+          tool_calls: [
+            call("agent__create_sub_agent", { agent_id: "reader", task: "Read README.md again" }),
+          ],
+        }
+        : { role: "assistant", content: "Done." };
+      return Response.json({
+        choices: [{
+          index: 0,
+          message,
+          finish_reason: child || last?.role === "user" ? "tool_calls" : "stop",
+        }],
+        usage: { prompt_tokens: 600, completion_tokens: 100 },
+      });
+    },
+  );
+  try {
+    for (const [budget, expected, code] of [[1000, 2, 5], [100_000, 5, 0]] as const) {
+      requests = 0;
+      await using project = await createProject({
+        config: {
+          task: "Delegate the reading",
+          agents: { reader: { description: "Reads", agent_type: "sub", max_turns: 3 } },
+          limits: { max_total_tokens: budget },
+          permissions: { rules: [{ tools: ["fs.read_file", "agent.*"], decision: "allow" }] },
+          model: {
+            provider: "openai",
+            model: "test-model",
+            base_url: `http://127.0.0.1:${server.addr.port}/v1`,
+            stream: false,
+          },
+        },
+      });
+      const result = await runCli(["--config", project.configPath, "--output", "json"]);
+      assert.equal(result.code, code, result.stderr);
+      // Budget 1000: the main agent's turn (700) and the reader's first (1400) spend it; the
+      // reader ends after its read, the main agent after its call. The near miss: the reader
+      // reaches its turn limit (3) and the main agent completes.
+      assert.equal(requests, expected);
+      const json = JSON.parse(result.stdout);
+      assert.equal(json.end_reason, budget === 1000 ? "max_total_tokens" : "completed");
+      const runDir = String(json.run_dir);
+      const events = await readJsonl(nodePath.join(runDir, "events.jsonl"));
+      const child = events.find((event) => event.type === "agent.completed");
+      assert.equal(child?.end_reason, budget === 1000 ? "max_total_tokens" : "max_turns");
     }
   } finally {
     await server.shutdown();

@@ -29,6 +29,7 @@ import { tracedProvider } from "./traced_provider.ts";
 import type { DynamicSystem } from "./dynamic_system.ts";
 import { UniqueCallIds } from "./unique_call_ids.ts";
 import { addUsage } from "./_add_usage.ts";
+import type { TokenBudget } from "./token_budget.ts";
 import { type ResumeStart, startResumed } from "./resume_start.ts";
 import {
   describeUnusableTurn,
@@ -69,11 +70,11 @@ export interface AgentOptions {
   /** Model turns before the run stops with `max_turns` (a paused turn's continuation counts). */
   maxTurns: number;
   /**
-   * Token budget (`limits.max_total_tokens`): once the input and output tokens the provider
-   * reported, summed over the turns, reach it, the run ends with `max_total_tokens` after that
-   * turn's calls. @default no budget
+   * The run tree's token budget (`limits.max_total_tokens`), shared with its child agents: each
+   * turn's reported tokens are spent into it; once it is spent, the run ends `max_total_tokens`
+   * after that turn's calls. @default no budget
    */
-  maxTotalTokens?: number;
+  tokenBudget?: TokenBudget | null;
   /**
    * Retry a turn cut off at the output limit once, at twice the limit
    * ({@linkcode truncatedRetryLimit}), instead of ending the run (`model.retry_truncated`).
@@ -294,6 +295,7 @@ async function runLoop(options: AgentOptions): Promise<AgentOutcome> {
       }
       stop = turn.stop ?? NORMAL_END;
       usage = addUsage(usage, turn.usage);
+      options.tokenBudget?.spend(turn.usage);
       calls = callIds.claim(turn.tool_calls);
       await options.recorder.event("model.responded", {
         turn: turns,
@@ -374,10 +376,7 @@ async function runLoop(options: AgentOptions): Promise<AgentOutcome> {
     if (options.signal?.aborted) return finish("aborted_tools");
     await options.dynamicSystem?.afterTurn(turnResults);
     // The token budget: checked once the turn's calls are recorded, before another request.
-    if (
-      options.maxTotalTokens !== undefined && usage !== null &&
-      usage.input_tokens + usage.output_tokens >= options.maxTotalTokens
-    ) return finish("max_total_tokens", null);
+    if (options.tokenBudget?.spent) return finish("max_total_tokens", null);
   }
   return finish("max_turns", null);
 }

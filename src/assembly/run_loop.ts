@@ -33,8 +33,6 @@ export interface LoopOptions {
   maxTurns: number;
   /** The conversation before the task: a fork's copy of its parent's. @default none */
   history?: readonly ModelMessage[];
-  /** The token budget (`limits.max_total_tokens`). @default none */
-  maxTotalTokens?: number | null;
   /** Retry a turn cut at the output limit once (`model.retry_truncated`). @default false */
   retryTruncated?: boolean;
   /** How many child agents a turn starts at once. @default the loop's */
@@ -108,9 +106,8 @@ export async function runLoop(parts: LoopParts, options: LoopOptions): Promise<A
     maxTurns: options.maxTurns,
     ...(parts.resume === null ? {} : { resume: parts.resume }),
     ...(options.history === undefined ? {} : { history: options.history }),
-    ...(options.maxTotalTokens === undefined || options.maxTotalTokens === null
-      ? {}
-      : { maxTotalTokens: options.maxTotalTokens }),
+    // One budget for the whole run tree: a child's turns spend from the root's.
+    tokenBudget: services.tokenBudget ?? null,
     retryTruncated: options.retryTruncated === true,
     concurrency: config.agent.max_parallel_tools,
     ...(options.childConcurrency === undefined

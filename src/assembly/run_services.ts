@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { ModelProvider } from "../agent/mod.ts";
+import type { ModelProvider, TokenBudget } from "../agent/mod.ts";
 import type { Approver } from "../approval/mod.ts";
 import type { ModelConfig } from "../config/mod.ts";
 import type { NetworkGateway } from "../network/mod.ts";
@@ -64,6 +64,11 @@ export interface RunServices {
    * tests; HTTP MCP servers and `net.fetch` then fail closed).
    */
   gateway: NetworkGateway | null;
+  /**
+   * The run tree's token budget (`limits.max_total_tokens` of the root run): every agent of the
+   * tree, children included, spends its turns' tokens from it. @default null: no budget
+   */
+  tokenBudget?: TokenBudget | null;
   /** @default {} */
   session?: SessionDefaults;
 }

@@ -15,6 +15,7 @@ import {
 import { countResults } from "../runtime/mod.ts";
 import { type AssembledRun, assembleRun } from "../assembly/mod.ts";
 import { mainAgentTools } from "../child_agents/mod.ts";
+import { TokenBudget } from "../agent/mod.ts";
 import { displayRunDir } from "./display_run_dir.ts";
 import { publishRunEnd } from "./_run_end.ts";
 import type { LoadedConfig } from "../config/mod.ts";
@@ -144,12 +145,13 @@ export async function runInBoundary(
   // Checked before the run folder exists: a run must not work and then fail to report.
   const summaryFile = await checkStepSummary(io.env);
   const outputFile = await checkGithubOutput(io.env);
-  const services = cliRunServices(
-    io,
-    boundary.gateway,
-    approverFor(values, io),
-    boundary.sharedTasks,
-  );
+  const services = {
+    ...cliRunServices(io, boundary.gateway, approverFor(values, io), boundary.sharedTasks),
+    // limits.max_total_tokens: one budget for the main agent and every child it starts.
+    tokenBudget: config.limits.max_total_tokens === null
+      ? null
+      : new TokenBudget(config.limits.max_total_tokens),
+  };
   // With `agents`: the agent and task tools, whose children are assembled with the same services.
   const agents = mainAgentTools(config, services);
   const run: AssembledRun = await assembleRun(config, services, {
@@ -184,7 +186,6 @@ export async function runInBoundary(
       agent: { id: "main", name: "main" },
       instructions: config.agent.instructions,
       maxTurns: config.agent.max_turns,
-      maxTotalTokens: config.limits.max_total_tokens,
       retryTruncated: model.provider !== "script" && model.retry_truncated === true,
       childConcurrency: config.agent.max_concurrent_children,
       // memory_context (memories recalled for the task) and instruction files as they are read.

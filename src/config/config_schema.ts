@@ -278,9 +278,10 @@ export const LimitsConfigSchema = z.strictObject({
       'returns what it found, marked truncated (truncated_reason "time_budget"). Default: 10000.',
   ),
   max_total_tokens: z.int().min(1).optional().describe(
-    "Token budget of a run: once the model's input and output tokens (summed over its turns, as " +
-      "the provider reports them) reach it, the run stops after that turn's calls, end reason " +
-      '"max_total_tokens", exit 5 as the turn limit. Default: none.',
+    "Token budget of a run, its child agents included: once the input and output tokens of every " +
+      "agent of the run (summed over their turns, as the providers report them) reach it, each " +
+      'agent stops after its current turn\'s calls, end reason "max_total_tokens"; the run exits ' +
+      "5 as at the turn limit. Default: none.",
   ),
 });
 
