@@ -33,3 +33,16 @@ Deno.test("the shipped agent.jsonc and permissions.json validate against the pub
     false,
   );
 });
+
+Deno.test("the config schema accepts a pasted mcpServers block as mcp_servers, and refuses both keys at once", async () => {
+  const ajv = new Ajv({ strict: false });
+  const schema = JSON.parse(await Deno.readTextFile(new URL("docs/config.schema.json", root)));
+  const servers = {
+    everything: { command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"] },
+  };
+  assert.equal(ajv.validate(schema, { mcpServers: servers }), true, JSON.stringify(ajv.errors));
+  assert.equal(ajv.validate(schema, { mcp_servers: servers }), true, JSON.stringify(ajv.errors));
+  assert.equal(ajv.validate(schema, { mcp_servers: servers, mcpServers: servers }), false);
+  // Near miss: another unknown key is still refused.
+  assert.equal(ajv.validate(schema, { mcpservers: servers }), false);
+});
