@@ -4,8 +4,10 @@
  * and a folder that is ignored is not entered (so nothing below it can be re-included). Matching is
  * the `ignore` package's (git's rules: anchors, `**`, trailing `/`, negation, escapes).
  *
- * Rules are read from the folders between the rule root (the workspace) and each entry; rules
- * above the workspace, `.git/info/exclude` and the user's global excludes file are not read.
+ * Rules are read from the folders between the rule root (the workspace) and each entry, and the
+ * root's `.git/info/exclude` (the repository's local excludes, before its rule files); rules above
+ * the workspace and the user's global excludes file (`core.excludesFile`, a setting of one person's
+ * machine, not of the repository) are not read.
  *
  * @module
  */
@@ -16,6 +18,12 @@ import ignore, { type Ignore } from "ignore";
 /** The rule files read in each folder, in order (a later file's rules win, as in ripgrep). */
 export const IGNORE_FILE_NAMES: readonly string[] = [".gitignore", ".ignore"];
 
+/**
+ * The repository's local excludes (`git help gitignore`: "$GIT_DIR/info/exclude"), read at the
+ * rule root when the root holds its `.git` folder, before the root's own rule files.
+ */
+export const LOCAL_EXCLUDE_FILE = ".git/info/exclude";
+
 /** Largest rule file read, in bytes; a larger one is passed over (as if absent). */
 export const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
 
@@ -24,7 +32,7 @@ export type ReadIgnoreFile = (path: string) => string | null;
 
 /**
  * Reads a rule file without following a symlink: only a regular file with one link, of at most
- * {@linkcode MAX_IGNORE_FILE_BYTES}, counts. A symlinked or hard-linked `.gitignore` cannot make the
+ * {@linkcode MAX_IGNORE_FILE_BYTES}, reached through no symlinked folder, counts. A symlinked or hard-linked `.gitignore` cannot make the
  * walk read a file elsewhere, whose lines would otherwise become patterns the model could probe by
  * naming files (as the searches skip hard-linked files).
  */
@@ -33,6 +41,8 @@ export function readIgnoreFile(path: string): string | null {
     const info = Deno.lstatSync(path);
     if (!info.isFile || info.size > MAX_IGNORE_FILE_BYTES) return null;
     if ((info.nlink ?? 1) > 1) return null;
+    // Nor through a symlinked folder on the way (a `.git` that is a link to elsewhere).
+    if (Deno.realPathSync(path) !== nodePath.resolve(path)) return null;
     return Deno.readTextFileSync(path);
   } catch {
     return null;
@@ -103,7 +113,12 @@ export class IgnoreRules {
     const known = this.#byFolder.get(folder);
     if (known !== undefined) return known;
     let rules: Ignore | null = null;
-    for (const name of IGNORE_FILE_NAMES) {
+    // At the root, the repository's own excludes first: a `.gitignore` or `.ignore` rule after
+    // them wins, as in git and ripgrep.
+    const names = folder === this.#root
+      ? [LOCAL_EXCLUDE_FILE, ...IGNORE_FILE_NAMES]
+      : IGNORE_FILE_NAMES;
+    for (const name of names) {
       const text = this.#read(nodePath.join(folder, name));
       if (text === null) continue;
       rules ??= ignore({ allowRelativePaths: true });

@@ -45,3 +45,40 @@ Deno.test("readIgnoreFile reads a regular file with one link only: a symlinked o
     await Deno.remove(folder, { recursive: true });
   }
 });
+
+Deno.test("IgnoreRules reads the root repository's .git/info/exclude before its rule files; a deeper folder's is not read", () => {
+  const rules = new IgnoreRules(
+    "/w",
+    fake({
+      "/w/.git/info/exclude": "scratch/\n*.tmp\n",
+      "/w/.gitignore": "!keep.tmp\n",
+      "/w/pkg/.git/info/exclude": "*.ts\n",
+    }),
+  );
+  assert.equal(rules.ignores("/w/scratch", true), true);
+  assert.equal(rules.ignores("/w/a.tmp", false), true);
+  // The repository's .gitignore comes after the local excludes: its rule wins (near miss).
+  assert.equal(rules.ignores("/w/keep.tmp", false), false);
+  // Only the root's repository: a nested folder's .git/info/exclude is not a rule file.
+  assert.equal(rules.ignores("/w/pkg/main.ts", false), false);
+});
+
+Deno.test("readIgnoreFile does not read through a symlinked folder: a .git that links elsewhere gives no excludes", async () => {
+  const folder = await Deno.makeTempDir();
+  try {
+    const elsewhere = nodePath.join(folder, "elsewhere");
+    await Deno.mkdir(nodePath.join(elsewhere, "info"), { recursive: true });
+    await Deno.writeTextFile(nodePath.join(elsewhere, "info", "exclude"), "secret-*\n");
+    const workspace = nodePath.join(folder, "workspace");
+    await Deno.mkdir(workspace);
+    await Deno.symlink(elsewhere, nodePath.join(workspace, ".git"));
+    assert.equal(readIgnoreFile(nodePath.join(workspace, ".git", "info", "exclude")), null);
+    // Near miss: a real .git folder's excludes are read.
+    await Deno.remove(nodePath.join(workspace, ".git"));
+    await Deno.mkdir(nodePath.join(workspace, ".git", "info"), { recursive: true });
+    await Deno.writeTextFile(nodePath.join(workspace, ".git", "info", "exclude"), "scratch/\n");
+    assert.equal(readIgnoreFile(nodePath.join(workspace, ".git", "info", "exclude")), "scratch/\n");
+  } finally {
+    await Deno.remove(folder, { recursive: true });
+  }
+});
