@@ -592,3 +592,21 @@ Deno.test("a run interrupted by SIGINT goes on from its last turn: the aborted c
   assert.equal(events.filter((event) => event.type === "tool.started").length, 1);
   assert.equal((await runCli(["verify", runDir])).code, 0);
 });
+
+Deno.test("a run that waits prints the resume command that goes on with every grant, and it works as printed", async () => {
+  await using project = await createProject({ plan: PLAN });
+  const first = await runCli(["run", "--config", project.configPath, "--non-interactive"]);
+  assert.equal(first.code, 3, first.stderr);
+  const runDir = await onlyRunDir(project);
+  const lines = first.stderr.split("\n");
+  const index = lines.findIndex((line) => line.startsWith("Or go on where the run stopped"));
+  assert.ok(index > 0, first.stderr);
+  const printed = (lines[index + 1] ?? "").trim();
+  const match = printed.match(/ resume (\S+) --approve-pending$/);
+  assert.ok(match?.[1] !== undefined, printed);
+  // The printed folder is the run's (relative to the folder the command was started in).
+  assert.equal(nodePath.resolve(match[1]), runDir);
+  const resumed = await runCli(["resume", match[1], "--approve-pending"]);
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.match(resumed.stdout, /Resumed: Wrote 8 bytes to "notes\.txt"/);
+});

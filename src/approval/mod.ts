@@ -5,7 +5,7 @@
  */
 
 export { type ApprovalAnswer, type ApprovalRequest, type Approver } from "./approver.ts";
-export { approveArgument, formatGrant, type Grant, parseGrant } from "./grant.ts";
+export { approveArgument, formatGrant, type Grant, parseGrant, shellQuote } from "./grant.ts";
 export { ApprovalGate, type CallApproval, type PendingApproval } from "./approval_gate.ts";
 export {
   stdinLines,

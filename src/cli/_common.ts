@@ -19,6 +19,7 @@ import {
   type Grant,
   parseGrant,
   type PendingApproval,
+  shellQuote,
   stdinLines,
   TerminalApprover,
   type TerminalStreams,
@@ -296,13 +297,17 @@ export function approverFor(
 
 /**
  * Prints the grants that would let the pending calls through next time: as `--approve`
- * arguments, as lines for an `--approvals` file, and (when `replay` gives one) the whole command
- * to re-run with every grant.
+ * arguments, as lines for an `--approvals` file, (when `replay` gives one) the whole command to
+ * re-run with every grant, and (when `resume` gives one, for a run with a conversation) the
+ * command that goes on where the run stopped with those grants.
+ *
+ * @param resume The `resume` command's words (program words, `resume`, the run folder), or null.
  */
 export function printPendingGrants(
   pending: readonly PendingApproval[],
   io: CommandIo,
   replay: ((grants: readonly Grant[]) => string | null) | null = null,
+  resume: readonly string[] | null = null,
 ): void {
   if (pending.length === 0) return;
   const command = replay?.(pending.map((entry) => entry.grant)) ?? null;
@@ -313,6 +318,10 @@ export function printPendingGrants(
     "or put these lines in a file and pass --approvals FILE:",
     ...pending.map((entry) => `  ${formatGrant(entry.grant)}`),
     ...(command === null ? [] : ["The whole command, with every grant:", `  ${command}`]),
+    ...(resume === null ? [] : [
+      "Or go on where the run stopped, the waiting calls first, with every grant:",
+      `  ${[...resume, "--approve-pending"].map((word) => shellQuote(word)).join(" ")}`,
+    ]),
   ];
   io.stderr(lines.join("\n") + "\n");
 }

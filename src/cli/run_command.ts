@@ -252,6 +252,7 @@ export async function runInBoundary(
       pending,
       io,
       (grants) => session.approvals.replayFor(grants),
+      [...programWords(), "resume", displayRunDir(session.folder.dir)],
     );
     const auditFailure = session.recorder.writeFailure;
     if (auditFailure !== null) {
