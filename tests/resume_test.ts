@@ -608,5 +608,7 @@ Deno.test("a run that waits prints the resume command that goes on with every gr
   assert.equal(nodePath.resolve(match[1]), runDir);
   const resumed = await runCli(["resume", match[1], "--approve-pending"]);
   assert.equal(resumed.code, 0, resumed.stderr);
+  // The end line's figures are the new segment's, and it says so.
+  assert.match(resumed.stderr, /run completed in [\d.]+ s \(segment 2\): 2 tool calls/);
   assert.match(resumed.stdout, /Resumed: Wrote 8 bytes to "notes\.txt"/);
 });

@@ -238,9 +238,11 @@ export async function runInBoundary(
     const seconds = (outcome.duration_ms / 1000).toFixed(2);
     const endTone: Tone = outcome.end_reason === "completed" ? "ok" : "failed";
     io.stderr(
-      `kagent-run: run ${
-        paint(endTone, outcome.end_reason)
-      } in ${seconds} s: ${counts.calls} tool calls, ${counts.denied} denied, ` +
+      `kagent-run: run ${paint(endTone, outcome.end_reason)} in ${seconds} s${
+        // A resumed run's figures here are its new segment's (the JSON and reports: the whole run).
+        resume === null
+          ? ""
+          : ` (segment ${resume.session.record.segment})`}: ${counts.calls} tool calls, ${counts.denied} denied, ` +
         `${counts.failed} failed, ${counts.skipped} skipped; run folder ${
           runRedactor.redactText(displayRunDir(session.folder.dir))
         }\n`,
