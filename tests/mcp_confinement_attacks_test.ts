@@ -21,7 +21,8 @@ import type { Approver } from "../src/approval/mod.ts";
 import { loadConfig } from "../src/config/mod.ts";
 import { probeBubblewrap } from "../src/exec/mod.ts";
 import { openRunSession, type RunSession } from "../src/session/mod.ts";
-import { exists, processesWith, survivorsAfter } from "./_attack_helpers.ts";
+import { exists, git, processesWith, survivorsAfter } from "./_attack_helpers.ts";
+import { assertRunFolderClean } from "./_run_folder_scan.ts";
 
 const PLANTER = fileURLToPath(new URL("./testdata/mcp/planter_server.mjs", import.meta.url));
 const PATH = "/usr/bin:/bin";
@@ -57,9 +58,11 @@ async function openPlanterRun(
   isolation: Isolation,
   write: boolean,
   config: Record<string, unknown> = {},
+  prepare: (workspace: string) => Promise<void> = () => Promise.resolve(),
 ): Promise<{ session: RunSession; workspace: string }> {
   const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "kagent-planter-" }));
   await Deno.copyFile(PLANTER, nodePath.join(workspace, "planter.mjs"));
+  await prepare(workspace);
   await Deno.writeTextFile(
     nodePath.join(workspace, "agent.jsonc"),
     JSON.stringify({
@@ -373,6 +376,57 @@ for (const isolation of ["bwrap", "none"] as const) {
         assert.ok(await exists(pwned), "the control: usercustomize.py runs from its HOME");
       } finally {
         await session.close();
+        await Deno.remove(workspace, { recursive: true });
+      }
+    },
+  });
+}
+
+/** A job token as `actions/checkout` persists it in `.git/config`. */
+const CHECKOUT_TOKEN = `ghs_${"Qm4xT9".repeat(6)}`;
+const CHECKOUT_BASIC = btoa(`x-access-token:${CHECKOUT_TOKEN}`);
+
+for (const isolation of ["bwrap", "none"] as const) {
+  Deno.test({
+    name:
+      `mcp server reading a checkout's .git/config never gets the job token: the scrubbed view ` +
+      `under bubblewrap, redaction everywhere (isolation ${isolation})`,
+    ignore: problem(isolation) !== null,
+    sanitizeResources: false,
+    sanitizeOps: false,
+    async fn() {
+      const { session, workspace } = await openPlanterRun(isolation, false, {}, async (ws) => {
+        await git(ws, "init", "-q", "-b", "main");
+        await git(
+          ws,
+          "config",
+          "http.https://github.com/.extraheader",
+          `AUTHORIZATION: basic ${CHECKOUT_BASIC}`,
+        );
+      });
+      try {
+        const result = await call(session, "mcp.planter.act", {
+          read: nodePath.join(workspace, ".git", "config"),
+        });
+        assert.equal(result.ok, true, result.output);
+        const shown = JSON.stringify(result);
+        for (const fragment of [CHECKOUT_TOKEN, CHECKOUT_BASIC, CHECKOUT_BASIC.slice(12, 40)]) {
+          assert.ok(!shown.includes(fragment), `the server's read shows the token: ${shown}`);
+        }
+        // Near miss: the rest of the config is there: the server reads the repository's config,
+        // not a masked, empty or unreadable file.
+        assert.match(result.output, /content \[core\]/);
+        assert.match(result.output, /repositoryformatversion/);
+        if (isolation === "bwrap") {
+          // The scrubbed view: the header line itself is gone, as for commands.
+          assert.doesNotMatch(result.output, /extraheader/i);
+        }
+      } finally {
+        await session.close();
+      }
+      try {
+        await assertRunFolderClean(session.folder.dir, [CHECKOUT_TOKEN, CHECKOUT_BASIC]);
+      } finally {
         await Deno.remove(workspace, { recursive: true });
       }
     },

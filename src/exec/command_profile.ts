@@ -262,7 +262,11 @@ function scrubbedConfig(
   const source = nodePath.join(mountFolder, name);
   try {
     Deno.mkdirSync(mountFolder, { recursive: true });
-    Deno.writeTextFileSync(source, view.text);
+    // Written aside, then renamed: a sandbox being built at the same time (commands in parallel,
+    // an MCP server) binds the old copy or the new one, never a half-written file.
+    const partial = `${source}.${crypto.randomUUID()}.partial`;
+    Deno.writeTextFileSync(partial, view.text);
+    Deno.renameSync(partial, source);
   } catch {
     return "mask";
   }

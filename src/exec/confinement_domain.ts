@@ -75,6 +75,22 @@ export function domainFolders(runDir: string, domain: ConfinementDomain): Domain
 }
 
 /**
+ * The run's folder that no confined process can write (it sits in the runs folder, bound
+ * read-only): the protected-path watch's sentinel files and the scrubbed copies of repository
+ * configs bound over `.git/config`, for every domain (commands and MCP servers alike).
+ *
+ * @param runDir The run folder, absolute.
+ * @example
+ * ```ts
+ * import { runViewsFolder } from "./confinement_domain.ts";
+ * console.assert(runViewsFolder("/runs/r1") === "/runs/r1/watch");
+ * ```
+ */
+export function runViewsFolder(runDir: string): string {
+  return nodePath.join(runDir, "watch");
+}
+
+/**
  * Creates the folders of every domain of a run (mode 0700), so that each can be hidden from the
  * others from the first process on: a folder created later would show through a bind of the runs
  * folder in a sandbox built before it existed.

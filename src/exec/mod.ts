@@ -46,7 +46,7 @@ export { ProtectedPathWatch, type ProtectedPathWatchOptions } from "./protected_
 export { newRepositoriesAtClose } from "./repositories_at_close.ts";
 export { scanTree } from "./protected_tree.ts";
 
-export { domainFolders, prepareDomains } from "./confinement_domain.ts";
+export { domainFolders, prepareDomains, runViewsFolder } from "./confinement_domain.ts";
 export { confinementPlan, type ProfileInputs, readOnlyFolderPlan } from "./confinement_plan.ts";
 export { endConfinedProcess, startConfinedProcess } from "./confined_process.ts";
 export { analyzeArgv } from "./argv_analysis.ts";

@@ -12,11 +12,10 @@
  * @module
  */
 
-import * as nodePath from "node:path";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ConfigError, type LoadedMcpHttpServer, type LoadedMcpServer } from "../config/mod.ts";
 import { Redactor } from "../audit/mod.ts";
-import { sweepMarked } from "../exec/mod.ts";
+import { runViewsFolder, sweepMarked } from "../exec/mod.ts";
 import { hostPermission } from "../network/mod.ts";
 import type { ToolDefinition } from "../tools/mod.ts";
 import { failure, type ToolOutcome } from "../result/mod.ts";
@@ -197,7 +196,7 @@ export class McpServers {
         exclusions: confinement.scanExclusions,
         sensitiveMatch: () => null,
         exempt: confinement.writableExceptions,
-        sentinelFolder: nodePath.join(confinement.runDir, "watch"),
+        sentinelFolder: runViewsFolder(confinement.runDir),
         allowNestedRepositories: confinement.allowNestedRepositories,
       },
     );

@@ -23,6 +23,7 @@ import {
   domainFolders,
   type IsolationPlan,
   type ProfileInputs,
+  runViewsFolder,
   type SystemMount,
 } from "../exec/mod.ts";
 
@@ -172,6 +173,8 @@ export async function mcpLaunch(
         network: server.network,
         processLimit: confinement.mode === "bwrap" ? confinement.processLimit : null,
         scanExclusions: confinement.scanExclusions,
+        // A repository config with credentials is shown scrubbed, as to commands (not masked).
+        mountFolder: runViewsFolder(confinement.runDir),
       },
     });
   if (confinement.mode === "none") {

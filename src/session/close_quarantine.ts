@@ -9,7 +9,7 @@
 
 import * as nodePath from "node:path";
 import type { AuditRecorder } from "../audit/mod.ts";
-import { newRepositoriesAtClose, quarantineCreated } from "../exec/mod.ts";
+import { newRepositoriesAtClose, quarantineCreated, runViewsFolder } from "../exec/mod.ts";
 import type { PathGuard } from "../sandbox/mod.ts";
 import type { ExecContext } from "../tools/mod.ts";
 
@@ -30,7 +30,7 @@ export async function quarantineAtClose(
     exclusions: guard.walkExclusions,
     sensitiveMatch: () => null,
     exempt: [...guard.writableExceptions, exec.home, exec.tmp_dir],
-    sentinelFolder: nodePath.join(exec.run_dir, "watch"),
+    sentinelFolder: runViewsFolder(exec.run_dir),
     allowNestedRepositories: exec.allow_nested_repositories,
   });
   if (!Array.isArray(found)) {

@@ -6,7 +6,7 @@
  */
 
 import * as nodePath from "node:path";
-import { domainFolders } from "../exec/mod.ts";
+import { domainFolders, runViewsFolder } from "../exec/mod.ts";
 import type { CommandSetup } from "./command_setup.ts";
 import type { MemorySettings } from "../memory/mod.ts";
 import type { PathGuard } from "../sandbox/mod.ts";
@@ -54,7 +54,7 @@ export function sessionWorkerPermissions(
         // Protected paths a command created (a planted .git) are moved here.
         nodePath.join(run.dir, "quarantine"),
         // The write roots' watch: its sentinel files, and the scrubbed .git/config copies.
-        nodePath.join(run.dir, "watch"),
+        runViewsFolder(run.dir),
       ],
     },
     skillDirs,

@@ -7,7 +7,7 @@
  */
 
 import * as nodePath from "node:path";
-import { ProtectedPathWatch, quarantineCreated } from "../../exec/mod.ts";
+import { ProtectedPathWatch, quarantineCreated, runViewsFolder } from "../../exec/mod.ts";
 import { failure, type ToolOutcome } from "../../result/mod.ts";
 import type { PathGuard } from "../../sandbox/mod.ts";
 import type { ExecContext, ToolContext } from "../../tools/mod.ts";
@@ -31,7 +31,7 @@ export function runWatch(
     exclusions: guard.walkExclusions,
     sensitiveMatch: (path) => guard.sensitiveMatch(path),
     exempt: [...guard.writableExceptions, exec.home, exec.tmp_dir],
-    sentinelFolder: nodePath.join(exec.run_dir, "watch"),
+    sentinelFolder: runViewsFolder(exec.run_dir),
     allowNestedRepositories: exec.allow_nested_repositories,
   });
   if (watch instanceof ProtectedPathWatch) watches.set(exec, watch);

@@ -19,6 +19,7 @@ import {
   killGroupWithProgram,
   type ProtectedPathWatch,
   runConfined,
+  runViewsFolder,
   withSafeDiffOptions,
 } from "../../exec/mod.ts";
 import { Redactor } from "../../audit/mod.ts";
@@ -241,7 +242,7 @@ function isolationPlan(
       processLimit: exec.process_limit,
       scanExclusions: guard.walkExclusions,
       tree: watch.facts,
-      mountFolder: nodePath.join(exec.run_dir, "watch"),
+      mountFolder: runViewsFolder(exec.run_dir),
       readOnly,
     },
   });
