@@ -137,6 +137,19 @@ export async function withEnvironment<T>(
   }
 }
 
+/** Digits this test process appends to every sleep marker (see {@linkcode sleepMarker}). */
+const MARKER_DIGITS = String(crypto.getRandomValues(new Uint32Array(1))[0] as number % 1_000_000)
+  .padStart(6, "0");
+
+/**
+ * A duration for `sleep` that marks a test's processes: `base` (e.g. `600.6161`, unique in the
+ * suite) and six digits drawn once per test process, so that two suites on one machine (two CI
+ * jobs, a developer's second run) never see each other's processes as their own.
+ */
+export function sleepMarker(base: string): string {
+  return `${base}${MARKER_DIGITS}`;
+}
+
 /**
  * Pids of live processes whose command line contains `marker` (zombies excluded: they are dead
  * and only wait to be reaped). Asks `ps`, since Deno lets only --allow-all read `/proc`.

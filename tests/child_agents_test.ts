@@ -18,7 +18,7 @@ import {
   runCli,
   taskFlags,
 } from "./_cli_helpers.ts";
-import { exists, processesWith, survivorsAfter } from "./_attack_helpers.ts";
+import { exists, processesWith, sleepMarker, survivorsAfter } from "./_attack_helpers.ts";
 
 const EXAMPLE = nodePath.join(repository, "examples", "agents");
 const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
@@ -184,7 +184,7 @@ Deno.test("a main agent plans a task, runs two workers in parallel, a sub-agent 
 });
 
 Deno.test("an abort mid-run reaches every child agent and leaves none of their processes", async () => {
-  const marker = "600.6163";
+  const marker = sleepMarker("600.6163");
   assert.deepEqual(await processesWith(marker), [], "a process from an earlier run is alive");
   await using project = await createProject({
     config: {

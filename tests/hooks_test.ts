@@ -5,7 +5,7 @@ import { createTempSandbox } from "../src/testing/temp_sandbox.ts";
 import { openTestRun, type TestRun } from "../src/testing/run_harness.ts";
 import { writeTree } from "../src/testing/temp_sandbox.ts";
 import { exists } from "../src/testing/path_exists.ts";
-import { processesWith, survivorsAfter } from "./_attack_helpers.ts";
+import { processesWith, sleepMarker, survivorsAfter } from "./_attack_helpers.ts";
 
 /** Allow everything, except writes under `locked/`. */
 const PERMISSIONS = {
@@ -301,7 +301,7 @@ for (
 }
 
 Deno.test("a hook leaves no process behind when its children leave its group and ignore TERM", async () => {
-  const marker = "600.5151";
+  const marker = sleepMarker("600.5151");
   assert.deepEqual(await processesWith(marker), [], "a process from an earlier run is alive");
   await using run = await openHookRun({
     pre_tool_use: [{ command: ["../hooks/stubborn.sh", marker] }],
@@ -313,7 +313,7 @@ Deno.test("a hook leaves no process behind when its children leave its group and
 });
 
 Deno.test("a PreToolUse hook still running when the run aborts is stopped with its children", async () => {
-  const marker = "600.5252";
+  const marker = sleepMarker("600.5252");
   assert.deepEqual(await processesWith(marker), [], "a process from an earlier run is alive");
   // A deadline far beyond the test: only the abort can end the hook.
   await using run = await openHookRun({

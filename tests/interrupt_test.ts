@@ -12,7 +12,7 @@ import { openTestRun } from "../src/testing/run_harness.ts";
 import { unconfinedCommandApprover } from "../src/testing/unconfined_approver.ts";
 import { EXIT } from "../src/cli/_common.ts";
 import { createProject, type Project, readJsonl, taskFlags } from "./_cli_helpers.ts";
-import { processesWith, survivorsAfter } from "./_attack_helpers.ts";
+import { processesWith, sleepMarker, survivorsAfter } from "./_attack_helpers.ts";
 
 const FIXTURE_SKILLS = fileURLToPath(new URL("./testdata/hostile/skills", import.meta.url));
 const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
@@ -56,7 +56,7 @@ async function untilAllSleep(marker: string, exited?: Promise<unknown>): Promise
 
 for (const isolation of ["none", "bwrap"] as const) {
   Deno.test(`an abort kills a command whose processes ignore TERM and leave the group (isolation ${isolation})`, async () => {
-    const marker = isolation === "none" ? "600.6161" : "600.6162";
+    const marker = isolation === "none" ? sleepMarker("600.6161") : sleepMarker("600.6162");
     assert.deepEqual(await processesWith(marker), [], "a process from an earlier run is alive");
     await using run = await openTestRun({
       config: config(isolation),
@@ -139,10 +139,10 @@ async function grantFile(project: Project): Promise<{ file: string; runDir: stri
 }
 
 const CASES = [
-  { isolation: "bwrap", signal: "SIGTERM", code: EXIT.terminated, marker: "600.6171" },
-  { isolation: "bwrap", signal: "SIGINT", code: EXIT.interrupted, marker: "600.6172" },
-  { isolation: "none", signal: "SIGTERM", code: EXIT.terminated, marker: "600.6173" },
-  { isolation: "none", signal: "SIGINT", code: EXIT.interrupted, marker: "600.6174" },
+  { isolation: "bwrap", signal: "SIGTERM", code: EXIT.terminated, marker: sleepMarker("600.6171") },
+  { isolation: "bwrap", signal: "SIGINT", code: EXIT.interrupted, marker: sleepMarker("600.6172") },
+  { isolation: "none", signal: "SIGTERM", code: EXIT.terminated, marker: sleepMarker("600.6173") },
+  { isolation: "none", signal: "SIGINT", code: EXIT.interrupted, marker: sleepMarker("600.6174") },
 ] as const;
 
 for (const { isolation, signal, code, marker } of CASES) {
@@ -173,7 +173,7 @@ for (const { isolation, signal, code, marker } of CASES) {
 }
 
 Deno.test("kagent-run killed with SIGKILL leaves no process of its commands alive: the watchdog sweeps them (isolation none)", async () => {
-  const marker = "600.6175";
+  const marker = sleepMarker("600.6175");
   assert.deepEqual(await processesWith(marker), [], "a process from an earlier run is alive");
   await using project = await stubbornProject("none", marker);
   const grants = await grantFile(project);

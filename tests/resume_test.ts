@@ -5,6 +5,7 @@
 // written. Across loopback OpenAI and Anthropic models, the request after the resume is the one an
 // uninterrupted run sends (Anthropic thinking blocks with their signatures included).
 import assert from "node:assert/strict";
+import { sleepMarker } from "./_attack_helpers.ts";
 import { createHash } from "node:crypto";
 import * as nodePath from "node:path";
 import {
@@ -531,7 +532,7 @@ Deno.test("a signed run resumes signed: the joined run's seal checks with the ke
 });
 
 Deno.test("a run interrupted by SIGINT goes on from its last turn: the aborted call keeps its answer and is not run again", async () => {
-  const marker = "600.6191";
+  const marker = sleepMarker("600.6191");
   await using project = await createProject({
     config: { commands: ["sleep"], sandbox: { command_isolation: "bwrap" } },
     permissions: {

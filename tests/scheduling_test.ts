@@ -1,6 +1,7 @@
 // Scheduling a model turn and aborting it, through the real pipeline: parallel reads, a denied
 // write that skips the rest, every call answered by id, and an abort that kills the child process.
 import assert from "node:assert/strict";
+import { sleepMarker } from "./_attack_helpers.ts";
 import { type AgentOutcome, runAgent, ScriptProvider } from "../src/agent/mod.ts";
 import { openTestRun, type TestRun, type TestRunOptions } from "../src/testing/run_harness.ts";
 import { describeTool } from "../src/tools/tool_definition.ts";
@@ -157,7 +158,7 @@ async function sleepProcesses(marker: string): Promise<string[]> {
 
 Deno.test("an abort while a command runs ends the run aborted_tools and kills the command", async () => {
   // A duration unlikely to be used by anything else on the machine, so the process scan is exact.
-  const marker = "30.4821";
+  const marker = sleepMarker("30.4821");
   const controller = new AbortController();
   // Near miss: the scan sees the command while it runs; the abort comes 500 ms after that.
   let seen = false;
@@ -220,7 +221,11 @@ Deno.test("an abort before the first model request ends the run aborted without 
 });
 
 for (
-  const [signal, code, marker] of [["SIGINT", 130, "30.4822"], ["SIGTERM", 143, "30.4823"]] as const
+  const [signal, code, marker] of [["SIGINT", 130, sleepMarker("30.4822")], [
+    "SIGTERM",
+    143,
+    sleepMarker("30.4823"),
+  ]] as const
 ) {
   Deno.test(`kagent-run on ${signal} while a command runs records aborted_tools and exits ${code}`, async () => {
     await using project = await createProject({
@@ -294,13 +299,13 @@ Deno.test("a run under bubblewrap kills at its end whatever still carries its ca
     config: { commands: ["sleep"], sandbox: { command_isolation: "bwrap" } },
   });
   const ours = new Deno.Command("sleep", {
-    args: ["30.4824"],
+    args: [sleepMarker("30.4824")],
     env: { KAGENT_RUN_CALL: `${run.session.folder.id}/lost-call` },
     stdout: "null",
     stderr: "null",
   }).spawn();
   const theirs = new Deno.Command("sleep", {
-    args: ["30.4825"],
+    args: [sleepMarker("30.4825")],
     env: { KAGENT_RUN_CALL: "20000101T000000Z-000000/other" },
     stdout: "null",
     stderr: "null",
@@ -308,9 +313,9 @@ Deno.test("a run under bubblewrap kills at its end whatever still carries its ca
   try {
     await run[Symbol.asyncDispose]();
     await ours.status;
-    assert.deepEqual(await sleepProcesses("30.4824"), []);
+    assert.deepEqual(await sleepProcesses(sleepMarker("30.4824")), []);
     // Near miss: another run's process is left alone.
-    assert.equal((await sleepProcesses("30.4825")).length, 1);
+    assert.equal((await sleepProcesses(sleepMarker("30.4825"))).length, 1);
   } finally {
     theirs.kill("SIGKILL");
     await theirs.status;

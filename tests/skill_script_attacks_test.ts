@@ -26,6 +26,7 @@ import {
   PATH_GUARD,
   processesWith,
   sha256File,
+  sleepMarker,
   survivorsAfter,
   withEnvironment,
 } from "./_attack_helpers.ts";
@@ -366,10 +367,10 @@ const SURVIVOR_TIMEOUT_MS = 2000;
 const LATE_MS = 2000 + 1500;
 
 const SURVIVORS: { isolation: Isolation; script: string; marker: string }[] = [
-  { isolation: "none", script: "trap.sh", marker: "600.4242" },
-  { isolation: "none", script: "wait.sh", marker: "600.4343" },
-  { isolation: "bwrap", script: "trap.sh", marker: "600.4244" },
-  { isolation: "bwrap", script: "wait.sh", marker: "600.4344" },
+  { isolation: "none", script: "trap.sh", marker: sleepMarker("600.4242") },
+  { isolation: "none", script: "wait.sh", marker: sleepMarker("600.4343") },
+  { isolation: "bwrap", script: "trap.sh", marker: sleepMarker("600.4244") },
+  { isolation: "bwrap", script: "wait.sh", marker: sleepMarker("600.4344") },
 ];
 
 for (const { isolation, script, marker } of SURVIVORS) {
@@ -396,7 +397,7 @@ for (const { isolation, script, marker } of SURVIVORS) {
 
 for (const isolation of ["none", "bwrap"] as const) {
   Deno.test(`skills.run_script leaves no background process alive after a script exits (isolation ${isolation})`, async () => {
-    const marker = isolation === "none" ? "600.4545" : "600.4546";
+    const marker = isolation === "none" ? sleepMarker("600.4545") : sleepMarker("600.4546");
     await using run = await openSkillRun({ isolation });
     const result = await runScript(run, "survive", "daemon.sh", [marker]);
     assertWorked(result);
@@ -431,7 +432,7 @@ for (const isolation of ["none", "bwrap"] as const) {
 }
 
 Deno.test("skills.run_script under bwrap leaves no process alive that left the process group", async () => {
-  const marker = "600.4747";
+  const marker = sleepMarker("600.4747");
   await using run = await openSkillRun({ isolation: "bwrap" });
   const result = await runScript(run, "survive", "escape.sh", [marker], {
     timeout_ms: SURVIVOR_TIMEOUT_MS,

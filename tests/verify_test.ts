@@ -4,6 +4,7 @@
 // and says "not checked" without one. One real run through the CLI is the fixture; each case edits
 // its own copy.
 import assert from "node:assert/strict";
+import { sleepMarker } from "./_attack_helpers.ts";
 import * as nodePath from "node:path";
 import { lineHash } from "../src/audit/mod.ts";
 import { EXIT } from "../src/cli/_common.ts";
@@ -273,7 +274,7 @@ async function sleeping(marker: string): Promise<{ pid: number; args: string }[]
 }
 
 Deno.test("kagent-run verify says incomplete, and the whole records verify, when the run was killed with SIGKILL", async () => {
-  const marker = "30.4833";
+  const marker = sleepMarker("30.4833");
   await using project: Project = await createProject({
     config: { commands: ["sleep"], sandbox: { command_isolation: "bwrap" } },
     permissions: {
