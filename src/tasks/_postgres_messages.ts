@@ -27,6 +27,12 @@ export interface PostgresInitMessage {
   max_connections: number;
   /** How long one connection attempt may take, in seconds. */
   connect_timeout_seconds: number;
+  /**
+   * The server ends a session left idle inside a transaction this long, in ms
+   * (`idle_in_transaction_session_timeout`): a worker paused mid-transaction (a stopped VM, a
+   * SIGSTOP) cannot hold its row locks past it and stall every other worker.
+   */
+  idle_in_transaction_timeout_ms: number;
 }
 
 /** One store operation and its arguments, as `TaskStore` takes them. */

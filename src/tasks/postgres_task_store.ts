@@ -152,6 +152,9 @@ export class PostgresTaskStore implements TaskStore {
       schema,
       max_connections: options.maxConnections ?? 4,
       connect_timeout_seconds: Math.max(1, Math.ceil(timeoutMs / 1000)),
+      idle_in_transaction_timeout_ms: idleInTransactionTimeoutMs(
+        options.leaseMs ?? DEFAULT_LEASE_MS,
+      ),
     };
     worker.postMessage(init);
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -343,4 +346,23 @@ export function postgresHost(url: string): string {
     );
   }
   return `${parsed.hostname}:${parsed.port === "" ? "5432" : parsed.port}`;
+}
+
+/**
+ * How long a session may sit idle inside a transaction (every store operation is one short
+ * transaction): half a lease, between 1 s and 10 s, so that the locks of a worker paused
+ * mid-transaction are released before its lease would let another worker claim its step.
+ *
+ * @param leaseMs The store's lease, in ms.
+ * @returns The timeout, in ms.
+ * @example
+ * ```ts
+ * import { idleInTransactionTimeoutMs } from "./postgres_task_store.ts";
+ * console.assert(idleInTransactionTimeoutMs(600_000) === 10_000);
+ * console.assert(idleInTransactionTimeoutMs(3_000) === 1_500);
+ * console.assert(idleInTransactionTimeoutMs(500) === 1_000);
+ * ```
+ */
+export function idleInTransactionTimeoutMs(leaseMs: number): number {
+  return Math.round(Math.min(10_000, Math.max(1_000, leaseMs / 2)));
 }

@@ -7,7 +7,12 @@ import {
   runSql,
 } from "./_postgres_test_support.ts";
 import { MAIN, SHIP, testTaskStoreContract, WORKER_1 } from "./_task_store_contract.ts";
-import { postgresHost, PostgresTaskStore } from "./postgres_task_store.ts";
+import {
+  idleInTransactionTimeoutMs,
+  postgresHost,
+  PostgresTaskStore,
+} from "./postgres_task_store.ts";
+import { storeSessionParameters } from "./_postgres_session.ts";
 import { TaskStoreError } from "./task_model.ts";
 
 const ignore = postgresIgnoreReason();
@@ -92,4 +97,63 @@ Deno.test("postgresHost gives the Worker's one net permission and never echoes t
         !error.message.includes("secretpw"),
     );
   }
+});
+
+Deno.test({
+  name: "a store session paused inside a transaction is ended by the server: its row lock does " +
+    "not stall another worker (near miss: without the parameter the claim waits)",
+  ignore: ignore !== false,
+  fn: async () => {
+    const url = requireDatabaseUrl();
+    const schema = freshSchema();
+    const store = await PostgresTaskStore.open({ url, schema });
+    // A worker stopped mid-transaction: psql takes a step's row lock, then sends nothing more
+    // (its standard input stays open), with the given session parameters.
+    const claimBehindPause = async (parameters: Record<string, string | number>) => {
+      const { id } = await store.createTask(MAIN, SHIP);
+      const options = Object.entries(parameters).map(([name, value]) => `-c ${name}=${value}`);
+      const child = new Deno.Command("psql", {
+        args: ["-q", url],
+        env: { PGOPTIONS: options.join(" ") },
+        stdin: "piped",
+        stdout: "null",
+        stderr: "null",
+      }).spawn();
+      const writer = child.stdin.getWriter();
+      await writer.write(
+        new TextEncoder().encode(
+          `BEGIN;\nSELECT id FROM "${schema}".steps WHERE task_id = '${id}' AND id = 'build' ` +
+            "FOR UPDATE;\n",
+        ),
+      );
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        const started = performance.now();
+        const claim = store.claimStep(WORKER_1, id, "build");
+        const waited = await Promise.race([
+          claim.then(() => performance.now() - started),
+          new Promise<null>((resolve) => setTimeout(() => resolve(null), 4_000)),
+        ]);
+        return { waited, claim };
+      } finally {
+        await writer.close().catch(() => {});
+        await child.status;
+      }
+    };
+    try {
+      const paused = await claimBehindPause(
+        storeSessionParameters(idleInTransactionTimeoutMs(2_000)),
+      );
+      assert.notEqual(paused.waited, null, "the claim waited behind the paused session");
+      assert.equal((await paused.claim).id, "build");
+      // Near miss: a session without the parameter keeps its lock: the claim still waits after
+      // 4 s, and goes through once that session ends.
+      const plain = await claimBehindPause({ application_name: "a-paused-worker" });
+      assert.equal(plain.waited, null, "the claim went through a held row lock");
+      assert.equal((await plain.claim).id, "build");
+    } finally {
+      await store.close();
+      await dropSchema(url, schema);
+    }
+  },
 });

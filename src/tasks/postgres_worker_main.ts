@@ -7,6 +7,7 @@
  * @module
  */
 
+import { storeSessionParameters } from "./_postgres_session.ts";
 import postgres from "postgres";
 import { runRequest } from "./_postgres_rows.ts";
 import { ensurePostgresSchema } from "./_postgres_schema.ts";
@@ -70,7 +71,8 @@ async function start(message: Extract<PostgresRequestMessage, { type: "init" }>)
       fetch_types: false,
       publications: "alltables",
       target_session_attrs: undefined,
-      connection: { application_name: "kagent-run tasks" },
+      // A worker paused mid-transaction must not hold its row locks for ever.
+      connection: storeSessionParameters(message.idle_in_transaction_timeout_ms),
       onnotice: () => {},
     } as postgres.Options<Record<string, never>>);
     await ensurePostgresSchema(sql, schema);
