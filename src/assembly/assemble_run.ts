@@ -9,8 +9,14 @@
  * @module
  */
 
-import type { ModelMessage, ModelProvider, ResumeStart, RunContext } from "../agent/mod.ts";
-import { ScriptProvider } from "../agent/mod.ts";
+import {
+  type AgentOutcome,
+  type ModelMessage,
+  type ModelProvider,
+  type ResumeStart,
+  type RunContext,
+  ScriptProvider,
+} from "../agent/mod.ts";
 import type { ApprovalGate, Grant } from "../approval/mod.ts";
 import { type AuditRecorder, preloadNativeSha256, Redactor } from "../audit/mod.ts";
 import type { LoadedConfig, ModelConfig } from "../config/mod.ts";
@@ -28,7 +34,6 @@ import { openTaskStore, type TaskStore } from "../tasks/mod.ts";
 import { type RunServices, servicesSessionOptions } from "./run_services.ts";
 import { type LoopOptions, runLoop } from "./run_loop.ts";
 import { type CompletedExtra, recordRunCompleted } from "./run_records.ts";
-import type { AgentOutcome } from "../agent/mod.ts";
 
 /** The agent's run as its agent and task tools need it, once the session is open. */
 export interface AgentRunParts {
